@@ -1,0 +1,40 @@
+"""Shared fixtures: where the third-party data lives (``../shared/data`` or ``$WEATKIT_DATA``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+_DEFAULT_DATA = REPO.parent / "shared" / "data"
+
+
+def shared_data_dir() -> Path | None:
+    """``$WEATKIT_DATA`` if set and present, else ``../shared/data`` if present, else None."""
+    env = os.environ.get("WEATKIT_DATA")
+    for candidate in (Path(env) if env else None, _DEFAULT_DATA):
+        if candidate is not None and candidate.is_dir():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The shared data directory; tests that need it are skipped with a reason when it is absent."""
+    path = shared_data_dir()
+    if path is None:
+        pytest.skip("third-party data not found: set WEATKIT_DATA or check out ../shared/data")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Every test sees WEATKIT_DATA (when the data exists) and a private, empty download cache."""
+    path = shared_data_dir()
+    if path is not None:
+        monkeypatch.setenv("WEATKIT_DATA", str(path))
+    monkeypatch.setenv("WEATKIT_CACHE", str(tmp_path_factory.mktemp("cache")))

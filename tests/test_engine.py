@@ -1,0 +1,194 @@
+"""The batched engine against slow, obvious implementations of each formula."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats
+import torch
+
+from tests import naive_weat as naive
+from weatkit.engine.intervals import bca_interval, percentile_interval
+from weatkit.engine.resampling import bootstrap_indices, n_splits, permutation_plan
+from weatkit.engine.weat import EngineOptions, WeatInput, run_weat, weat
+from weatkit.errors import WeatkitError
+
+
+def random_sets(seed: int, sizes=(6, 5, 4, 7), dim: int = 12):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=(n, dim)) for n in sizes]
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_statistic_and_effect_size_match_formula(seed: int, ddof: int) -> None:
+    X, Y, A, B = random_sets(seed)
+    res = weat(X, Y, A, B, ddof=ddof, n_bootstrap=0, n_permutations=0)
+    assert res.statistic == pytest.approx(naive.statistic(X, Y, A, B), abs=1e-12)
+    assert res.effect_size == pytest.approx(naive.effect_size(X, Y, A, B, ddof), abs=1e-12)
+    assert res.pvalue is None and res.statistic_ci is None and res.effect_size_ci is None
+
+
+def test_euclidean_and_csls_match_reference_definitions() -> None:
+    X, Y, A, B = random_sets(3, sizes=(7, 6, 6, 5))
+    eu = weat(X, Y, A, B, metric="euclidean", n_bootstrap=0, n_permutations=0)
+    assert eu.statistic == pytest.approx(naive.statistic(X, Y, A, B, naive.eucl_sim), abs=1e-12)
+    # a word shared by X and A must count once in the CSLS neighbourhoods
+    A = A.copy()
+    A[0] = X[2]
+    csls = naive.csls_sim_factory([*X, *Y, *A, *B], k=10)
+    res = weat(X, Y, A, B, metric="csls", ddof=0, n_bootstrap=0, n_permutations=0)
+    assert res.statistic == pytest.approx(naive.statistic(X, Y, A, B, csls), abs=1e-12)
+    assert res.effect_size == pytest.approx(naive.effect_size(X, Y, A, B, 0, csls), abs=1e-12)
+
+
+def test_bootstrap_distribution_equals_loop_over_same_indices() -> None:
+    X, Y, A, B = random_sets(4)
+    n_boot, seed = 60, 11
+    res = weat(X, Y, A, B, n_bootstrap=n_boot, n_permutations=0, seed=seed, keep_distributions=True)
+    idx = bootstrap_indices((len(X), len(Y), len(A), len(B)), n_boot, seed)
+    loop_s, loop_d = [], []
+    for r in range(n_boot):
+        xs, ys, as_, bs = X[idx["X"][r]], Y[idx["Y"][r]], A[idx["A"][r]], B[idx["B"][r]]
+        loop_s.append(naive.statistic(xs, ys, as_, bs))
+        loop_d.append(naive.effect_size(xs, ys, as_, bs, ddof=1))
+    np.testing.assert_allclose(res.bootstrap_statistic, loop_s, atol=1e-11)
+    np.testing.assert_allclose(res.bootstrap_effect_size, loop_d, atol=1e-10)
+    lo, hi = np.quantile(loop_d, [0.025, 0.975])
+    assert res.effect_size_ci == pytest.approx((lo, hi), abs=1e-10)
+    lo, hi = np.quantile(loop_s, [0.025, 0.975])
+    assert res.statistic_ci == pytest.approx((lo, hi), abs=1e-10)
+
+
+def test_bootstrap_is_seeded_and_recorded() -> None:
+    X, Y, A, B = random_sets(5)
+    a = weat(X, Y, A, B, n_bootstrap=200, n_permutations=0, seed=1)
+    b = weat(X, Y, A, B, n_bootstrap=200, n_permutations=0, seed=1)
+    c = weat(X, Y, A, B, n_bootstrap=200, n_permutations=0, seed=2)
+    assert a.effect_size_ci == b.effect_size_ci != c.effect_size_ci
+    assert a.options.seed == 1 and a.options.n_bootstrap == 200
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+def test_exact_pvalue_equals_brute_force(alternative: str) -> None:
+    X, Y, A, B = random_sets(6, sizes=(6, 6, 5, 5))
+    res = weat(X, Y, A, B, n_bootstrap=0, alternative=alternative)
+    assert res.permutation_method == "exact" and res.n_permutations == n_splits(6, 6) == 924
+    assert res.pvalue == pytest.approx(naive.exact_pvalue(X, Y, A, B, alternative), abs=1e-15)
+
+
+def test_unequal_target_sizes_enumerate_all_splits() -> None:
+    X, Y, A, B = random_sets(7, sizes=(4, 7, 5, 5))
+    res = weat(X, Y, A, B, n_bootstrap=0)
+    assert res.n_permutations == 330
+    assert res.pvalue == pytest.approx(naive.exact_pvalue(X, Y, A, B), abs=1e-15)
+
+
+def test_monte_carlo_pvalue_uses_distinct_splits_and_plus_one_rule() -> None:
+    X, Y, A, B = random_sets(8, sizes=(9, 9, 5, 5))
+    sizes = (9, 9, 5, 5)
+    res = weat(X, Y, A, B, n_bootstrap=0, n_permutations=500, max_exact=1000, seed=3)
+    assert res.permutation_method == "monte-carlo" and res.n_permutations == 500
+    plan = permutation_plan(9, 9, 500, 1000, 3, sizes)
+    assert len({row.tobytes() for row in plan.membership}) == 500
+    assert (plan.membership.sum(axis=1) == 9).all()
+    union = [*X, *Y]
+    observed = naive.statistic(X, Y, A, B)
+    k = 0
+    for row in plan.membership:
+        xs = [w for w, m in zip(union, row, strict=True) if m]
+        ys = [w for w, m in zip(union, row, strict=True) if not m]
+        k += naive.statistic(xs, ys, A, B) >= observed - 1e-12
+    assert res.pvalue == pytest.approx((k + 1) / 501, abs=1e-15)
+
+
+def test_bca_interval_matches_scipy_on_the_same_distribution() -> None:
+    """Feed scipy's own bootstrap distribution to our BCa; the jackknife comes from the formula."""
+    X, Y, A, B = random_sets(9, sizes=(6, 5, 5, 4))
+
+    def stat(xi, yi, ai, bi):
+        pick = lambda M, i: M[np.asarray(i, dtype=int)]  # noqa: E731
+        return naive.effect_size(pick(X, xi), pick(Y, yi), pick(A, ai), pick(B, bi), 1)
+
+    data = tuple(np.arange(len(M), dtype=float) for M in (X, Y, A, B))
+    sp = scipy.stats.bootstrap(
+        data,
+        stat,
+        vectorized=False,
+        paired=False,
+        n_resamples=300,
+        method="BCa",
+        rng=np.random.default_rng(0),
+    )
+    observed = np.array([naive.effect_size(X, Y, A, B, 1)])
+    jack = []
+    for j, sample in enumerate((X, Y, A, B)):
+        sets = [X, Y, A, B]
+        values = []
+        for i in range(len(sample)):
+            sets[j] = np.delete(sample, i, axis=0)
+            values.append(naive.effect_size(*sets, 1))
+        jack.append(np.array([values]))
+    lo, hi = bca_interval(sp.bootstrap_distribution[None, :], observed, jack, 0.95)
+    assert (lo[0], hi[0]) == pytest.approx(
+        (sp.confidence_interval.low, sp.confidence_interval.high), abs=1e-10
+    )
+
+
+def test_engine_bca_uses_its_own_jackknife() -> None:
+    X, Y, A, B = random_sets(10)
+    res = weat(
+        X, Y, A, B, n_bootstrap=400, n_permutations=0, ci_method="bca", keep_distributions=True
+    )
+    jack = []
+    for j, sample in enumerate((X, Y, A, B)):
+        sets = [X, Y, A, B]
+        values = []
+        for i in range(len(sample)):
+            sets[j] = np.delete(sample, i, axis=0)
+            values.append(naive.effect_size(*sets, 1))
+        jack.append(np.array([values]))
+    lo, hi = bca_interval(
+        res.bootstrap_effect_size[None, :], np.array([res.effect_size]), jack, 0.95
+    )
+    assert res.effect_size_ci == pytest.approx((lo[0], hi[0]), abs=1e-10)
+    plo, phi = percentile_interval(res.bootstrap_effect_size[None, :], 0.95)
+    assert res.effect_size_ci != pytest.approx((plo[0], phi[0]), abs=1e-6)
+
+
+def test_batch_composition_does_not_change_results() -> None:
+    tests = [WeatInput(*random_sets(s, sizes=(6, 6, 5, 5))) for s in range(5)]
+    tests.append(WeatInput(*random_sets(99, sizes=(4, 5, 3, 3), dim=7)))
+    opts = EngineOptions(n_bootstrap=300, n_permutations=100, max_exact=10, seed=4)
+    together = run_weat(tests, opts)
+    for t, r in zip(tests, together, strict=True):
+        alone = run_weat([t], opts)[0]
+        assert alone.statistic == pytest.approx(r.statistic, abs=1e-12)
+        assert alone.effect_size_ci == pytest.approx(r.effect_size_ci, abs=1e-12)
+        assert alone.pvalue == r.pvalue
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available on this machine")
+def test_cpu_and_cuda_agree() -> None:
+    tests = [WeatInput(*random_sets(s, sizes=(8, 8, 6, 6))) for s in range(4)]
+    cpu = run_weat(tests, EngineOptions(device="cpu", n_bootstrap=500, ci_method="bca"))
+    gpu = run_weat(tests, EngineOptions(device="cuda", n_bootstrap=500, ci_method="bca"))
+    for a, b in zip(cpu, gpu, strict=True):
+        assert a.effect_size == pytest.approx(b.effect_size, abs=1e-10)
+        assert a.effect_size_ci == pytest.approx(b.effect_size_ci, abs=1e-10)
+        assert a.statistic_ci == pytest.approx(b.statistic_ci, abs=1e-10)
+        assert a.pvalue == b.pvalue
+
+
+def test_bad_inputs_raise_clear_errors() -> None:
+    X, Y, A, B = random_sets(0)
+    with pytest.raises(WeatkitError, match="set A has an all-zero vector"):
+        weat(X, Y, np.zeros_like(A), B)
+    with pytest.raises(WeatkitError, match="NaN"):
+        weat(X, Y, A, np.full_like(B, np.nan))
+    with pytest.raises(WeatkitError, match="set Y is empty"):
+        weat(X, Y[:0], A, B)
+    with pytest.raises(WeatkitError, match="alternative"):
+        weat(X, Y, A, B, alternative="bigger")
+    with pytest.raises(WeatkitError, match="device"):
+        weat(X, Y, A, B, device="tpu")

@@ -1,0 +1,45 @@
+"""The word-list model: one association test (X, Y, A, B) for one language and list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SET_KEYS = ("X", "Y", "A", "B")
+
+
+@dataclass(frozen=True)
+class AssociationTest:
+    """Two target sets (X, Y) and two attribute sets (A, B), Caliskan et al. (2017).
+
+    Attributes:
+        test: test id, e.g. ``"weat1"`` (flowers/insects vs pleasant/unpleasant).
+        lang: language code of the items, e.g. ``"en"``, ``"de"``.
+        list_set: the collection the list came from, e.g. ``"ca-weat:v1"``, ``"weat"``, a file path.
+        list_id: the list's id inside its set, e.g. ``"en_US1"`` (one annotator's list).
+        X, Y, A, B: the items, in the order given by the source.
+        names: human names of the four sets, e.g. ``("flowers", "insects", "pleasant", "unpleasant")``.
+    """
+
+    test: str
+    lang: str
+    list_set: str
+    list_id: str
+    X: tuple[str, ...]
+    Y: tuple[str, ...]
+    A: tuple[str, ...]
+    B: tuple[str, ...]
+    names: tuple[str, str, str, str] = ("X", "Y", "A", "B")
+    meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    def sets(self) -> dict[str, tuple[str, ...]]:
+        """The four sets keyed by ``"X"``, ``"Y"``, ``"A"``, ``"B"``."""
+        return {"X": self.X, "Y": self.Y, "A": self.A, "B": self.B}
+
+    def vocabulary(self) -> set[str]:
+        """Every distinct item of the test."""
+        return set(self.X) | set(self.Y) | set(self.A) | set(self.B)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """``(list_set, lang, list_id, test)``: unique within a run."""
+        return (self.list_set, self.lang, self.list_id, self.test)
