@@ -43,9 +43,11 @@ def associations(sim: torch.Tensor, n_a: int, w_a: torch.Tensor, w_b: torch.Tens
     Returns:
         ``(T, n_t, R)`` association scores.
     """
-    mean_a = (sim[..., :n_a] @ w_a.T) / w_a.sum(dim=1)
-    mean_b = (sim[..., n_a:] @ w_b.T) / w_b.sum(dim=1)
-    return mean_a - mean_b
+    signed = torch.cat(
+        [w_a / w_a.sum(dim=1, keepdim=True), -w_b / w_b.sum(dim=1, keepdim=True)], dim=1
+    )
+    t, n_t, n_att = sim.shape
+    return (sim.reshape(t * n_t, n_att) @ signed.T).reshape(t, n_t, -1)
 
 
 def statistic_and_effect_size(
@@ -62,15 +64,14 @@ def statistic_and_effect_size(
     Returns:
         ``(S, d)``, each ``(T, R)``.
     """
-    s_x, s_y = s[:, :n_x, :], s[:, n_x:, :]
-    sum_x = torch.einsum("tir,ri->tr", s_x, w_x)
-    sum_y = torch.einsum("tir,ri->tr", s_y, w_y)
+    w = torch.cat([w_x, w_y], dim=1).T  # (n_x + n_y, R)
+    ws = s * w
+    sum_x, sum_y = ws[:, :n_x].sum(dim=1), ws[:, n_x:].sum(dim=1)
     n_wx, n_wy = w_x.sum(dim=1), w_y.sum(dim=1)
-    mean_all = (sum_x + sum_y) / (n_wx + n_wy)
-    sq_dev = torch.einsum("tir,ri->tr", (s_x - mean_all[:, None, :]) ** 2, w_x) + torch.einsum(
-        "tir,ri->tr", (s_y - mean_all[:, None, :]) ** 2, w_y
-    )
-    std = torch.sqrt(sq_dev / (n_wx + n_wy - ddof))
+    n_w = n_wx + n_wy
+    mean_all = (sum_x + sum_y) / n_w
+    sq_dev = (ws * s).sum(dim=1) - n_w * mean_all**2  # Σ w (s − mean)²
+    std = torch.sqrt(sq_dev.clamp(min=0) / (n_w - ddof))
     effect = (sum_x / n_wx - sum_y / n_wy) / std
     return sum_x - sum_y, effect
 

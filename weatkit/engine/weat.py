@@ -35,7 +35,7 @@ from weatkit.errors import WeatkitError
 
 ALTERNATIVES = ("greater", "less", "two-sided")
 CI_METHODS = ("percentile", "bca")
-_MEMORY_BUDGET = 2**25  # float64 elements per intermediate tensor (256 MiB)
+_MEMORY_BUDGET = 2**22  # float64 elements per intermediate tensor (32 MiB)
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ class _Plan:
             perm = permutation_plan(
                 sizes[0], sizes[1], options.n_permutations, options.max_exact, options.seed, sizes
             )
-        chunk = min(max(options.n_bootstrap, 1), 8192)
+        chunk = min(max(options.n_bootstrap, 1), 2048)
         return cls(sizes, boot, perm, chunk)
 
 
