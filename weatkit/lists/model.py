@@ -17,7 +17,8 @@ class AssociationTest:
         list_set: the collection the list came from, e.g. ``"ca-weat:v1"``, ``"weat"``, a file path.
         list_id: the list's id inside its set, e.g. ``"en_US1"`` (one annotator's list).
         X, Y, A, B: the items, in the order given by the source.
-        names: human names of the four sets, e.g. ``("flowers", "insects", "pleasant", "unpleasant")``.
+        names: human names of the four sets, e.g. ``("flowers", "insects", "pleasant",
+            "unpleasant")``.
     """
 
     test: str

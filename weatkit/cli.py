@@ -1,0 +1,315 @@
+"""The ``weatkit`` command line. It parses options, builds a plan and hands it to the library."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+import numpy as np
+import pandas as pd
+from click.core import ParameterSource
+from rich.console import Console
+from rich.table import Table
+
+import weatkit
+from weatkit.engine.similarity import METRICS
+from weatkit.engine.weat import ALTERNATIVES, CI_METHODS, EngineOptions
+from weatkit.errors import WeatkitError
+from weatkit.pipeline import RunConfig, RunResult, run
+from weatkit.report.tables import FORMATS, manifest_bytes, render, write_outputs
+
+# Presets that reproduce a reference tool's conventions (explicit options still win).
+COMPAT_PRESETS: dict[str, dict[str, Any]] = {
+    "caliskan": {"ddof": 1, "metric": "cosine", "equalize": "none", "alternative": "greater"},
+    "ca-weat": {"ddof": 0, "metric": "cosine", "equalize": "truncate", "lower": False},
+    "xweat": {"ddof": 0, "metric": "cosine", "equalize": "truncate"},
+    "wefe": {"ddof": 0, "metric": "cosine", "equalize": "none"},
+}
+
+err_console = Console(stderr=True)
+_MAX_SKIPPED_SHOWN = 3
+
+
+def _split(values: Sequence[str]) -> tuple[str, ...]:
+    """Repeatable options that also accept comma-separated values."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def _fail(message: str) -> None:
+    err_console.print(f"[bold red]weatkit: error:[/] {message}", highlight=False, soft_wrap=True)
+    sys.exit(1)
+
+
+def _friendly(func: Callable[..., None]) -> Callable[..., None]:
+    """Turn :class:`WeatkitError` into a one-line message and exit status 1."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        try:
+            func(*args, **kwargs)
+        except WeatkitError as err:
+            _fail(str(err))
+        except KeyboardInterrupt:
+            _fail("interrupted; no output was written")
+
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(weatkit.__version__, prog_name="weatkit")
+def main() -> None:
+    """weatkit: word-embedding association tests (WEAT, X-WEAT, CA-WEAT) across languages."""
+
+
+@main.command("run")
+@click.option(
+    "--lists",
+    "lists",
+    multiple=True,
+    default=["ca-weat"],
+    show_default=True,
+    help="List sets (weat, ca-weat, ca-weat:v3, x-weat, caliskan) or list files "
+    "(.json/.yaml/.tsv); repeatable or comma-separated.",
+)
+@click.option(
+    "--lang",
+    "langs",
+    multiple=True,
+    help="Languages or list ids to keep (default: all in the sets); repeatable or comma-separated.",
+)
+@click.option("--test", "tests", multiple=True, help="Test ids to keep, e.g. weat1.")
+@click.option(
+    "--embeddings",
+    "embeddings",
+    multiple=True,
+    default=["glove-6b-50d"],
+    show_default=True,
+    help="NAME=PATH (PATH may contain {lang}), a path, or glove-6b-50d; repeatable.",
+)
+@click.option(
+    "--lower/--no-lower",
+    default=None,
+    help="Lower-case list items (default: only for uncased embeddings such as GloVe).",
+)
+@click.option("--strip-accents", is_flag=True, help="Remove diacritics from list items.")
+@click.option(
+    "--min-coverage",
+    type=float,
+    default=0.8,
+    show_default=True,
+    help="Fraction of each set's items that must be in the vocabulary.",
+)
+@click.option(
+    "--equalize",
+    type=click.Choice(["none", "truncate", "subsample"]),
+    default="none",
+    show_default=True,
+    help="Equalise set sizes after OOV removal.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail on the first test with too low coverage instead of skipping it.",
+)
+@click.option("--metric", type=click.Choice(METRICS), default="cosine", show_default=True)
+@click.option(
+    "--ddof",
+    type=click.IntRange(0, 1),
+    default=1,
+    show_default=True,
+    help="Std of Cohen's d: 1 = Caliskan et al.; 0 = WEFE, XWEAT, CA-WEAT code.",
+)
+@click.option(
+    "--bootstrap",
+    type=click.IntRange(min=0),
+    default=5000,
+    show_default=True,
+    help="Bootstrap resamples for the CIs (0: off).",
+)
+@click.option(
+    "--permutations",
+    type=click.IntRange(min=0),
+    default=10000,
+    show_default=True,
+    help="Monte Carlo permutations for the p-value (0: off).",
+)
+@click.option(
+    "--max-exact",
+    type=click.IntRange(min=0),
+    default=1_000_000,
+    show_default=True,
+    help="Enumerate all splits of X∪Y when there are at most this many.",
+)
+@click.option(
+    "--alternative", type=click.Choice(ALTERNATIVES), default="greater", show_default=True
+)
+@click.option(
+    "--ci", "ci_method", type=click.Choice(CI_METHODS), default="percentile", show_default=True
+)
+@click.option("--confidence", type=float, default=0.95, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps.")
+@click.option(
+    "--compat",
+    type=click.Choice(sorted(COMPAT_PRESETS)),
+    help="Use a reference tool's conventions (ddof, equalisation, ...).",
+)
+@click.option("--allow-pickle", is_flag=True, help="Allow pickle-based formats (gensim .kv).")
+@click.option(
+    "--fasttext-oov", is_flag=True, help="Build vectors of OOV words from fastText .bin sub-words."
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Write results.csv, summary.csv and manifest.json here.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    help="Print a table to stdout in this format instead of the readable table.",
+)
+@click.option(
+    "--table",
+    type=click.Choice(["results", "summary"]),
+    default="results",
+    show_default=True,
+    help="Which table --format prints.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bars (default: when stderr is a terminal).",
+)
+@click.pass_context
+@_friendly
+def run_command(ctx: click.Context, **opts: Any) -> None:
+    """Run association tests and print or write the results."""
+    if opts["compat"]:
+        for key, value in COMPAT_PRESETS[opts["compat"]].items():
+            if ctx.get_parameter_source(key) != ParameterSource.COMMANDLINE:
+                opts[key] = value
+    engine = EngineOptions(
+        metric=opts["metric"],
+        ddof=opts["ddof"],
+        n_bootstrap=opts["bootstrap"],
+        n_permutations=opts["permutations"],
+        max_exact=opts["max_exact"],
+        alternative=opts["alternative"],
+        ci_method=opts["ci_method"],
+        confidence_level=opts["confidence"],
+        seed=opts["seed"],
+        device=opts["device"],
+    )
+    config = RunConfig(
+        lists=_split(opts["lists"]),
+        langs=_split(opts["langs"]) or None,
+        tests=_split(opts["tests"]) or None,
+        embeddings=tuple(opts["embeddings"]),
+        lower=opts["lower"],
+        strip_accents=opts["strip_accents"],
+        min_coverage=opts["min_coverage"],
+        equalize=opts["equalize"],
+        strict=opts["strict"],
+        allow_pickle=opts["allow_pickle"],
+        fasttext_oov=opts["fasttext_oov"],
+        engine=engine,
+    )
+    result = run(config, show_progress=opts["progress"])
+    _report(result)
+    if opts["out_dir"]:
+        written = write_outputs(
+            opts["out_dir"],
+            {
+                "results.csv": render(result.results, "csv"),
+                "summary.csv": render(result.summary, "csv"),
+                "manifest.json": manifest_bytes(result.manifest),
+            },
+        )
+        err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
+    if opts["fmt"]:
+        table = result.results if opts["table"] == "results" else result.summary
+        sys.stdout.buffer.write(render(table, opts["fmt"]))
+        sys.stdout.flush()
+    else:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=160)
+        console.print(_rich_summary(result.summary))
+
+
+def _report(result: RunResult) -> None:
+    """Notes and skipped tests on stderr, one line each (the tables go to stdout)."""
+    for line in result.report:
+        err_console.print(f"note: {line}", markup=False, highlight=False, soft_wrap=True)
+    for skip in result.skipped[:_MAX_SKIPPED_SHOWN]:
+        err_console.print(
+            f"skipped: {skip['reason']}", markup=False, highlight=False, soft_wrap=True
+        )
+    rest = result.skipped[_MAX_SKIPPED_SHOWN:]
+    if rest:
+        per_lang = Counter(f"{s['embeddings']}/{s['lang']}" for s in rest)
+        counts = ", ".join(f"{key} {n}" for key, n in per_lang.most_common())
+        err_console.print(
+            f"skipped: {len(rest)} more ({counts}); --out writes every reason to manifest.json",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    n_run = len(result.results)
+    err_console.print(f"{n_run} test(s) run, {len(result.skipped)} skipped", highlight=False)
+
+
+def _fmt(value: object, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _rich_summary(summary: pd.DataFrame) -> Table:
+    table = Table(title="WEAT summary: S and Cohen's d (medians over a language's lists)")
+    for col in (
+        "embeddings",
+        "lang",
+        "list set",
+        "test",
+        "lists",
+        "S [95% CI]",
+        "d [95% CI]",
+        "p",
+        "CI",
+    ):
+        table.add_column(col, justify="right" if col in ("p", "lists") else "left")
+    for row in summary.itertuples(index=False):
+        ci_note = "median" if row.ci_method == "median-order-statistic" else "bootstrap"
+        if not np.isnan(row.ci_level) and row.ci_level < 0.95:
+            ci_note += f" ({100 * row.ci_level:.1f}% only)"
+        table.add_row(
+            row.embeddings,
+            row.lang,
+            row.list_set,
+            row.test,
+            str(row.n_lists),
+            _with_ci(row.statistic, row.statistic_ci_low, row.statistic_ci_high),
+            _with_ci(row.effect_size, row.effect_size_ci_low, row.effect_size_ci_high),
+            _fmt(row.p_value, 4),
+            ci_note,
+        )
+    return table
+
+
+def _with_ci(value: float, low: float, high: float) -> str:
+    if np.isnan(low):
+        return _fmt(value, 2)
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

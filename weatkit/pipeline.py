@@ -1,0 +1,283 @@
+"""``weatkit run`` as a library call: lists × embeddings → engine → tidy tables.
+
+Data flows one way: list sets are selected and normalised (:mod:`weatkit.lists`), each
+embeddings source is loaded once per file with only the words the tests need
+(:mod:`weatkit.embeddings`), out-of-vocabulary items are dropped per set, and all tests of all
+embeddings go through the batched engine together (:mod:`weatkit.engine`). The CLI only parses
+options into a :class:`RunConfig` and calls :func:`run`.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
+
+import weatkit
+from weatkit.embeddings.coverage import CoverageError, CoveredTest, cover_test
+from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings, parse_embeddings_spec
+from weatkit.embeddings.vectors import WordVectors
+from weatkit.engine.device import resolve_device
+from weatkit.engine.weat import EngineOptions, WeatInput, WeatResult, run_weat
+from weatkit.errors import WeatkitError
+from weatkit.fingerprint import file_fingerprint
+from weatkit.lists.model import SET_KEYS, AssociationTest
+from weatkit.lists.normalize import Normalization
+from weatkit.lists.sources import select_lists
+from weatkit.report.tables import results_frame, summary_frame
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything a run depends on (recorded in the manifest).
+
+    Attributes:
+        lists: list-set names or list files (``ca-weat``, ``ca-weat:v3``, ``x-weat``, ``weat``,
+            ``caliskan``, ``my.yaml``).
+        langs: languages or list ids to keep (None: all in the sets).
+        tests: test ids to keep (None: all).
+        embeddings: ``NAME=PATH`` specs (``{lang}`` allowed) or ``glove-6b-50d``.
+        lower: lower-case items; None = only for uncased embeddings (the GloVe default).
+        strip_accents: remove diacritics from items.
+        min_coverage: per-set fraction of items that must be in the vocabulary.
+        equalize: ``none``, ``truncate`` or ``subsample`` (set sizes after OOV removal).
+        strict: stop at the first test with too low coverage instead of skipping it.
+        allow_pickle: permit pickle-based formats (gensim ``.kv``).
+        fasttext_oov: build vectors for OOV words from fastText ``.bin`` sub-words.
+        engine: statistics options (ddof, resamples, seed, device, ...).
+    """
+
+    lists: tuple[str, ...] = ("ca-weat",)
+    langs: tuple[str, ...] | None = None
+    tests: tuple[str, ...] | None = None
+    embeddings: tuple[str, ...] = ("glove-6b-50d",)
+    lower: bool | None = None
+    strip_accents: bool = False
+    min_coverage: float = 0.8
+    equalize: str = "none"
+    strict: bool = False
+    allow_pickle: bool = False
+    fasttext_oov: bool = False
+    engine: EngineOptions = field(default_factory=EngineOptions)
+
+
+@dataclass
+class RunResult:
+    """Tables and provenance of a run.
+
+    Attributes:
+        results: one row per embeddings × list × test (columns: see
+            :data:`weatkit.report.tables.RESULT_COLUMNS`).
+        summary: one row per embeddings × language × list set × test (CA-WEAT medians).
+        skipped: tests not run, with the reason (e.g. low coverage).
+        report: normalisation and list-selection notes.
+        manifest: versions, configuration, seeds, input fingerprints, timings.
+    """
+
+    results: pd.DataFrame
+    summary: pd.DataFrame
+    skipped: list[dict[str, str]]
+    report: list[str]
+    manifest: dict[str, object]
+
+
+@dataclass
+class _Job:
+    spec: EmbeddingsSpec
+    covered: CoveredTest
+
+
+def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
+    """Run every selected test on every embeddings source. See :class:`RunConfig`."""
+    started = time.perf_counter()
+    config.engine.validate()
+    device = resolve_device(config.engine.device)
+    specs = [parse_embeddings_spec(text) for text in config.embeddings]
+    _check_unique_names(specs)
+    if not 0.0 <= config.min_coverage <= 1.0:
+        raise WeatkitError(f"--min-coverage must be between 0 and 1, got {config.min_coverage}")
+
+    report: list[str] = []
+    sources: list[dict[str, str]] = []
+    inputs: list[dict[str, object]] = []
+    skipped: list[dict[str, str]] = []
+    jobs: list[_Job] = []
+    timings: dict[str, float] = {}
+    for spec in specs:
+        lower = spec.uncased if config.lower is None else config.lower
+        norm = Normalization(lower=lower, strip_accents=config.strip_accents)
+        selection = select_lists(config.lists, config.langs, normalization=norm, tests=config.tests)
+        report += [f"[{spec.name}] {line}" for line in selection.report]
+        if lower and config.lower is None:
+            report.append(f"[{spec.name}] items lower-cased: the embeddings are uncased")
+        sources += [s for s in selection.sources if s not in sources]
+        t0 = time.perf_counter()
+        for wv, tests in _load_for_tests(spec, selection.tests, config, show_progress):
+            inputs.append(_describe_input(spec, wv))
+            for test in tests:
+                try:
+                    covered = cover_test(
+                        test,
+                        wv,
+                        min_coverage=config.min_coverage,
+                        equalize=config.equalize,
+                        seed=config.engine.seed,
+                    )
+                except CoverageError as err:
+                    if config.strict:
+                        raise
+                    skipped.append({**_keys(spec.name, test), "reason": str(err)})
+                    continue
+                jobs.append(_Job(spec, covered))
+        timings[f"load:{spec.name}"] = round(time.perf_counter() - t0, 3)
+    if not jobs:
+        reason = skipped[0]["reason"] if skipped else "no tests selected"
+        raise WeatkitError(f"nothing to run: {reason}")
+
+    t0 = time.perf_counter()
+    weat_inputs = [
+        WeatInput(*(j.covered.vectors[k] for k in SET_KEYS), label=_label(j)) for j in jobs
+    ]
+    with tqdm(
+        total=len(jobs), desc="association tests", unit="test", disable=_no_bar(show_progress)
+    ) as bar:
+        results = run_weat(weat_inputs, config.engine, progress=bar.update)
+    timings["engine"] = round(time.perf_counter() - t0, 3)
+
+    rows = [_result_row(j, r) for j, r in zip(jobs, results, strict=True)]
+    results_df = results_frame(rows)
+    summary_df = summary_frame(results_df, config.engine)
+    timings["total"] = round(time.perf_counter() - started, 3)
+    manifest = _manifest(config, device, sources, inputs, skipped, report, timings)
+    return RunResult(results_df, summary_df, skipped, report, manifest)
+
+
+def _check_unique_names(specs: Sequence[EmbeddingsSpec]) -> None:
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.name in seen:
+            raise WeatkitError(f"two --embeddings are named {spec.name!r}: give them NAME=PATH")
+        seen.add(spec.name)
+
+
+def _no_bar(show_progress: bool | None) -> bool | None:
+    """tqdm's ``disable``: None shows bars only on a terminal."""
+    return None if show_progress is None else not show_progress
+
+
+def _load_for_tests(
+    spec: EmbeddingsSpec,
+    tests: Sequence[AssociationTest],
+    config: RunConfig,
+    show_progress: bool | None,
+) -> list[tuple[WordVectors, list[AssociationTest]]]:
+    """Load each file once with the vocabulary of the tests that use it."""
+    by_lang: dict[str, list[AssociationTest]] = defaultdict(list)
+    for test in tests:
+        by_lang[test.lang if spec.per_language else ""].append(test)
+    loaded = []
+    for lang, group in tqdm(
+        sorted(by_lang.items()),
+        desc=f"loading {spec.name}",
+        unit="file",
+        disable=_no_bar(show_progress),
+    ):
+        words = set().union(*(t.vocabulary() for t in group))
+        wv = load_embeddings(
+            spec,
+            lang or group[0].lang,
+            words=words,
+            allow_pickle=config.allow_pickle,
+            fasttext_oov=config.fasttext_oov,
+        )
+        loaded.append((wv, group))
+    return loaded
+
+
+def _keys(name: str, test: AssociationTest) -> dict[str, str]:
+    return {
+        "embeddings": name,
+        "lang": test.lang,
+        "list_set": test.list_set,
+        "list_id": test.list_id,
+        "test": test.test,
+    }
+
+
+def _label(job: _Job) -> str:
+    t = job.covered.test
+    return f"{job.spec.name} {t.list_set} {t.list_id} {t.test}"
+
+
+def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
+    covered = job.covered
+    missing = [f"{k}:{w}" for k in SET_KEYS for w in covered.missing[k]]
+    stat_ci = res.statistic_ci or (np.nan, np.nan)
+    eff_ci = res.effect_size_ci or (np.nan, np.nan)
+    return {
+        **_keys(job.spec.name, covered.test),
+        "n_x": res.n_x,
+        "n_y": res.n_y,
+        "n_a": res.n_a,
+        "n_b": res.n_b,
+        "n_oov": covered.n_oov,
+        "coverage": min(covered.coverage.values()),
+        "statistic": res.statistic,
+        "statistic_ci_low": stat_ci[0],
+        "statistic_ci_high": stat_ci[1],
+        "effect_size": res.effect_size,
+        "effect_size_ci_low": eff_ci[0],
+        "effect_size_ci_high": eff_ci[1],
+        "p_value": np.nan if res.pvalue is None else res.pvalue,
+        "permutation_method": res.permutation_method or "",
+        "n_permutations": res.n_permutations,
+        "oov_items": " ".join(missing),
+    }
+
+
+def _describe_input(spec: EmbeddingsSpec, wv: WordVectors) -> dict[str, object]:
+    info: dict[str, object] = {
+        "embeddings": spec.name,
+        "location": wv.source,
+        "dim": wv.dim,
+        "rows_loaded": len(wv),
+        "rows_in_source": wv.n_rows_in_source,
+    }
+    if not spec.is_default:
+        info["fingerprint"] = file_fingerprint(wv.source)
+    return info
+
+
+def _manifest(
+    config: RunConfig,
+    device: torch.device,
+    sources: list[dict[str, str]],
+    inputs: list[dict[str, object]],
+    skipped: list[dict[str, str]],
+    report: list[str],
+    timings: dict[str, float],
+) -> dict[str, object]:
+    return {
+        "weatkit_version": weatkit.__version__,
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "platform": platform.platform(),
+        "device": str(device),
+        "command": sys.argv,
+        "config": asdict(config),
+        "seed": config.engine.seed,
+        "list_sources": sources,
+        "embeddings": inputs,
+        "skipped": skipped,
+        "report": report,
+        "timings_s": timings,
+    }

@@ -1,0 +1,155 @@
+"""Tidy result tables, the CA-WEAT summary, and their exports (CSV, JSON, Parquet, Markdown).
+
+``results`` — one row per embeddings × list × test:
+
+==========================  ===========================================================
+embeddings, lang,           which embeddings, language, list set (``ca-weat:v1``, ...),
+list_set, list_id, test     list id (``en_US1``) and test id (``weat1``)
+n_x, n_y, n_a, n_b          set sizes after OOV removal (and equalisation)
+n_oov                       out-of-vocabulary items removed (all four sets)
+coverage                    lowest per-set coverage (found / distinct items)
+statistic                   S = Σ_X s − Σ_Y s (Caliskan et al. 2017)
+statistic_ci_low/high       bootstrap CI of S (empty with ``--bootstrap 0``)
+effect_size                 Cohen's d with the chosen ddof
+effect_size_ci_low/high     bootstrap CI of d
+p_value                     permutation p-value of S (empty with ``--permutations 0``)
+permutation_method          ``exact`` or ``monte-carlo``
+n_permutations              re-splits used for the p-value
+oov_items                   the removed items, ``SET:item`` separated by spaces
+==========================  ===========================================================
+
+``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
+``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
+order-statistic interval of the median (CA-WEAT paper §5); with one list they are that list's
+values and its bootstrap CI. Columns: ``embeddings, lang, list_set, test, n_lists, statistic,
+statistic_ci_low, statistic_ci_high, effect_size, effect_size_ci_low, effect_size_ci_high,
+p_value`` (single list only), ``ci_method`` (``median-order-statistic`` or
+``bootstrap-percentile``/``bootstrap-bca``) and ``ci_level`` (the interval's actual coverage).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from weatkit.engine.aggregate import median_ci
+from weatkit.engine.weat import EngineOptions
+from weatkit.errors import WeatkitError
+
+KEY_COLUMNS = ["embeddings", "lang", "list_set", "list_id", "test"]
+RESULT_COLUMNS = [
+    *KEY_COLUMNS,
+    "n_x",
+    "n_y",
+    "n_a",
+    "n_b",
+    "n_oov",
+    "coverage",
+    "statistic",
+    "statistic_ci_low",
+    "statistic_ci_high",
+    "effect_size",
+    "effect_size_ci_low",
+    "effect_size_ci_high",
+    "p_value",
+    "permutation_method",
+    "n_permutations",
+    "oov_items",
+]
+SUMMARY_COLUMNS = [
+    "embeddings",
+    "lang",
+    "list_set",
+    "test",
+    "n_lists",
+    "statistic",
+    "statistic_ci_low",
+    "statistic_ci_high",
+    "effect_size",
+    "effect_size_ci_low",
+    "effect_size_ci_high",
+    "p_value",
+    "ci_method",
+    "ci_level",
+]
+FORMATS = ("csv", "json", "parquet", "markdown")
+
+
+def results_frame(rows: list[Mapping[str, object]]) -> pd.DataFrame:
+    """The ``results`` table from per-test rows, in :data:`RESULT_COLUMNS` order."""
+    return pd.DataFrame(list(rows), columns=RESULT_COLUMNS)
+
+
+def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame:
+    """Aggregate ``results`` per embeddings × language × list set × test."""
+    rows = []
+    group_keys = ["embeddings", "lang", "list_set", "test"]
+    for keys, group in results.groupby(group_keys, sort=False):
+        row: dict[str, object] = dict(zip(group_keys, keys, strict=True))
+        row["n_lists"] = len(group)
+        if len(group) == 1:
+            single = group.iloc[0]
+            for col in SUMMARY_COLUMNS[5:12]:
+                row[col] = single[col]
+            row["ci_method"] = f"bootstrap-{options.ci_method}" if options.n_bootstrap else ""
+            row["ci_level"] = options.confidence_level if options.n_bootstrap else np.nan
+        else:
+            for col in ("statistic", "effect_size"):
+                m = median_ci(group[col].to_numpy(), options.confidence_level)
+                row[col], row[f"{col}_ci_low"], row[f"{col}_ci_high"] = m.median, m.low, m.high
+                row["ci_level"] = m.level
+            row["p_value"] = np.nan
+            row["ci_method"] = "median-order-statistic"
+        rows.append(row)
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def render(df: pd.DataFrame, fmt: str) -> bytes:
+    """``df`` as bytes in one of :data:`FORMATS`."""
+    if fmt == "csv":
+        return df.to_csv(index=False).encode()
+    if fmt == "json":
+        return (df.to_json(orient="records", force_ascii=False, indent=1) + "\n").encode()
+    if fmt == "parquet":
+        buf = io.BytesIO()
+        df.to_parquet(buf, index=False)
+        return buf.getvalue()
+    if fmt == "markdown":
+        return (df.to_markdown(index=False, floatfmt=".4g") + "\n").encode()
+    raise WeatkitError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+
+
+def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> list[Path]:
+    """Write every file atomically: all are first written to temporary files in ``out_dir``,
+    then renamed into place, so a failure leaves no partial or corrupt output."""
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise WeatkitError(f"cannot create output directory {out}: {err.strerror}") from err
+    staged: list[tuple[str, Path]] = []
+    try:
+        for name, data in files.items():
+            fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            staged.append((tmp, out / name))
+        for tmp, final in staged:
+            os.replace(tmp, final)
+    except OSError as err:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise WeatkitError(f"cannot write to {out}: {err.strerror}") from err
+    return [final for _, final in staged]
+
+
+def manifest_bytes(manifest: Mapping[str, object]) -> bytes:
+    """The manifest as pretty JSON (dataclasses already turned into dicts)."""
+    return (json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n").encode()
