@@ -29,6 +29,13 @@ def data_dir() -> Path:
     return path
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Module- and session-scoped fixtures need the data directory too, before any monkeypatch."""
+    path = shared_data_dir()
+    if path is not None:
+        os.environ["WEATKIT_DATA"] = str(path)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory

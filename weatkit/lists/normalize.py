@@ -1,0 +1,218 @@
+"""Normalisation of list items before lookup, with a report of everything it changed.
+
+Always applied (they never change what a word *is*):
+
+- Unicode NFC, so that "é" typed as e + U+0301 matches the precomposed "é" of the vocabulary;
+- removal of invisible formatting characters: zero-width space U+200B, word joiner U+2060,
+  BOM U+FEFF and the directional marks/embeddings/isolates U+200E, U+200F, U+202A-U+202E,
+  U+2066-U+2069 (CA-WEAT v1 has three LRMs in Arabic items, see ``ca-weat/SOURCE.md``);
+- stripping of leading/trailing whitespace and collapsing of inner whitespace runs to one space.
+
+Zero-width non-joiner U+200C and zero-width joiner U+200D are **kept**: they are orthographic in
+Persian (e.g. the five ZWNJs in the CA-WEAT ``fa`` lists) and in Indic scripts, where removing them
+changes the spelling and the vocabulary lookup.
+
+Optional (:class:`Normalization`): lowercasing (``str.lower`` after NFC; German nouns are
+capitalised in CA-WEAT, so this is the caller's choice), accent stripping (NFD, drop combining
+marks of category Mn, NFC again - meant for Latin/Greek/Cyrillic; it destroys vowel signs of
+Indic scripts and Arabic diacritics), and joining multi-word items (~5% of CA-WEAT v1 items, e.g.
+"fucile mitragliatore") with ``"_"`` as static phrase vectors expect (the CA-WEAT tool's
+``--phrases``); ``join_phrases=None`` keeps the spaces, for contextual models.
+
+After normalisation, empty items are dropped, duplicates within a set are removed (the first
+occurrence is kept, with a warning; 35 v1 cells have one), and items shared by the two target sets
+or the two attribute sets are reported but kept (e.g. ru1 FLOWERS and INSECTS both contain
+"пчела" in CA-WEAT v1).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from weatkit.lists.model import SET_KEYS, AssociationTest
+
+#: Invisible characters that are removed. ZWNJ (U+200C) and ZWJ (U+200D) are deliberately absent.
+REMOVED_CHARS = frozenset(
+    [0x200B, 0x200E, 0x200F, 0x2060, 0xFEFF, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+_REMOVE_TABLE = {cp: None for cp in REMOVED_CHARS}
+_SPACE = re.compile(r"\s+")
+
+#: Rule names used in :attr:`NormalizationReport.counts`, in the order they are applied.
+RULES = (
+    "nfc",
+    "invisible",
+    "whitespace",
+    "lower",
+    "accents",
+    "phrases",
+    "empty",
+    "duplicates",
+)
+
+
+@dataclass(frozen=True)
+class Normalization:
+    """Which optional normalisation rules to apply (the always-on rules are in the module doc).
+
+    Attributes:
+        lower: lowercase items (``str.lower`` after NFC).
+        strip_accents: remove combining marks (NFD, drop category Mn, NFC).
+        join_phrases: replace the spaces of multi-word items with this string (``"_"`` for static
+            vectors); None keeps phrases as they are (contextual models).
+    """
+
+    lower: bool = False
+    strip_accents: bool = False
+    join_phrases: str | None = "_"
+
+
+#: The default: only the always-on rules, phrases joined with "_".
+DEFAULT = Normalization()
+
+
+@dataclass
+class NormalizationReport:
+    """What :func:`normalize_tests` did.
+
+    Attributes:
+        messages: human-readable lines: one per removed duplicate, dropped empty item, cross-set
+            overlap and dropped test.
+        counts: for each rule in :data:`RULES`, how many item occurrences it changed or removed.
+        overlaps: number of items found in both target sets or both attribute sets of a test.
+        dropped_tests: keys of tests dropped because a set became empty.
+    """
+
+    messages: list[str] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+    overlaps: int = 0
+    dropped_tests: list[tuple[str, str, str, str]] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line: how many items each rule changed, e.g. ``"normalisation: nfc 3, ..."``."""
+        parts = [f"{rule} {self.counts[rule]}" for rule in RULES if self.counts[rule]]
+        if self.overlaps:
+            parts.append(f"cross-set overlaps {self.overlaps} (kept)")
+        if self.dropped_tests:
+            parts.append(f"tests dropped {len(self.dropped_tests)}")
+        return "normalisation: " + (", ".join(parts) if parts else "no changes")
+
+
+def _steps(item: str, norm: Normalization) -> list[tuple[str, str]]:
+    """The item after each rule, as ``(rule, value)`` pairs in :data:`RULES` order."""
+    out: list[tuple[str, str]] = []
+    value = unicodedata.normalize("NFC", item)
+    out.append(("nfc", value))
+    value = value.translate(_REMOVE_TABLE)
+    out.append(("invisible", value))
+    value = _SPACE.sub(" ", value).strip()
+    out.append(("whitespace", value))
+    if norm.lower:
+        value = unicodedata.normalize("NFC", value.lower())
+        out.append(("lower", value))
+    if norm.strip_accents:
+        decomposed = unicodedata.normalize("NFD", value)
+        value = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+        value = unicodedata.normalize("NFC", value)
+        out.append(("accents", value))
+    if norm.join_phrases is not None:
+        value = value.replace(" ", norm.join_phrases)
+        out.append(("phrases", value))
+    return out
+
+
+def normalize_item(item: str, norm: Normalization = DEFAULT) -> str:
+    """Normalise one item; the result may be ``""`` (callers drop empty items)."""
+    return _steps(item, norm)[-1][1]
+
+
+def _label(test: AssociationTest, key: str) -> str:
+    name = test.names[SET_KEYS.index(key)]
+    suffix = f" ({name})" if name != key else ""
+    return f"{test.list_set} {test.list_id} {test.test} {key}{suffix}"
+
+
+def _normalize_set(
+    test: AssociationTest, key: str, norm: Normalization, report: NormalizationReport
+) -> tuple[str, ...]:
+    kept: list[str] = []
+    seen: set[str] = set()
+    for item in test.sets()[key]:
+        previous = item
+        for rule, value in _steps(item, norm):
+            if value != previous:
+                report.counts[rule] += 1
+            previous = value
+        if not previous:
+            report.counts["empty"] += 1
+            report.messages.append(f"{_label(test, key)}: empty item {item!r} dropped")
+        elif previous in seen:
+            report.counts["duplicates"] += 1
+            report.messages.append(
+                f"warning: {_label(test, key)}: duplicate item {previous!r} removed "
+                "(first occurrence kept)"
+            )
+        else:
+            seen.add(previous)
+            kept.append(previous)
+    return tuple(kept)
+
+
+def _report_overlap(
+    test: AssociationTest, pair: tuple[str, str], report: NormalizationReport
+) -> None:
+    first, second = (test.sets()[k] for k in pair)
+    shared = [item for item in first if item in set(second)]
+    for item in shared:
+        report.overlaps += 1
+        a, b = (f"{k} ({test.names[SET_KEYS.index(k)]})" for k in pair)
+        report.messages.append(
+            f"note: {test.list_set} {test.list_id} {test.test}: {item!r} is in both {a} and {b} "
+            "(kept in both)"
+        )
+
+
+def normalize_tests_report(
+    tests: Sequence[AssociationTest],
+    norm: Normalization = DEFAULT,
+) -> tuple[list[AssociationTest], NormalizationReport]:
+    """Normalise every set of every test; like :func:`normalize_tests` with a structured report.
+
+    Tests in which a set becomes empty are dropped (and reported), since no statistic is defined.
+    """
+    report = NormalizationReport()
+    result: list[AssociationTest] = []
+    for test in tests:
+        sets = {key: _normalize_set(test, key, norm, report) for key in SET_KEYS}
+        new = replace(test, **sets)
+        empty = [key for key in SET_KEYS if not sets[key]]
+        if empty:
+            report.dropped_tests.append(test.key)
+            report.messages.append(
+                f"warning: {test.list_set} {test.list_id} {test.test}: test dropped, set "
+                f"{', '.join(empty)} is empty after normalisation"
+            )
+            continue
+        _report_overlap(new, ("X", "Y"), report)
+        _report_overlap(new, ("A", "B"), report)
+        result.append(new)
+    return result, report
+
+
+def normalize_tests(
+    tests: Sequence[AssociationTest],
+    norm: Normalization = DEFAULT,
+) -> tuple[list[AssociationTest], list[str]]:
+    """Normalise every set of every test.
+
+    Returns:
+        The normalised tests and report lines: one per removed duplicate (``warning: ...``),
+        dropped empty item, cross-set overlap (``note: ...``) and dropped test, then a summary line
+        counting what each rule changed (see :meth:`NormalizationReport.summary`).
+    """
+    result, report = normalize_tests_report(tests, norm)
+    return result, [*report.messages, report.summary()]
