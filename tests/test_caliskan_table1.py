@@ -15,8 +15,13 @@ from weatkit.lists.sources import load_list_set
 
 TABLE1_D = [1.50, 1.53, 1.41, 1.50, 1.28, 1.81, 1.06, 1.24, 1.38, 1.21]
 # Exact one-sided permutation p-values over all splits (cbn SOURCE.md), WEAT6-10.
-EXACT_P = {"weat6": 7.77e-05, "weat7": 0.01570, "weat8": 0.00474, "weat9": 0.00433,
-           "weat10": 0.00513}
+EXACT_P = {
+    "weat6": 7.77e-05,
+    "weat7": 0.01570,
+    "weat8": 0.00474,
+    "weat9": 0.00433,
+    "weat10": 0.00513,
+}
 
 
 @pytest.fixture(scope="module")

@@ -116,7 +116,9 @@ def render(df: pd.DataFrame, fmt: str) -> bytes:
     if fmt == "csv":
         return df.to_csv(index=False).encode()
     if fmt == "json":
-        return (df.to_json(orient="records", force_ascii=False, indent=1) + "\n").encode()
+        return (
+            df.to_json(orient="records", force_ascii=False, indent=1, double_precision=15) + "\n"
+        ).encode()
     if fmt == "parquet":
         buf = io.BytesIO()
         df.to_parquet(buf, index=False)
