@@ -204,3 +204,10 @@ def test_low_coverage_is_skipped_or_fatal_with_strict(tmp_path: Path) -> None:
         main, ["run", "--lists", "weat", "--embeddings", f"T={vec}", "--strict", *FAST]
     )
     assert res.exit_code == 1 and "coverage" in res.stderr
+
+
+def test_lists_command_shows_sets_and_languages() -> None:
+    res = invoke("lists")
+    assert res.exit_code == 0 and "ca-weat:v3" in res.stdout
+    res = invoke("lists", "ca-weat")
+    assert res.exit_code == 0 and "208 tests" in res.stdout and "en_US1" in res.stdout

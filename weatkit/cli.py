@@ -18,13 +18,14 @@ import weatkit
 from weatkit.engine.similarity import METRICS
 from weatkit.engine.weat import ALTERNATIVES, CI_METHODS, EngineOptions
 from weatkit.errors import WeatkitError
+from weatkit.lists.sources import LIST_SETS, load_list_set
 from weatkit.pipeline import RunConfig, RunResult, run
 from weatkit.report.tables import FORMATS, manifest_bytes, render, write_outputs
 
 # Presets that reproduce a reference tool's conventions (explicit options still win).
 COMPAT_PRESETS: dict[str, dict[str, Any]] = {
     "caliskan": {"ddof": 1, "metric": "cosine", "equalize": "none", "alternative": "greater"},
-    "ca-weat": {"ddof": 0, "metric": "cosine", "equalize": "truncate", "lower": False},
+    "ca-weat": {"ddof": 0, "metric": "cosine", "equalize": "truncate"},
     "xweat": {"ddof": 0, "metric": "cosine", "equalize": "truncate"},
     "wefe": {"ddof": 0, "metric": "cosine", "equalize": "none"},
 }
@@ -309,6 +310,33 @@ def _with_ci(value: float, low: float, high: float) -> str:
     if np.isnan(low):
         return _fmt(value, 2)
     return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+@main.command("lists")
+@click.argument("list_set", required=False)
+@_friendly
+def lists_command(list_set: str | None) -> None:
+    """Show the list sets, or the languages and lists of one set (or list file)."""
+    console = Console()
+    if list_set is None:
+        table = Table(title="List sets (weatkit run --lists NAME)")
+        table.add_column("name")
+        table.add_column("what")
+        for name, description in LIST_SETS.items():
+            table.add_row(name, description)
+        console.print(table)
+        return
+    tests = load_list_set(list_set)
+    per_lang: dict[str, set[str]] = {}
+    for test in tests:
+        per_lang.setdefault(test.lang, set()).add(test.list_id)
+    table = Table(title=f"{list_set}: {len(tests)} tests")
+    for col in ("lang", "lists", "list ids"):
+        table.add_column(col)
+    for lang in sorted(per_lang):
+        ids = sorted(per_lang[lang])
+        table.add_row(lang, str(len(ids)), ", ".join(ids))
+    console.print(table)
 
 
 if __name__ == "__main__":  # pragma: no cover
