@@ -211,3 +211,32 @@ def test_lists_command_shows_sets_and_languages() -> None:
     assert res.exit_code == 0 and "ca-weat:v3" in res.stdout
     res = invoke("lists", "ca-weat")
     assert res.exit_code == 0 and "208 tests" in res.stdout and "en_US1" in res.stdout
+
+
+def test_in_memory_keyed_vectors_from_python() -> None:
+    from gensim.models import KeyedVectors
+
+    from weatkit.engine.weat import EngineOptions
+    from weatkit.pipeline import RunConfig, run
+
+    rng = np.random.default_rng(1)
+    test = select_lists(["weat"], tests=["weat1"]).tests[0]
+    vocab = sorted(test.vocabulary())
+    kv = KeyedVectors(vector_size=6)
+    kv.add_vectors(vocab, rng.normal(size=(len(vocab), 6)).astype(np.float32))
+    out = run(
+        RunConfig(
+            lists=("weat",),
+            tests=("weat1",),
+            embeddings=(kv,),
+            engine=EngineOptions(n_bootstrap=0, n_permutations=0),
+        )
+    )
+    row = out.results.iloc[0]
+    sets = [
+        np.asarray([kv[w] for w in items], dtype=np.float64)
+        for items in (test.X, test.Y, test.A, test.B)
+    ]
+    assert row.embeddings == "keyed-vectors"
+    assert row.effect_size == pytest.approx(naive.effect_size(*sets, ddof=1), abs=1e-6)
+    assert list(out.manifest["config"]["embeddings"]) == ["<in-memory KeyedVectors>"]

@@ -14,7 +14,8 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,9 @@ from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
 from weatkit.report.tables import results_frame, summary_frame
 
+if TYPE_CHECKING:  # pragma: no cover
+    from gensim.models import KeyedVectors
+
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -44,7 +48,8 @@ class RunConfig:
             ``caliskan``, ``my.yaml``).
         langs: languages or list ids to keep (None: all in the sets).
         tests: test ids to keep (None: all).
-        embeddings: ``NAME=PATH`` specs (``{lang}`` allowed) or ``glove-6b-50d``.
+        embeddings: ``NAME=PATH`` specs (``{lang}`` allowed), ``glove-6b-50d``, or vectors
+            already in memory (:class:`WordVectors` or a gensim ``KeyedVectors``).
         lower: lower-case items; None = only for uncased embeddings (the GloVe default).
         strip_accents: remove diacritics from items.
         min_coverage: per-set fraction of items that must be in the vocabulary.
@@ -58,7 +63,7 @@ class RunConfig:
     lists: tuple[str, ...] = ("ca-weat",)
     langs: tuple[str, ...] | None = None
     tests: tuple[str, ...] | None = None
-    embeddings: tuple[str, ...] = ("glove-6b-50d",)
+    embeddings: tuple[str | WordVectors | KeyedVectors, ...] = ("glove-6b-50d",)
     lower: bool | None = None
     strip_accents: bool = False
     min_coverage: float = 0.8
@@ -89,9 +94,61 @@ class RunResult:
     manifest: dict[str, object]
 
 
+@dataclass(frozen=True)
+class _Source:
+    """One embeddings source: a spec to load per file, or vectors already in memory."""
+
+    name: str
+    spec: EmbeddingsSpec | None = None
+    vectors: WordVectors | None = None
+
+    @classmethod
+    def of(cls, entry: str | WordVectors | KeyedVectors) -> _Source:
+        if isinstance(entry, str):
+            spec = parse_embeddings_spec(entry)
+            return cls(spec.name, spec=spec)
+        if isinstance(entry, WordVectors):
+            return cls(entry.name, vectors=entry)
+        if hasattr(entry, "index_to_key"):  # a gensim KeyedVectors
+            return cls("keyed-vectors", vectors=WordVectors.from_keyed_vectors(entry))
+        raise WeatkitError(f"embeddings must be a spec string or vectors, not {type(entry)}")
+
+    @property
+    def per_language(self) -> bool:
+        return self.spec is not None and self.spec.per_language
+
+    @property
+    def uncased(self) -> bool:
+        return self.spec is not None and self.spec.uncased
+
+    def load(self, lang: str, words: set[str], config: RunConfig) -> WordVectors:
+        if self.vectors is not None:
+            return self.vectors
+        assert self.spec is not None
+        return load_embeddings(
+            self.spec,
+            lang,
+            words=words,
+            allow_pickle=config.allow_pickle,
+            fasttext_oov=config.fasttext_oov,
+        )
+
+    def describe(self, wv: WordVectors) -> dict[str, object]:
+        info: dict[str, object] = {
+            "embeddings": self.name,
+            "location": wv.source,
+            "dim": wv.dim,
+            "rows_loaded": len(wv),
+            "rows_in_source": wv.n_rows_in_source,
+        }
+        if self.spec is not None and not self.spec.is_default:
+            info["fingerprint"] = file_fingerprint(wv.source)
+        return info
+
+
 @dataclass
 class _Job:
-    spec: EmbeddingsSpec
+    source: _Source
     covered: CoveredTest
 
 
@@ -100,7 +157,7 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
     started = time.perf_counter()
     config.engine.validate()
     device = resolve_device(config.engine.device)
-    specs = [parse_embeddings_spec(text) for text in config.embeddings]
+    specs = [_Source.of(entry) for entry in config.embeddings]
     _check_unique_names(specs)
     if not 0.0 <= config.min_coverage <= 1.0:
         raise WeatkitError(f"--min-coverage must be between 0 and 1, got {config.min_coverage}")
@@ -121,7 +178,7 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
         sources += [s for s in selection.sources if s not in sources]
         t0 = time.perf_counter()
         for wv, tests in _load_for_tests(spec, selection.tests, config, show_progress):
-            inputs.append(_describe_input(spec, wv))
+            inputs.append(spec.describe(wv))
             for test in tests:
                 try:
                     covered = cover_test(
@@ -160,7 +217,7 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
     return RunResult(results_df, summary_df, skipped, report, manifest)
 
 
-def _check_unique_names(specs: Sequence[EmbeddingsSpec]) -> None:
+def _check_unique_names(specs: Sequence[_Source]) -> None:
     seen: set[str] = set()
     for spec in specs:
         if spec.name in seen:
@@ -174,7 +231,7 @@ def _no_bar(show_progress: bool | None) -> bool | None:
 
 
 def _load_for_tests(
-    spec: EmbeddingsSpec,
+    spec: _Source,
     tests: Sequence[AssociationTest],
     config: RunConfig,
     show_progress: bool | None,
@@ -191,13 +248,7 @@ def _load_for_tests(
         disable=_no_bar(show_progress),
     ):
         words = set().union(*(t.vocabulary() for t in group))
-        wv = load_embeddings(
-            spec,
-            lang or group[0].lang,
-            words=words,
-            allow_pickle=config.allow_pickle,
-            fasttext_oov=config.fasttext_oov,
-        )
+        wv = spec.load(lang or group[0].lang, words, config)
         loaded.append((wv, group))
     return loaded
 
@@ -214,7 +265,7 @@ def _keys(name: str, test: AssociationTest) -> dict[str, str]:
 
 def _label(job: _Job) -> str:
     t = job.covered.test
-    return f"{job.spec.name} {t.list_set} {t.list_id} {t.test}"
+    return f"{job.source.name} {t.list_set} {t.list_id} {t.test}"
 
 
 def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
@@ -223,7 +274,7 @@ def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
     stat_ci = res.statistic_ci or (np.nan, np.nan)
     eff_ci = res.effect_size_ci or (np.nan, np.nan)
     return {
-        **_keys(job.spec.name, covered.test),
+        **_keys(job.source.name, covered.test),
         "n_x": res.n_x,
         "n_y": res.n_y,
         "n_a": res.n_a,
@@ -243,17 +294,8 @@ def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
     }
 
 
-def _describe_input(spec: EmbeddingsSpec, wv: WordVectors) -> dict[str, object]:
-    info: dict[str, object] = {
-        "embeddings": spec.name,
-        "location": wv.source,
-        "dim": wv.dim,
-        "rows_loaded": len(wv),
-        "rows_in_source": wv.n_rows_in_source,
-    }
-    if not spec.is_default:
-        info["fingerprint"] = file_fingerprint(wv.source)
-    return info
+def _entry_label(entry: str | WordVectors | KeyedVectors) -> str:
+    return entry if isinstance(entry, str) else f"<in-memory {type(entry).__name__}>"
 
 
 def _manifest(
@@ -273,7 +315,7 @@ def _manifest(
         "platform": platform.platform(),
         "device": str(device),
         "command": sys.argv,
-        "config": asdict(config),
+        "config": asdict(replace(config, embeddings=tuple(map(_entry_label, config.embeddings)))),
         "seed": config.engine.seed,
         "list_sources": sources,
         "embeddings": inputs,
