@@ -14,6 +14,19 @@ from weatkit.engine.weat import EngineOptions, WeatInput, run_weat, weat
 from weatkit.errors import WeatkitError
 
 
+def naive_jackknife(X, Y, A, B) -> list[np.ndarray]:
+    """Leave-one-out d for each of the four samples, by the formula, each ``(1, n_j)``."""
+    jack = []
+    for j, sample in enumerate((X, Y, A, B)):
+        sets = [X, Y, A, B]
+        values = []
+        for i in range(len(sample)):
+            sets[j] = np.delete(sample, i, axis=0)
+            values.append(naive.effect_size(*sets, 1))
+        jack.append(np.array([values]))
+    return jack
+
+
 def random_sets(seed: int, sizes=(6, 5, 4, 7), dim: int = 12):
     rng = np.random.default_rng(seed)
     return [rng.normal(size=(n, dim)) for n in sizes]
@@ -121,14 +134,7 @@ def test_bca_interval_matches_scipy_on_the_same_distribution() -> None:
         rng=np.random.default_rng(0),
     )
     observed = np.array([naive.effect_size(X, Y, A, B, 1)])
-    jack = []
-    for j, sample in enumerate((X, Y, A, B)):
-        sets = [X, Y, A, B]
-        values = []
-        for i in range(len(sample)):
-            sets[j] = np.delete(sample, i, axis=0)
-            values.append(naive.effect_size(*sets, 1))
-        jack.append(np.array([values]))
+    jack = naive_jackknife(X, Y, A, B)
     lo, hi = bca_interval(sp.bootstrap_distribution[None, :], observed, jack, 0.95)
     assert (lo[0], hi[0]) == pytest.approx(
         (sp.confidence_interval.low, sp.confidence_interval.high), abs=1e-10
@@ -140,14 +146,7 @@ def test_engine_bca_uses_its_own_jackknife() -> None:
     res = weat(
         X, Y, A, B, n_bootstrap=400, n_permutations=0, ci_method="bca", keep_distributions=True
     )
-    jack = []
-    for j, sample in enumerate((X, Y, A, B)):
-        sets = [X, Y, A, B]
-        values = []
-        for i in range(len(sample)):
-            sets[j] = np.delete(sample, i, axis=0)
-            values.append(naive.effect_size(*sets, 1))
-        jack.append(np.array([values]))
+    jack = naive_jackknife(X, Y, A, B)
     lo, hi = bca_interval(
         res.bootstrap_effect_size[None, :], np.array([res.effect_size]), jack, 0.95
     )

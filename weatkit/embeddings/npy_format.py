@@ -149,24 +149,15 @@ def load_npy(
     first: dict[str, int] = {}
     dups = 0
     dup_example: str | None = None
-    if needed is None:
-        for i, w in enumerate(vocab):
+    head = min(first_n, len(vocab))
+    for i, w in enumerate(vocab):
+        if needed is None or i < head or w in needed:
             if w in first:
                 dups += 1
                 dup_example = dup_example or w
             else:
                 first[w] = i
-        positions = sorted(first.values())
-    else:
-        head = min(first_n, len(vocab))
-        for i, w in enumerate(vocab):
-            if i < head or w in needed:
-                if w in first:
-                    dups += 1
-                    dup_example = dup_example or w
-                else:
-                    first[w] = i
-        positions = sorted(first.values())
+    positions = sorted(first.values())
     note_duplicates(label, dups, dup_example)
     with np.errstate(all="ignore"):
         if needed is None and not dups:

@@ -44,6 +44,15 @@ from weatkit.engine.weat import EngineOptions
 from weatkit.errors import WeatkitError
 
 KEY_COLUMNS = ["embeddings", "lang", "list_set", "list_id", "test"]
+VALUE_COLUMNS = [
+    "statistic",
+    "statistic_ci_low",
+    "statistic_ci_high",
+    "effect_size",
+    "effect_size_ci_low",
+    "effect_size_ci_high",
+    "p_value",
+]
 RESULT_COLUMNS = [
     *KEY_COLUMNS,
     "n_x",
@@ -52,13 +61,7 @@ RESULT_COLUMNS = [
     "n_b",
     "n_oov",
     "coverage",
-    "statistic",
-    "statistic_ci_low",
-    "statistic_ci_high",
-    "effect_size",
-    "effect_size_ci_low",
-    "effect_size_ci_high",
-    "p_value",
+    *VALUE_COLUMNS,
     "permutation_method",
     "n_permutations",
     "oov_items",
@@ -69,13 +72,7 @@ SUMMARY_COLUMNS = [
     "list_set",
     "test",
     "n_lists",
-    "statistic",
-    "statistic_ci_low",
-    "statistic_ci_high",
-    "effect_size",
-    "effect_size_ci_low",
-    "effect_size_ci_high",
-    "p_value",
+    *VALUE_COLUMNS,
     "ci_method",
     "ci_level",
 ]
@@ -96,7 +93,7 @@ def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame
         row["n_lists"] = len(group)
         if len(group) == 1:
             single = group.iloc[0]
-            for col in SUMMARY_COLUMNS[5:12]:
+            for col in VALUE_COLUMNS:
                 row[col] = single[col]
             row["ci_method"] = f"bootstrap-{options.ci_method}" if options.n_bootstrap else ""
             row["ci_level"] = options.confidence_level if options.n_bootstrap else np.nan
