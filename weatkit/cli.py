@@ -182,6 +182,7 @@ def main() -> None:
     show_default=True,
     help="Which table --format prints.",
 )
+@click.option("--verbose", "-v", is_flag=True, help="Show every normalisation note.")
 @click.option(
     "--progress/--no-progress",
     default=None,
@@ -222,7 +223,7 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         engine=engine,
     )
     result = run(config, show_progress=opts["progress"])
-    _report(result)
+    _report(result, opts["verbose"])
     if opts["out_dir"]:
         written = write_outputs(
             opts["out_dir"],
@@ -244,10 +245,24 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         console.print(_rich_summary(result.summary))
 
 
-def _report(result: RunResult) -> None:
-    """Notes and skipped tests on stderr, one line each (the tables go to stdout)."""
+def _report(result: RunResult, verbose: bool) -> None:
+    """Notes and skipped tests on stderr, one line each (the tables go to stdout).
+
+    Per-item normalisation notes (duplicates, overlaps) are counted unless ``verbose``; the
+    manifest always lists them all.
+    """
+    per_item = [line for line in result.report if _is_item_note(line)]
     for line in result.report:
-        err_console.print(f"note: {line}", markup=False, highlight=False, soft_wrap=True)
+        if verbose or line not in per_item:
+            err_console.print(f"note: {line}", markup=False, highlight=False, soft_wrap=True)
+    if per_item and not verbose:
+        err_console.print(
+            f"note: {len(per_item)} per-item notes (duplicates, items in two sets): --verbose "
+            "shows them; --out writes them to manifest.json",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     for skip in result.skipped[:_MAX_SKIPPED_SHOWN]:
         err_console.print(
             f"skipped: {skip['reason']}", markup=False, highlight=False, soft_wrap=True
@@ -264,6 +279,11 @@ def _report(result: RunResult) -> None:
         )
     n_run = len(result.results)
     err_console.print(f"{n_run} test(s) run, {len(result.skipped)} skipped", highlight=False)
+
+
+def _is_item_note(line: str) -> bool:
+    body = line.split("] ", 1)[1] if line.startswith("[") else line
+    return body.startswith(("warning:", "note:"))
 
 
 def _fmt(value: object, digits: int = 3) -> str:

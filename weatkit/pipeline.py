@@ -172,9 +172,10 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
         lower = spec.uncased if config.lower is None else config.lower
         norm = Normalization(lower=lower, strip_accents=config.strip_accents)
         selection = select_lists(config.lists, config.langs, normalization=norm, tests=config.tests)
-        report += [f"[{spec.name}] {line}" for line in selection.report]
+        prefix = f"[{spec.name}] " if len(specs) > 1 else ""
+        report += [prefix + line for line in selection.report]
         if lower and config.lower is None:
-            report.append(f"[{spec.name}] items lower-cased: the embeddings are uncased")
+            report.append(f"{prefix}items lower-cased: the embeddings are uncased")
         sources += [s for s in selection.sources if s not in sources]
         t0 = time.perf_counter()
         for wv, tests in _load_for_tests(spec, selection.tests, config, show_progress):
