@@ -240,3 +240,19 @@ def test_in_memory_keyed_vectors_from_python() -> None:
     assert row.embeddings == "keyed-vectors"
     assert row.effect_size == pytest.approx(naive.effect_size(*sets, ddof=1), abs=1e-6)
     assert list(out.manifest["config"]["embeddings"]) == ["<in-memory KeyedVectors>"]
+
+
+def test_duplicate_items_are_counted_and_shown_with_verbose(tmp_path: Path) -> None:
+    lists = tmp_path / "dups.yaml"
+    lists.write_text(
+        "tests:\n  - {test: weat1, lang: en, list_id: dup, X: [rose, tulip, rose, lily],\n"
+        "     Y: [ant, wasp, flea], A: [love, peace, happy], B: [hatred, war, ugly]}\n",
+        encoding="utf-8",
+    )
+    args = ["run", "--lists", str(lists), "--format", "csv", *FAST]
+    quiet = CliRunner().invoke(main, args)
+    assert quiet.exit_code == 0
+    assert "1 per-item notes" in quiet.stderr and "'rose'" not in quiet.stderr
+    assert pd.read_csv(io.StringIO(quiet.stdout)).n_x.tolist() == [3]
+    loud = CliRunner().invoke(main, [*args, "--verbose"])
+    assert "duplicate item 'rose' removed" in loud.stderr
