@@ -42,8 +42,9 @@ def test_statistic_and_effect_size_match_formula(seed: int, ddof: int) -> None:
     assert res.pvalue is None and res.statistic_ci is None and res.effect_size_ci is None
 
 
-def test_euclidean_and_csls_match_reference_definitions() -> None:
-    X, Y, A, B = random_sets(3, sizes=(7, 6, 6, 5))
+@pytest.mark.parametrize("sizes", [(7, 6, 6, 5), (12, 11, 10, 9)])
+def test_euclidean_and_csls_match_reference_definitions(sizes) -> None:
+    X, Y, A, B = random_sets(3, sizes=sizes)
     eu = weat(X, Y, A, B, metric="euclidean", n_bootstrap=0, n_permutations=0)
     assert eu.statistic == pytest.approx(naive.statistic(X, Y, A, B, naive.eucl_sim), abs=1e-12)
     # a word shared by X and A must count once in the CSLS neighbourhoods

@@ -42,7 +42,7 @@ def similarity_matrix(
     if metric == "cosine":
         return t @ a.transpose(1, 2)
     if metric == "euclidean":
-        return 1.0 / (1.0 + torch.cdist(t, a))
+        return 1.0 / (1.0 + torch.cdist(t, a, compute_mode="donot_use_mm_for_euclid_dist"))
     if metric == "csls":
         r = _csls_local_scale(torch.cat([t, a], dim=1), csls_k)
         r_t, r_a = r[:, : t.shape[1]], r[:, t.shape[1] :]
@@ -59,7 +59,7 @@ def _csls_local_scale(unit_rows: torch.Tensor, k: int) -> torch.Tensor:
     """
     sims = unit_rows @ unit_rows.transpose(1, 2)
     n = sims.shape[-1]
-    same = torch.cdist(unit_rows, unit_rows) == 0
+    same = torch.cdist(unit_rows, unit_rows, compute_mode="donot_use_mm_for_euclid_dist") == 0
     earlier = torch.ones(n, n, dtype=torch.bool, device=sims.device).tril(-1)
     duplicate_col = (same & earlier).any(dim=-1)  # row j repeats an earlier row
     excluded = same | duplicate_col[:, None, :]  # self, copies of self, repeated columns
