@@ -282,8 +282,7 @@ def _report(result: RunResult, verbose: bool) -> None:
 
 
 def _is_item_note(line: str) -> bool:
-    body = line.split("] ", 1)[1] if line.startswith("[") else line
-    return body.startswith(("warning:", "note:"))
+    return line.startswith(("warning:", "note:"))
 
 
 def _fmt(value: object, digits: int = 3) -> str:

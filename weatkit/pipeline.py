@@ -168,17 +168,21 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
     skipped: list[dict[str, str]] = []
     jobs: list[_Job] = []
     timings: dict[str, float] = {}
+    selections: dict[Normalization, list[AssociationTest]] = {}
     for spec in specs:
         lower = spec.uncased if config.lower is None else config.lower
         norm = Normalization(lower=lower, strip_accents=config.strip_accents)
-        selection = select_lists(config.lists, config.langs, normalization=norm, tests=config.tests)
-        prefix = f"[{spec.name}] " if len(specs) > 1 else ""
-        report += [prefix + line for line in selection.report]
+        if norm not in selections:  # each normalisation is selected (and reported) once
+            selection = select_lists(
+                config.lists, config.langs, normalization=norm, tests=config.tests
+            )
+            selections[norm] = selection.tests
+            report += selection.report
+            sources += [s for s in selection.sources if s not in sources]
         if lower and config.lower is None:
-            report.append(f"{prefix}items lower-cased: the embeddings are uncased")
-        sources += [s for s in selection.sources if s not in sources]
+            report.append(f"{spec.name}: items lower-cased because the embeddings are uncased")
         t0 = time.perf_counter()
-        for wv, tests in _load_for_tests(spec, selection.tests, config, show_progress):
+        for wv, tests in _load_for_tests(spec, selections[norm], config, show_progress):
             inputs.append(spec.describe(wv))
             for test in tests:
                 try:
