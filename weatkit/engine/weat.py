@@ -173,8 +173,11 @@ def run_weat(
     for i, t in enumerate(tests):
         groups[(t.sizes, t.X.shape[1])].append(i)
     results: list[WeatResult | None] = [None] * len(tests)
+    plans: dict[Sizes, _Plan] = {}
     for (sizes, dim), members in groups.items():
-        plan = _Plan.build(sizes, options, device, dtype)
+        if sizes not in plans:
+            plans[sizes] = _Plan.build(sizes, options, device, dtype)
+        plan = plans[sizes]
         n_elems = (sizes[0] + sizes[1]) * (sizes[2] + sizes[3] + dim + max(plan.chunk, 1))
         step = max(1, _MEMORY_BUDGET // max(n_elems, 1))
         for start in range(0, len(members), step):
