@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from weatkit.embeddings.loader_utils import (
+    FirstOccurrence,
     make_vectors,
-    note_duplicates,
     reading,
     split_compression,
     validate_rows,
@@ -103,9 +103,7 @@ def load_word2vec_bin(
     words: list[str] = []
     records: list[int] = []
     data = bytearray()
-    kept_b: set[bytes] = set()
-    dups = 0
-    dup_example: str | None = None
+    repeats = FirstOccurrence()
     rec = 0
 
     with reading(path) as f:
@@ -145,9 +143,7 @@ def load_word2vec_bin(
                 if remaining == 0:
                     break
                 continue
-            if word_b in kept_b:
-                dups += 1
-                dup_example = dup_example or word_b.decode("utf-8", "replace")
+            if repeats.is_repeat(word_b):
                 continue
             try:
                 word = word_b.decode("utf-8")
@@ -157,7 +153,6 @@ def load_word2vec_bin(
                 ) from exc
             if not word:
                 raise WeatkitError(f"{label}, record {rec}: empty word")
-            kept_b.add(word_b)
             data += r.buf[start : start + nbytes]
             words.append(word)
             records.append(rec)
@@ -170,7 +165,7 @@ def load_word2vec_bin(
         raise WeatkitError(f"{label}: header says {n} records but the file has only {rec}")
     if rec == 0:
         raise WeatkitError(f"{label}: no vectors after the header")
-    note_duplicates(label, dups, dup_example)
+    repeats.report(label)
     matrix = np.frombuffer(data, dtype="<f4").reshape(len(words), dim)
     validate_rows(label, words, matrix, needed, lambda i: f"record {records[i]}")
     return make_vectors(name, label, words, matrix, n)

@@ -125,15 +125,33 @@ def validate_rows(
                 )
 
 
-def note_duplicates(label: str, n_duplicates: int, example: str | None) -> None:
-    """Log (warning level) that duplicate words were skipped, keeping the first occurrence."""
-    if n_duplicates:
-        logger.warning(
-            "%s: %d duplicate word(s) ignored, first occurrence kept (e.g. %r)",
-            label,
-            n_duplicates,
-            example,
-        )
+class FirstOccurrence:
+    """Keeps the first occurrence of each word; later ones are counted and logged by
+    :meth:`report` (warning level)."""
+
+    def __init__(self) -> None:
+        self.seen: set[bytes | str] = set()
+        self.count = 0
+        self.example: str | None = None
+
+    def is_repeat(self, word: bytes | str) -> bool:
+        """True (and counted) if ``word`` was seen before; otherwise remember it."""
+        if word not in self.seen:
+            self.seen.add(word)
+            return False
+        self.count += 1
+        if self.example is None:
+            self.example = word.decode("utf-8", "replace") if isinstance(word, bytes) else word
+        return True
+
+    def report(self, label: str) -> None:
+        if self.count:
+            logger.warning(
+                "%s: %d duplicate word(s) ignored, first occurrence kept (e.g. %r)",
+                label,
+                self.count,
+                self.example,
+            )
 
 
 def make_vectors(

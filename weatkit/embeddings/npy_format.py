@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from weatkit.embeddings.loader_utils import (
+    FirstOccurrence,
     check_exists,
     make_vectors,
-    note_duplicates,
     open_binary,
     reading,
     split_compression,
@@ -146,21 +146,16 @@ def load_npy(
     if matrix.shape[1] == 0:
         raise WeatkitError(f"{label}: vectors have dimension 0")
 
-    first: dict[str, int] = {}
-    dups = 0
-    dup_example: str | None = None
+    repeats = FirstOccurrence()
     head = min(first_n, len(vocab))
-    for i, w in enumerate(vocab):
-        if needed is None or i < head or w in needed:
-            if w in first:
-                dups += 1
-                dup_example = dup_example or w
-            else:
-                first[w] = i
-    positions = sorted(first.values())
-    note_duplicates(label, dups, dup_example)
+    positions = [
+        i
+        for i, w in enumerate(vocab)
+        if (needed is None or i < head or w in needed) and not repeats.is_repeat(w)
+    ]
+    repeats.report(label)
     with np.errstate(all="ignore"):
-        if needed is None and not dups:
+        if needed is None and not repeats.count:
             rows = np.asarray(matrix, dtype=np.float32)
         else:
             rows = np.asarray(matrix[positions], dtype=np.float32)

@@ -12,8 +12,8 @@ import os
 import numpy as np
 
 from weatkit.embeddings.loader_utils import (
+    FirstOccurrence,
     make_vectors,
-    note_duplicates,
     reading,
     validate_rows,
 )
@@ -100,14 +100,12 @@ def load_text(
     words: list[str] = []
     rows: list[np.ndarray] = []
     linenos: list[int] = []
-    kept_b: set[bytes] = set()
+    repeats = FirstOccurrence()
     header: tuple[int, int] | None = None
     dim = -1
     dim_from = ""
     n_rows = 0
     lineno = 0
-    dups = 0
-    dup_example: str | None = None
     stopped_early = False
 
     with reading(path) as f, np.errstate(all="ignore"):
@@ -158,18 +156,9 @@ def load_text(
                         stopped_early = True
                         break
                     continue
-                if word_b in kept_b:
-                    dups += 1
-                    dup_example = dup_example or word_b.decode("utf-8", "replace")
-                    continue
-                kept_b.add(word_b)
+            if repeats.is_repeat(word_b):
+                continue
             word = _decode(word_b, label, lineno)
-            if load_all:
-                if word_b in kept_b:
-                    dups += 1
-                    dup_example = dup_example or word
-                    continue
-                kept_b.add(word_b)
             if rest is None:
                 rest = raw[sp + 1 :]
             rows.append(_parse_values(rest, word, dim, dim_from, label, lineno))
@@ -190,7 +179,7 @@ def load_text(
             f"{label}: header says {header[0]} rows but the file has only {n_rows} "
             f"(ends at line {lineno}; truncated?)"
         )
-    note_duplicates(label, dups, dup_example)
+    repeats.report(label)
     matrix = np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
     validate_rows(label, words, matrix, needed, lambda i: f"line {linenos[i]}")
     n_source = n_rows if not stopped_early else -1
