@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -15,10 +16,14 @@ from rich.console import Console
 from rich.table import Table
 
 import weatkit
+from weatkit.cli_contextual import contextual_from_opts, contextual_options, model_specs
+from weatkit.embeddings.contextual import ContextualExtractor
+from weatkit.embeddings.export import vec_bytes
 from weatkit.engine.similarity import METRICS
 from weatkit.engine.weat import ALTERNATIVES, CI_METHODS, EngineOptions
 from weatkit.errors import WeatkitError
-from weatkit.lists.sources import LIST_SETS, load_list_set
+from weatkit.lists.normalize import Normalization
+from weatkit.lists.sources import LIST_SETS, load_list_set, select_lists
 from weatkit.pipeline import RunConfig, RunResult, run
 from weatkit.report.tables import FORMATS, manifest_bytes, render, write_outputs
 
@@ -89,7 +94,8 @@ def main() -> None:
     multiple=True,
     default=["glove-6b-50d"],
     show_default=True,
-    help="NAME=PATH (PATH may contain {lang}), a path, or glove-6b-50d; repeatable.",
+    help="NAME=PATH (PATH may contain {lang}), a path, glove-6b-50d, or a transformer "
+    "model NAME=hf:MODEL@LAYERS (e.g. XLM-R11=hf:xlm-roberta-large@11); repeatable.",
 )
 @click.option(
     "--lower/--no-lower",
@@ -188,6 +194,7 @@ def main() -> None:
     default=None,
     help="Progress bars (default: when stderr is a terminal).",
 )
+@contextual_options
 @click.pass_context
 @_friendly
 def run_command(ctx: click.Context, **opts: Any) -> None:
@@ -208,11 +215,14 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         seed=opts["seed"],
         device=opts["device"],
     )
+    embeddings = list(opts["embeddings"])
+    if opts["models"] and ctx.get_parameter_source("embeddings") != ParameterSource.COMMANDLINE:
+        embeddings = []  # --model alone replaces the GloVe default
     config = RunConfig(
         lists=_split(opts["lists"]),
         langs=_split(opts["langs"]) or None,
         tests=_split(opts["tests"]) or None,
-        embeddings=tuple(opts["embeddings"]),
+        embeddings=(*embeddings, *model_specs(opts)),
         lower=opts["lower"],
         strip_accents=opts["strip_accents"],
         min_coverage=opts["min_coverage"],
@@ -221,6 +231,7 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         allow_pickle=opts["allow_pickle"],
         fasttext_oov=opts["fasttext_oov"],
         engine=engine,
+        contextual=contextual_from_opts(opts),
     )
     result = run(config, show_progress=opts["progress"])
     _report(result, opts["verbose"])
@@ -329,6 +340,71 @@ def _with_ci(value: float, low: float, high: float) -> str:
     if np.isnan(low):
         return _fmt(value, 2)
     return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+@main.command("embed")
+@click.option(
+    "--lists",
+    "lists",
+    multiple=True,
+    default=["ca-weat"],
+    show_default=True,
+    help="List sets or list files whose items are encoded; repeatable or comma-separated.",
+)
+@click.option("--lang", "langs", multiple=True, help="Languages or list ids to keep.")
+@click.option("--test", "tests", multiple=True, help="Test ids to keep, e.g. weat1.")
+@click.option("--lower", is_flag=True, help="Lower-case list items.")
+@click.option("--strip-accents", is_flag=True, help="Remove diacritics from list items.")
+@click.option("--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps.")
+@click.option("--allow-pickle", is_flag=True, help="Allow pytorch_model.bin weights (a pickle).")
+@click.option(
+    "--out",
+    "out_path",
+    required=True,
+    help="The .vec file to write; with several --layer it must contain {layer}.",
+)
+@click.option("--progress/--no-progress", default=None, help="Progress bar.")
+@contextual_options
+@_friendly
+def embed_command(**opts: Any) -> None:
+    """Encode list items with a transformer model and write them as .vec files.
+
+    Multi-word items are written with "_" for their spaces (the .vec format splits on spaces).
+    """
+    specs = model_specs(opts)
+    if len(specs) != 1:
+        raise WeatkitError("weatkit embed takes exactly one --model")
+    layers = list(opts["layers"])
+    out = opts["out_path"]
+    if len(layers) > 1 and "{layer}" not in out:
+        raise WeatkitError("--out must contain {layer} when several --layer are given")
+    norm = Normalization(
+        lower=opts["lower"], strip_accents=opts["strip_accents"], join_phrases=None
+    )
+    selection = select_lists(
+        _split(opts["lists"]),
+        _split(opts["langs"]) or None,
+        normalization=norm,
+        tests=_split(opts["tests"]) or None,
+    )
+    words = sorted(set().union(*(t.vocabulary() for t in selection.tests)))
+    extractor = ContextualExtractor(opts["models"][0], contextual_from_opts(opts))
+    vectors = extractor.extract(words, layers, show_progress=opts["progress"])
+    for note in extractor.notes:
+        err_console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+    files = {out.replace("{layer}", str(layer)): vec_bytes(vectors[layer]) for layer in layers}
+    written = [
+        path
+        for name, data in files.items()
+        for path in write_outputs(Path(name).parent, {Path(name).name: data})
+    ]
+    stats = extractor.stats
+    err_console.print(
+        f"{len(words)} items: {stats.n_computed} encoded, {stats.n_cached} from the cache; "
+        f"wrote {', '.join(str(p) for p in written)}",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 @main.command("lists")

@@ -24,7 +24,6 @@ import hashlib
 import http.client
 import os
 import sys
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
+from weatkit.atomic import temp_file
 from weatkit.errors import WeatkitError
 
 ENV_DATA = "WEATKIT_DATA"
@@ -375,7 +375,7 @@ def _download(url: str, target: Path, entry: DataFile) -> None:
     root = cache_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=".download-", suffix=".part", dir=root)
+        fd, tmp_name = temp_file(root, "download", suffix=".part")
     except OSError as err:
         raise WeatkitError(f"cannot write to the weatkit cache {root}: {err.strerror}") from None
     tmp = Path(tmp_name)

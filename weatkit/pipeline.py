@@ -23,8 +23,9 @@ import torch
 from tqdm.auto import tqdm
 
 import weatkit
+from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.coverage import CoverageError, CoveredTest, cover_test
-from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings, parse_embeddings_spec
+from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings, parse_embeddings_specs
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.device import resolve_device
 from weatkit.engine.weat import EngineOptions, WeatInput, WeatResult, run_weat
@@ -48,8 +49,9 @@ class RunConfig:
             ``caliskan``, ``my.yaml``).
         langs: languages or list ids to keep (None: all in the sets).
         tests: test ids to keep (None: all).
-        embeddings: ``NAME=PATH`` specs (``{lang}`` allowed), ``glove-6b-50d``, or vectors
-            already in memory (:class:`WordVectors` or a gensim ``KeyedVectors``).
+        embeddings: ``NAME=PATH`` specs (``{lang}`` allowed), ``glove-6b-50d``, transformer
+            models ``NAME=hf:MODEL@LAYERS``, or vectors already in memory
+            (:class:`WordVectors` or a gensim ``KeyedVectors``).
         lower: lower-case items; None = only for uncased embeddings (the GloVe default).
         strip_accents: remove diacritics from items.
         min_coverage: per-set fraction of items that must be in the vocabulary.
@@ -58,6 +60,7 @@ class RunConfig:
         allow_pickle: permit pickle-based formats (gensim ``.kv``).
         fasttext_oov: build vectors for OOV words from fastText ``.bin`` sub-words.
         engine: statistics options (ddof, resamples, seed, device, ...).
+        contextual: how ``hf:`` models are encoded (pooling, template, dtype, device, ...).
     """
 
     lists: tuple[str, ...] = ("ca-weat",)
@@ -72,6 +75,7 @@ class RunConfig:
     allow_pickle: bool = False
     fasttext_oov: bool = False
     engine: EngineOptions = field(default_factory=EngineOptions)
+    contextual: ContextualOptions = field(default_factory=ContextualOptions)
 
 
 @dataclass
@@ -103,14 +107,16 @@ class _Source:
     vectors: WordVectors | None = None
 
     @classmethod
-    def of(cls, entry: str | WordVectors | KeyedVectors) -> _Source:
+    def expand(
+        cls, entry: str | WordVectors | KeyedVectors, contextual: ContextualOptions
+    ) -> list[_Source]:
+        """The sources of one ``embeddings`` entry (an ``hf:`` spec gives one per layer)."""
         if isinstance(entry, str):
-            spec = parse_embeddings_spec(entry)
-            return cls(spec.name, spec=spec)
+            return [cls(spec.name, spec=spec) for spec in parse_embeddings_specs(entry, contextual)]
         if isinstance(entry, WordVectors):
-            return cls(entry.name, vectors=entry)
+            return [cls(entry.name, vectors=entry)]
         if hasattr(entry, "index_to_key"):  # a gensim KeyedVectors
-            return cls("keyed-vectors", vectors=WordVectors.from_keyed_vectors(entry))
+            return [cls("keyed-vectors", vectors=WordVectors.from_keyed_vectors(entry))]
         raise WeatkitError(f"embeddings must be a spec string or vectors, not {type(entry)}")
 
     @property
@@ -121,16 +127,29 @@ class _Source:
     def uncased(self) -> bool:
         return self.spec is not None and self.spec.uncased
 
-    def load(self, lang: str, words: set[str], config: RunConfig) -> WordVectors:
+    @property
+    def contextual(self) -> bool:
+        return self.spec is not None and self.spec.is_contextual
+
+    def load(
+        self,
+        lang: str,
+        words: set[str],
+        config: RunConfig,
+        extractors: ExtractorPool,
+        show_progress: bool | None,
+    ) -> WordVectors:
         if self.vectors is not None:
             return self.vectors
         assert self.spec is not None
         return load_embeddings(
             self.spec,
             lang,
-            words=words,
+            words=sorted(words),
             allow_pickle=config.allow_pickle,
             fasttext_oov=config.fasttext_oov,
+            extractors=extractors,
+            show_progress=show_progress,
         )
 
     def describe(self, wv: WordVectors) -> dict[str, object]:
@@ -141,7 +160,10 @@ class _Source:
             "rows_loaded": len(wv),
             "rows_in_source": wv.n_rows_in_source,
         }
-        if self.spec is not None and not self.spec.is_default:
+        if self.contextual:
+            assert self.spec is not None
+            info["layer"] = self.spec.layer
+        elif self.spec is not None and not self.spec.is_default:
             info["fingerprint"] = file_fingerprint(wv.source)
         return info
 
@@ -157,7 +179,9 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
     started = time.perf_counter()
     config.engine.validate()
     device = resolve_device(config.engine.device)
-    specs = [_Source.of(entry) for entry in config.embeddings]
+    specs = [
+        source for entry in config.embeddings for source in _Source.expand(entry, config.contextual)
+    ]
     _check_unique_names(specs)
     if not 0.0 <= config.min_coverage <= 1.0:
         raise WeatkitError(f"--min-coverage must be between 0 and 1, got {config.min_coverage}")
@@ -169,9 +193,14 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
     jobs: list[_Job] = []
     timings: dict[str, float] = {}
     selections: dict[Normalization, list[AssociationTest]] = {}
+    extractors = ExtractorPool()
     for spec in specs:
         lower = spec.uncased if config.lower is None else config.lower
-        norm = Normalization(lower=lower, strip_accents=config.strip_accents)
+        norm = Normalization(
+            lower=lower,
+            strip_accents=config.strip_accents,
+            join_phrases=None if spec.contextual else "_",  # models read phrases as text
+        )
         if norm not in selections:  # each normalisation is selected (and reported) once
             selection = select_lists(
                 config.lists, config.langs, normalization=norm, tests=config.tests
@@ -182,7 +211,8 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
         if lower and config.lower is None:
             report.append(f"{spec.name}: items lower-cased because the embeddings are uncased")
         t0 = time.perf_counter()
-        for wv, tests in _load_for_tests(spec, selections[norm], config, show_progress):
+        loaded = _load_for_tests(spec, selections[norm], config, extractors, show_progress)
+        for wv, tests in loaded:
             inputs.append(spec.describe(wv))
             for test in tests:
                 try:
@@ -200,6 +230,13 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
                     continue
                 jobs.append(_Job(spec, covered))
         timings[f"load:{spec.name}"] = round(time.perf_counter() - t0, 3)
+    for extractor in extractors.extractors.values():
+        report += [n for n in extractor.notes if n not in report]
+        st = extractor.stats
+        report.append(
+            f"{extractor.model_name}: {st.n_computed} item(s) encoded in {st.n_batches} "
+            f"batch(es), {st.n_cached} from the cache"
+        )
     if not jobs:
         reason = skipped[0]["reason"] if skipped else "no tests selected"
         raise WeatkitError(f"nothing to run: {reason}")
@@ -219,6 +256,7 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
     summary_df = summary_frame(results_df, config.engine)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = _manifest(config, device, sources, inputs, skipped, report, timings)
+    manifest["contextual_models"] = extractors.describe()
     return RunResult(results_df, summary_df, skipped, report, manifest)
 
 
@@ -239,6 +277,7 @@ def _load_for_tests(
     spec: _Source,
     tests: Sequence[AssociationTest],
     config: RunConfig,
+    extractors: ExtractorPool,
     show_progress: bool | None,
 ) -> list[tuple[WordVectors, list[AssociationTest]]]:
     """Load each file once with the vocabulary of the tests that use it."""
@@ -253,7 +292,7 @@ def _load_for_tests(
         disable=_no_bar(show_progress),
     ):
         words = set().union(*(t.vocabulary() for t in group))
-        wv = spec.load(lang or group[0].lang, words, config)
+        wv = spec.load(lang or group[0].lang, words, config, extractors, show_progress)
         loaded.append((wv, group))
     return loaded
 

@@ -1,7 +1,14 @@
-"""Embeddings specs from the command line: ``NAME=PATH``, ``PATH`` or ``glove-6b-50d``.
+"""Embeddings specs from the command line: ``NAME=PATH``, ``PATH``, ``glove-6b-50d`` or ``hf:``.
 
 A path may contain ``{lang}``, replaced by the language code of each list (one file per
 language, e.g. ``WP=vecs/wiki.{lang}.vec``).
+
+Contextual models are ``[NAME=]hf:MODEL@LAYERS`` where ``MODEL`` is a Hugging Face hub id or a
+local directory and ``LAYERS`` one layer or several separated by commas
+(``hf:bert-base-cased@0,-2``; negative layers count from the top, −2 = next-to-last). One spec
+gives one embeddings source per layer, all extracted in the same forward pass: named ``NAME``
+for a single named layer, else ``NAME@LAYER`` (``NAME`` defaults to the model's last path
+component).
 """
 
 from __future__ import annotations
@@ -9,9 +16,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.default import DEFAULT_EMBEDDINGS, UNCASED_DEFAULT, load_default
 from weatkit.embeddings.loader_utils import default_name
 from weatkit.embeddings.static import load_static
@@ -19,6 +27,7 @@ from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
 
 LANG_PLACEHOLDER = "{lang}"
+HF_PREFIX = "hf:"
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _SEPARATORS = ("/", "\\")
 
@@ -29,13 +38,25 @@ class EmbeddingsSpec:
 
     Attributes:
         name: label in result tables.
-        location: a path (may contain ``{lang}``), or ``"glove-6b-50d"`` for the default.
+        location: a path (may contain ``{lang}``), ``"glove-6b-50d"`` for the default, or
+            ``hf:MODEL`` for a transformer model.
         fmt: file format passed to :func:`weatkit.embeddings.static.load_static`.
+        layer: the hidden-state layer of a contextual model (None for static vectors).
+        layers: every layer of the spec this one came from (extracted in one forward pass).
+        contextual: extraction options of a contextual model.
     """
 
     name: str
     location: str
     fmt: str = "auto"
+    layer: int | None = None
+    layers: tuple[int, ...] = ()
+    contextual: ContextualOptions | None = None
+
+    @property
+    def is_contextual(self) -> bool:
+        """True for ``hf:`` models (no OOV, items keep their spaces)."""
+        return self.location.startswith(HF_PREFIX)
 
     @property
     def is_default(self) -> bool:
@@ -56,6 +77,8 @@ class EmbeddingsSpec:
         """The location for language ``lang`` (``{lang}`` substituted, ``~`` expanded)."""
         if self.is_default:
             return self.location
+        if self.is_contextual:
+            return self.location.removeprefix(HF_PREFIX).replace(LANG_PLACEHOLDER, lang)
         return os.path.expanduser(self.location.replace(LANG_PLACEHOLDER, lang))
 
 
@@ -79,37 +102,88 @@ def _name_from_path(location: str) -> str:
     return stem
 
 
-def parse_embeddings_spec(text: str) -> EmbeddingsSpec:
-    """Parse ``NAME=PATH``, ``PATH`` (name = file stem) or ``glove-6b-50d``.
-
-    ``=`` separates a name only when the part before it has no path separator, so a path such
-    as ``dir/a=b.vec`` is read as a path.
-
-    Raises:
-        WeatkitError: empty spec, name or path, or a placeholder other than ``{lang}``.
-    """
+def _split_name(text: str) -> tuple[str | None, str]:
+    """``NAME=LOCATION`` or ``LOCATION``; ``=`` separates a name only when the part before it
+    has no path separator, so a path such as ``dir/a=b.vec`` is read as a path."""
     if not isinstance(text, str):
         raise WeatkitError(f"embeddings spec must be text, got {type(text).__name__}")
     spec = text.strip()
     if not spec:
         raise WeatkitError("empty embeddings spec (expected NAME=PATH, PATH or glove-6b-50d)")
-    name: str | None = None
-    location = spec
     head, sep, tail = spec.partition("=")
-    if sep and not any(s in head for s in _SEPARATORS):
-        name, location = head.strip(), tail.strip()
-        if not name:
-            raise WeatkitError(f"embeddings spec {text!r}: empty name before '='")
-        if not location:
-            raise WeatkitError(f"embeddings spec {text!r}: empty path after '='")
+    if not sep or any(s in head for s in _SEPARATORS):
+        return None, spec
+    name, location = head.strip(), tail.strip()
+    if not name:
+        raise WeatkitError(f"embeddings spec {text!r}: empty name before '='")
+    if not location:
+        raise WeatkitError(f"embeddings spec {text!r}: empty path after '='")
+    return name, location
+
+
+def parse_embeddings_spec(text: str) -> EmbeddingsSpec:
+    """Parse ``NAME=PATH``, ``PATH`` (name = file stem) or ``glove-6b-50d`` (static vectors).
+
+    Raises:
+        WeatkitError: empty spec, name or path, or a placeholder other than ``{lang}``.
+    """
+    name, location = _split_name(text)
     if location.lower() == DEFAULT_EMBEDDINGS:
         return EmbeddingsSpec(name=name or DEFAULT_EMBEDDINGS, location=DEFAULT_EMBEDDINGS)
+    if location.startswith(HF_PREFIX):
+        raise WeatkitError(f"embeddings spec {text!r}: use parse_embeddings_specs for hf: models")
     _check_placeholders(location, text)
     if name is None:
         name = _name_from_path(location)
     if not name or location.endswith(_SEPARATORS) or not Path(location).name:
         raise WeatkitError(f"embeddings spec {text!r}: no file name in the path")
     return EmbeddingsSpec(name=name, location=location)
+
+
+def parse_embeddings_specs(
+    text: str, contextual: ContextualOptions | None = None
+) -> list[EmbeddingsSpec]:
+    """Parse any spec; an ``hf:MODEL@L1,L2`` spec gives one :class:`EmbeddingsSpec` per layer.
+
+    Args:
+        text: the spec.
+        contextual: extraction options for ``hf:`` models (default :class:`ContextualOptions`).
+    """
+    name, location = _split_name(text)
+    if not location.startswith(HF_PREFIX):
+        return [parse_embeddings_spec(text)]
+    model, at, layer_text = location.removeprefix(HF_PREFIX).rpartition("@")
+    if not at or not model:
+        raise WeatkitError(
+            f"embeddings spec {text!r}: give the layer as hf:MODEL@LAYER "
+            "(e.g. hf:bert-base-cased@-2; several: @0,-2)"
+        )
+    layers = tuple(_parse_layer(part, text) for part in layer_text.split(","))
+    if len(set(layers)) != len(layers):
+        raise WeatkitError(f"embeddings spec {text!r}: a layer is given twice")
+    _check_placeholders(model, text)
+    options = contextual or ContextualOptions()
+    options.validate()
+    base = name or _name_from_path(model.rstrip("/\\")) or model
+    return [
+        EmbeddingsSpec(
+            name=name if name and len(layers) == 1 else f"{base}@{layer}",
+            location=HF_PREFIX + model,
+            layer=layer,
+            layers=layers,
+            contextual=options,
+        )
+        for layer in layers
+    ]
+
+
+def _parse_layer(part: str, text: str) -> int:
+    try:
+        return int(part.strip())
+    except ValueError:
+        raise WeatkitError(
+            f"embeddings spec {text!r}: layer {part.strip()!r} is not an integer"
+        ) from None
 
 
 def load_embeddings(
@@ -120,8 +194,27 @@ def load_embeddings(
     first_n: int = 0,
     allow_pickle: bool = False,
     fasttext_oov: bool = False,
+    extractors: ExtractorPool | None = None,
+    show_progress: bool | None = None,
 ) -> WordVectors:
-    """Load the embeddings of ``spec`` for language ``lang`` (name set to ``spec.name``)."""
+    """Load the embeddings of ``spec`` for language ``lang`` (name set to ``spec.name``).
+
+    Contextual specs encode exactly ``words`` (all layers of the spec at once; ``extractors``
+    shares loaded models and extracted vectors between the specs of a run).
+    """
+    if spec.is_contextual:
+        if first_n:
+            raise WeatkitError(f"embeddings {spec.name!r}: first_n is for static vectors only")
+        if words is None:
+            raise WeatkitError(f"embeddings {spec.name!r}: a contextual model needs the words")
+        assert spec.contextual is not None and spec.layer is not None
+        pool = extractors or ExtractorPool()
+        options = replace(
+            spec.contextual, allow_pickle=allow_pickle or spec.contextual.allow_pickle
+        )
+        extractor = pool.get(spec.path_for(lang), options)
+        vectors = extractor.extract(words, spec.layers, show_progress=show_progress, name=spec.name)
+        return vectors[spec.layer]
     if spec.is_default:
         wv = load_default(words=words, first_n=first_n)
         wv.name = spec.name

@@ -32,13 +32,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from weatkit.atomic import temp_file
 from weatkit.engine.aggregate import median_ci
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import WeatkitError
@@ -136,7 +136,7 @@ def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> lis
     staged: list[tuple[str, Path]] = []
     try:
         for name, data in files.items():
-            fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
+            fd, tmp = temp_file(out, name)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             staged.append((tmp, out / name))

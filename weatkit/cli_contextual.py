@@ -1,0 +1,113 @@
+"""Command-line options for transformer models, shared by ``weatkit run`` and ``weatkit embed``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from weatkit.embeddings.contextual import SUBWORD_POOLING, ContextualOptions
+from weatkit.embeddings.hf_models import DTYPES
+from weatkit.embeddings.spec import HF_PREFIX
+from weatkit.errors import WeatkitError
+
+_OPTIONS = [
+    click.option(
+        "--model",
+        "models",
+        multiple=True,
+        help="Hugging Face model (hub id or local directory) to take word vectors from; "
+        "repeatable. Same as --embeddings hf:MODEL@LAYERS.",
+    ),
+    click.option(
+        "--layer",
+        "layers",
+        type=int,
+        multiple=True,
+        help="Hidden-state layer of --model (0 = embedding layer, -2 = next-to-last); "
+        "repeatable, all from one forward pass.",
+    ),
+    click.option(
+        "--subwords",
+        type=click.Choice(SUBWORD_POOLING),
+        default="sum",
+        show_default=True,
+        help="How an item's sub-word vectors are pooled (sum = CA-WEAT).",
+    ),
+    click.option(
+        "--special-tokens/--no-special-tokens",
+        default=True,
+        show_default=True,
+        help="Encode items with the model's special tokens ([CLS] w [SEP], <s> w </s>, BOS).",
+    ),
+    click.option(
+        "--template",
+        help='Embed each item in a sentence, e.g. "This is {}."; only its tokens are pooled.',
+    ),
+    click.option(
+        "--dtype",
+        type=click.Choice(list(DTYPES)),
+        default="float32",
+        show_default=True,
+        help="Model weights' dtype.",
+    ),
+    click.option(
+        "--batch-size",
+        type=click.IntRange(min=1),
+        default=64,
+        show_default=True,
+        help="Items per forward pass.",
+    ),
+    click.option("--revision", help="Hub revision (branch, tag or commit) of hub models."),
+    click.option(
+        "--trust-remote-code",
+        is_flag=True,
+        help="Allow models that run code from their repository (only for models you trust).",
+    ),
+    click.option(
+        "--cache/--no-cache",
+        "use_cache",
+        default=True,
+        show_default=True,
+        help="Reuse and store extracted vectors in the on-disk cache.",
+    ),
+]
+
+
+def contextual_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the transformer-model options to a click command."""
+    for option in reversed(_OPTIONS):
+        func = option(func)
+    return func
+
+
+def contextual_from_opts(opts: dict[str, Any]) -> ContextualOptions:
+    """The :class:`ContextualOptions` given on the command line (``--device`` included)."""
+    options = ContextualOptions(
+        subwords=opts["subwords"],
+        special_tokens=opts["special_tokens"],
+        template=opts["template"],
+        dtype=opts["dtype"],
+        batch_size=opts["batch_size"],
+        device=opts["device"],
+        revision=opts["revision"],
+        trust_remote_code=opts["trust_remote_code"],
+        allow_pickle=opts.get("allow_pickle", False),
+        cache=opts["use_cache"],
+    )
+    options.validate()
+    return options
+
+
+def model_specs(opts: dict[str, Any]) -> list[str]:
+    """``hf:MODEL@L1,L2`` specs from ``--model`` and ``--layer``."""
+    models, layers = opts["models"], opts["layers"]
+    if models and not layers:
+        raise WeatkitError("--model needs at least one --layer (e.g. --layer 0 --layer -2)")
+    if layers and not models:
+        raise WeatkitError("--layer is for --model; for --embeddings use hf:MODEL@LAYER")
+    if len(set(layers)) != len(layers):
+        raise WeatkitError("a --layer is given twice")
+    layer_text = ",".join(str(layer) for layer in layers)
+    return [f"{HF_PREFIX}{model}@{layer_text}" for model in models]

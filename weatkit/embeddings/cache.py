@@ -1,0 +1,130 @@
+"""On-disk cache of extracted contextual word vectors (safetensors).
+
+Layout: ``<cache_dir>/contextual/<key>/`` where ``key`` is a hash of everything that determines a
+vector except the item and the layer (model identity, pooling options, dtype; see
+:func:`cache_key`). The directory holds ``info.json`` (the key's inputs, human-readable) and
+``shard-*.safetensors`` files. Each shard has one tensor per layer, ``layer_<L>`` of shape
+``(n_items, dim)`` (``L`` the non-negative hidden-state index), and the items in its metadata
+(``{"items": JSON list}``). A run writes one new shard with the vectors it computed, so concurrent
+runs never write the same file; shards are written to a temporary file and renamed. When a key has
+more than :data:`MAX_SHARDS` shards they are merged into one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+from safetensors import SafetensorError, safe_open
+from safetensors.numpy import save_file
+
+from weatkit.atomic import temp_file
+from weatkit.data import cache_dir
+
+#: Bump when the meaning of cached vectors changes, so old entries are never reused.
+CACHE_VERSION = 1
+#: Shards per key before they are merged into one.
+MAX_SHARDS = 8
+
+
+def cache_key(inputs: Mapping[str, object]) -> str:
+    """SHA-256 (first 32 hex digits) of the JSON of ``inputs`` with :data:`CACHE_VERSION`."""
+    payload = json.dumps({"cache_version": CACHE_VERSION, **inputs}, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+class VectorCache:
+    """The cached vectors of one key: ``layer -> {item: vector}``, loaded lazily."""
+
+    def __init__(self, inputs: Mapping[str, object], root: Path | None = None) -> None:
+        self.inputs = dict(inputs)
+        self.directory = (root or cache_dir() / "contextual") / cache_key(inputs)
+        self._entries: dict[int, dict[str, np.ndarray]] | None = None
+
+    def _shards(self) -> list[Path]:
+        return sorted(self.directory.glob("shard-*.safetensors"))
+
+    def _load(self) -> dict[int, dict[str, np.ndarray]]:
+        if self._entries is None:
+            entries: dict[int, dict[str, np.ndarray]] = {}
+            for shard in self._shards():
+                for layer, table in _read_shard(shard).items():
+                    entries.setdefault(layer, {}).update(table)
+            self._entries = entries
+        return self._entries
+
+    def get(self, items: Iterable[str], layer: int) -> dict[str, np.ndarray]:
+        """The cached vectors of ``items`` at ``layer`` (absent items are left out)."""
+        table = self._load().get(layer, {})
+        return {item: table[item] for item in items if item in table}
+
+    def put(self, items: list[str], vectors: Mapping[int, np.ndarray]) -> None:
+        """Store ``vectors[layer][i]`` as the vector of ``items[i]`` for every layer."""
+        if not items:
+            return
+        entries = self._load()
+        for layer, matrix in vectors.items():
+            table = entries.setdefault(layer, {})
+            table.update(zip(items, matrix, strict=True))
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            info = self.directory / "info.json"
+            if not info.exists():
+                _atomic_write(info, lambda p: p.write_text(json.dumps(self.inputs, indent=2)))
+            _write_shard(self.directory / f"shard-{uuid.uuid4().hex}.safetensors", items, vectors)
+            if len(self._shards()) > MAX_SHARDS:
+                self._compact()
+        except OSError:
+            # A cache that cannot be written (read-only or full disk) only costs time next run.
+            return
+
+    def _compact(self) -> None:
+        old = self._shards()
+        entries = self._load()
+        layers = sorted(entries)
+        items = sorted(set.intersection(*(set(entries[layer]) for layer in layers)))
+        merged = {layer: np.stack([entries[layer][i] for i in items]) for layer in layers}
+        _write_shard(self.directory / f"shard-{uuid.uuid4().hex}.safetensors", items, merged)
+        for shard in old:
+            shard.unlink(missing_ok=True)
+
+
+def _read_shard(path: Path) -> dict[int, dict[str, np.ndarray]]:
+    """``layer -> {item: vector}`` from one shard; an unreadable shard is ignored (and removed)."""
+    try:
+        with safe_open(str(path), framework="numpy") as fh:
+            items = json.loads((fh.metadata() or {})["items"])
+            out: dict[int, dict[str, np.ndarray]] = {}
+            for name in fh.keys():  # noqa: SIM118 - safe_open is not a mapping
+                matrix = fh.get_tensor(name)
+                if not name.startswith("layer_") or matrix.shape[0] != len(items):
+                    raise ValueError(f"bad tensor {name}")
+                out[int(name.removeprefix("layer_"))] = dict(zip(items, matrix, strict=True))
+            return out
+    except (SafetensorError, OSError, ValueError, KeyError, TypeError):
+        path.unlink(missing_ok=True)
+        return {}
+
+
+def _write_shard(path: Path, items: list[str], vectors: Mapping[int, np.ndarray]) -> None:
+    tensors = {
+        f"layer_{layer}": np.ascontiguousarray(matrix, dtype=np.float32)
+        for layer, matrix in vectors.items()
+    }
+    metadata = {"items": json.dumps(items, ensure_ascii=False)}
+    _atomic_write(path, lambda p: save_file(tensors, str(p), metadata=metadata))
+
+
+def _atomic_write(path: Path, write) -> None:
+    fd, tmp = temp_file(path.parent, path.name)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)

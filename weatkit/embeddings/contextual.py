@@ -1,0 +1,436 @@
+"""Word vectors from Hugging Face transformer models at chosen layers.
+
+The default follows the CA-WEAT extraction (CA-WEAT paper §4 and §6: "we sum the embeddings for
+all the subword units in a term"): each item (a word or a multi-word phrase) is encoded alone
+with the model's special tokens (``[CLS] w [SEP]`` for BERT, ``<s> w </s>`` for XLM-R and BART,
+BOS + ``w`` for decoder-only models such as GPT-2 and XGLM), and the vector of the item at layer
+``L`` is
+
+    v_L(w) = Σ_{t ∈ T(w)} h_L[t]
+
+where ``T(w)`` are the positions of the item's own sub-word tokens and ``h_L`` is
+``hidden_states[L]`` of the model (``L = 0`` is the embedding-layer output, ``L = -1`` the last
+layer, ``L = -2`` the next-to-last). Options change the pooling (``mean``, ``first`` or ``last``
+sub-word instead of the sum), drop the special tokens, or embed the item in a template sentence
+such as ``"This is {}."`` (SEAT-style), pooling only the item's tokens (found by character
+offsets, so a fast tokenizer is needed).
+
+Batches are padded on the right with an attention mask, so a word's vector does not depend on
+the other words in its batch (right padding also keeps the absolute positions of decoder-only
+models). Encoder-decoder models use their encoder. Extracted vectors are cached on disk
+(:mod:`weatkit.embeddings.cache`), keyed by the model's identity (hub id + commit hash, or a
+content hash of a local directory), the pooling options and the dtype; all requested layers come
+from one forward pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from weatkit.embeddings.cache import VectorCache
+from weatkit.embeddings.hf_models import (
+    DTYPES,
+    count_layers,
+    is_decoder_only,
+    load_config,
+    load_network,
+    load_tokenizer,
+    lowercases,
+    max_length,
+    model_identity,
+)
+from weatkit.embeddings.vectors import WordVectors
+from weatkit.errors import WeatkitError
+
+SUBWORD_POOLING = ("sum", "mean", "first", "last")
+
+
+@dataclass(frozen=True)
+class ContextualOptions:
+    """How word vectors are taken from a transformer model.
+
+    Attributes:
+        subwords: pooling of the item's sub-word vectors: ``sum`` (CA-WEAT), ``mean``, ``first``
+            or ``last``.
+        special_tokens: encode with the model's special tokens (``[CLS] w [SEP]``, ``<s> w </s>``,
+            BOS for decoder-only models); False encodes only the item's tokens.
+        template: a sentence with one ``{}`` where the item goes (e.g. ``"This is {}."``); only
+            the item's tokens are pooled. None encodes the item alone.
+        lower: lower-case items before encoding.
+        dtype: model weights' dtype: ``float32``, ``float16`` or ``bfloat16`` (vectors are pooled
+            and returned in float32).
+        batch_size: items per forward pass.
+        device: ``auto`` (CUDA when available), ``cpu``, ``cuda[:N]`` or ``mps``.
+        revision: hub revision (branch, tag or commit) of a hub model.
+        trust_remote_code: allow models whose code lives in their repository (runs that code).
+        allow_pickle: allow ``pytorch_model.bin`` weights (a pickle); safetensors otherwise.
+        cache: read and write the on-disk cache.
+    """
+
+    subwords: str = "sum"
+    special_tokens: bool = True
+    template: str | None = None
+    lower: bool = False
+    dtype: str = "float32"
+    batch_size: int = 64
+    device: str = "auto"
+    revision: str | None = None
+    trust_remote_code: bool = False
+    allow_pickle: bool = False
+    cache: bool = True
+
+    def validate(self) -> None:
+        """WeatkitError for an unknown pooling or dtype, a bad batch size or template."""
+        if self.subwords not in SUBWORD_POOLING:
+            raise WeatkitError(
+                f"unknown --subwords {self.subwords!r}: choose {', '.join(SUBWORD_POOLING)}"
+            )
+        if self.dtype not in DTYPES:
+            raise WeatkitError(f"unknown --dtype {self.dtype!r}: choose {', '.join(DTYPES)}")
+        if not isinstance(self.batch_size, int) or self.batch_size < 1:
+            raise WeatkitError(f"--batch-size must be a positive integer, got {self.batch_size!r}")
+        if self.template is not None and (
+            self.template.count("{}") != 1 or set("{}") & set(self.template.replace("{}", ""))
+        ):
+            raise WeatkitError(
+                f"--template {self.template!r} must contain exactly one '{{}}' for the item "
+                "and no other braces"
+            )
+
+    def cache_inputs(self) -> dict[str, object]:
+        """The options that change a vector (part of the cache key)."""
+        return {
+            "subwords": self.subwords,
+            "special_tokens": self.special_tokens,
+            "template": self.template,
+            "dtype": self.dtype,
+        }
+
+
+@dataclass
+class ExtractionStats:
+    """Counts for one extractor, cumulative over its ``extract`` calls.
+
+    Attributes:
+        n_items: distinct items requested.
+        n_cached: items whose vectors (all requested layers) came from the on-disk cache.
+        n_computed: items that went through the model.
+        n_batches: forward passes.
+        n_untokenizable: items that produced no token (left out of the vectors).
+    """
+
+    n_items: int = 0
+    n_cached: int = 0
+    n_computed: int = 0
+    n_batches: int = 0
+    n_untokenizable: int = 0
+
+
+@dataclass
+class _Encoded:
+    item: str
+    ids: list[int]
+    positions: list[int]
+
+
+@dataclass
+class _Loaded:
+    tokenizer: Any
+    model: Any
+    device: torch.device
+    decoder_only: bool
+
+
+class ContextualExtractor:
+    """Extract word vectors from one model (a hub id or a local directory) at chosen layers.
+
+    The model and tokenizer are loaded on first need and kept; when every requested vector is in
+    the cache the model is never loaded. ``notes`` collects messages for the run report (e.g. an
+    uncased model meeting cased items).
+
+    Example:
+        >>> ex = ContextualExtractor("bert-base-cased")  # doctest: +SKIP
+        >>> vecs = ex.extract(["doctor", "nurse"], layers=[0, -2])  # doctest: +SKIP
+        >>> vecs[-2].lookup(["doctor"]).shape  # doctest: +SKIP
+        (1, 768)
+    """
+
+    def __init__(self, model: str, options: ContextualOptions | None = None) -> None:
+        self.model_name = str(model)
+        self.options = options or ContextualOptions()
+        self.options.validate()
+        self.stats = ExtractionStats()
+        self.notes: list[str] = []
+        self._config = load_config(self.model_name, self.options)
+        self.identity = model_identity(self.model_name, self._config, self.options)
+        self.n_layers = count_layers(self._config)
+        self._tokenizer_obj: Any = None
+        self._loaded: _Loaded | None = None
+        self._memory: dict[int, dict[str, np.ndarray]] = {}
+        self._requested: set[str] = set()
+        self._cache = (
+            VectorCache({**self.identity, **self.options.cache_inputs()})
+            if self.options.cache
+            else None
+        )
+
+    # -- layers ---------------------------------------------------------------------------------
+
+    def layer_index(self, layer: int) -> int:
+        """The non-negative ``hidden_states`` index of ``layer`` (−1 = last layer)."""
+        n_states = self.n_layers + 1
+        if not isinstance(layer, int) or not -n_states <= layer < n_states:
+            raise WeatkitError(
+                f"layer {layer} out of range for {self.model_name}: it has {self.n_layers} layers "
+                f"(hidden states 0..{self.n_layers}, or -1..-{n_states} from the top)"
+            )
+        return layer % n_states
+
+    # -- extraction -----------------------------------------------------------------------------
+
+    def extract(
+        self,
+        items: Iterable[str],
+        layers: Sequence[int],
+        *,
+        show_progress: bool | None = None,
+        name: str | None = None,
+    ) -> dict[int, WordVectors]:
+        """Vectors of ``items`` at each of ``layers`` (keys: the layers as given).
+
+        Items that produce no token at all are left out and counted in
+        ``stats.n_untokenizable`` (a word-vector lookup then reports them as missing).
+        """
+        if not layers:
+            raise WeatkitError(f"no layer given for {self.model_name}")
+        absolute = {layer: self.layer_index(layer) for layer in layers}
+        wanted = sorted(set(absolute.values()))
+        texts = list(dict.fromkeys(self._prepare(item) for item in items))
+        fresh = [t for t in texts if t not in self._requested]
+        self._requested.update(fresh)
+        self.stats.n_items = len(self._requested)
+        found = {layer: self._lookup(texts, layer) for layer in wanted}
+        missing = [t for t in texts if any(t not in found[layer] for layer in wanted)]
+        self.stats.n_cached += len(set(fresh).difference(missing))
+        if missing:
+            computed = self._compute(missing, wanted, show_progress)
+            for layer in wanted:
+                found[layer].update(computed.get(layer, {}))
+        self._note_casing(texts)
+        out = {}
+        for requested, layer in absolute.items():
+            words = [t for t in texts if t in found[layer]]
+            matrix = np.stack([found[layer][w] for w in words]) if words else np.zeros((0, 0))
+            out[requested] = WordVectors(
+                name=name or f"{self.model_name}@{requested}",
+                words=words,
+                vectors=matrix.astype(np.float32, copy=False),
+                source=f"hf:{self.model_name}@{requested}",
+                n_rows_in_source=-1,
+            )
+        return out
+
+    def _prepare(self, item: str) -> str:
+        if not isinstance(item, str):
+            raise WeatkitError(f"items must be text, got {type(item).__name__}: {item!r}")
+        return item.lower() if self.options.lower else item
+
+    def _lookup(self, texts: list[str], layer: int) -> dict[str, np.ndarray]:
+        table = self._memory.setdefault(layer, {})
+        if self._cache is not None:
+            missing = [t for t in texts if t not in table]
+            table.update(self._cache.get(missing, layer))
+        return {t: table[t] for t in texts if t in table}
+
+    def _compute(
+        self, texts: list[str], layers: list[int], show_progress: bool | None
+    ) -> dict[int, dict[str, np.ndarray]]:
+        loaded = self._load()
+        encoded = [self._encode(loaded, text) for text in texts]
+        usable = [e for e in encoded if e.positions]
+        self.stats.n_untokenizable += len(encoded) - len(usable)
+        for e in encoded:
+            if not e.positions:
+                self.notes.append(f"{self.model_name}: item {e.item!r} has no token; left out")
+        usable.sort(key=lambda e: len(e.ids))
+        size = self.options.batch_size
+        results: dict[int, list[np.ndarray]] = {layer: [] for layer in layers}
+        with tqdm(
+            total=len(usable),
+            desc=f"encoding with {Path(self.model_name).name or self.model_name}",
+            unit="word",
+            disable=None if show_progress is None else not show_progress,
+        ) as bar:
+            for start in range(0, len(usable), size):
+                batch = usable[start : start + size]
+                pooled = self._forward(loaded, batch, layers)
+                for layer, matrix in zip(layers, pooled, strict=True):
+                    results[layer].append(matrix)
+                self.stats.n_batches += 1
+                bar.update(len(batch))
+        self.stats.n_computed += len(usable)
+        done = [e.item for e in usable]
+        stacked = {
+            layer: np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
+            for layer, parts in results.items()
+        }
+        if self._cache is not None:
+            self._cache.put(done, stacked)
+        out = {}
+        for layer, matrix in stacked.items():
+            table = dict(zip(done, matrix, strict=True))
+            self._memory.setdefault(layer, {}).update(table)
+            out[layer] = table
+        return out
+
+    def _encode(self, loaded: _Loaded, text: str) -> _Encoded:
+        """Token ids of the item (alone or in the template) and the positions of its tokens."""
+        tok = loaded.tokenizer
+        template = self.options.template
+        sentence = text if template is None else template.replace("{}", text)
+        start = 0 if template is None else template.index("{}")
+        span = (start, start + len(text))
+        kwargs: dict[str, Any] = {
+            "add_special_tokens": self.options.special_tokens,
+            "return_special_tokens_mask": True,
+        }
+        if template is not None:
+            kwargs["return_offsets_mapping"] = True
+        enc = tok(sentence, **kwargs)
+        ids = list(enc["input_ids"])
+        special = list(enc["special_tokens_mask"])
+        if template is None:
+            positions = [i for i, s in enumerate(special) if not s]
+        else:
+            positions = [
+                i
+                for i, ((a, b), s) in enumerate(zip(enc["offset_mapping"], special, strict=True))
+                if not s and a < span[1] and b > span[0]
+            ]
+        bos = tok.bos_token_id
+        if (
+            loaded.decoder_only
+            and self.options.special_tokens
+            and bos is not None
+            and (not ids or ids[0] != bos)
+        ):
+            ids = [bos, *ids]
+            positions = [p + 1 for p in positions]
+        limit = max_length(tok, self._config)
+        if limit is not None and len(ids) > limit:
+            raise WeatkitError(
+                f"{self.model_name}: item {text!r} is {len(ids)} tokens long, more than the "
+                f"model's {limit}"
+            )
+        return _Encoded(text, ids, positions)
+
+    def _forward(
+        self, loaded: _Loaded, batch: list[_Encoded], layers: list[int]
+    ) -> list[np.ndarray]:
+        """One padded forward pass; per layer, the pooled vectors ``W @ h_L`` (float32)."""
+        width = max(len(e.ids) for e in batch)
+        pad = _pad_id(loaded.tokenizer)
+        ids = torch.full((len(batch), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        weights = torch.zeros((len(batch), width), dtype=torch.float32)
+        for row, e in enumerate(batch):
+            ids[row, : len(e.ids)] = torch.tensor(e.ids)
+            mask[row, : len(e.ids)] = 1
+            weights[row] = _pooling_weights(e.positions, width, self.options.subwords)
+        try:
+            with torch.inference_mode():
+                output = loaded.model(
+                    input_ids=ids.to(loaded.device),
+                    attention_mask=mask.to(loaded.device),
+                    output_hidden_states=True,
+                    return_dict=True,
+                )
+                states = torch.stack([output.hidden_states[layer] for layer in layers])
+                pooled = torch.einsum("bt,lbtd->lbd", weights.to(loaded.device), states.float())
+        except torch.OutOfMemoryError as err:
+            raise WeatkitError(
+                f"out of memory on {loaded.device} encoding with {self.model_name} at "
+                f"--batch-size {self.options.batch_size} ({len(batch)} items of up to {width} "
+                f"tokens); try a smaller --batch-size or --dtype float16"
+            ) from err
+        return list(pooled.cpu().numpy())
+
+    # -- model loading --------------------------------------------------------------------------
+
+    def _tokenizer(self) -> Any:
+        if self._tokenizer_obj is None:
+            self._tokenizer_obj = load_tokenizer(self.model_name, self.options)
+        return self._tokenizer_obj
+
+    def _load(self) -> _Loaded:
+        if self._loaded is None:
+            network, device = load_network(self.model_name, self._config, self.options)
+            self._loaded = _Loaded(
+                self._tokenizer(), network, device, is_decoder_only(self._config)
+            )
+        return self._loaded
+
+    def _note_casing(self, texts: list[str]) -> None:
+        cased = [t for t in texts if t != t.lower()]
+        if not cased or any("uncased" in note for note in self.notes):
+            return
+        if lowercases(self._tokenizer()):
+            self.notes.append(
+                f"{self.model_name} is uncased: its tokenizer lower-cases {len(cased)} item(s) "
+                f"with capitals (e.g. {cased[0]!r})"
+            )
+
+
+def _pooling_weights(positions: list[int], width: int, mode: str) -> torch.Tensor:
+    """Row of the pooling matrix W: ``v = Σ_t W[t] h[t]`` over the item's positions."""
+    row = torch.zeros(width, dtype=torch.float32)
+    if mode == "sum":
+        row[positions] = 1.0
+    elif mode == "mean":
+        row[positions] = 1.0 / len(positions)
+    elif mode == "first":
+        row[positions[0]] = 1.0
+    else:  # last
+        row[positions[-1]] = 1.0
+    return row
+
+
+def _pad_id(tokenizer: Any) -> int:
+    for candidate in (tokenizer.pad_token_id, tokenizer.eos_token_id, tokenizer.unk_token_id):
+        if candidate is not None:
+            return int(candidate)
+    return 0
+
+
+@dataclass
+class ExtractorPool:
+    """One :class:`ContextualExtractor` per (model, options), shared by the specs of a run."""
+
+    extractors: dict[tuple[str, ContextualOptions], ContextualExtractor] = field(
+        default_factory=dict
+    )
+
+    def get(self, model: str, options: ContextualOptions) -> ContextualExtractor:
+        key = (model, options)
+        if key not in self.extractors:
+            self.extractors[key] = ContextualExtractor(model, options)
+        return self.extractors[key]
+
+    def describe(self) -> list[dict[str, object]]:
+        """Model identities, options and extraction counts, for the manifest."""
+        return [
+            {
+                "model": model,
+                "identity": ex.identity,
+                "options": asdict(options),
+                "stats": asdict(ex.stats),
+            }
+            for (model, options), ex in self.extractors.items()
+        ]

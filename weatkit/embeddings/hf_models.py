@@ -1,0 +1,177 @@
+"""Loading Hugging Face models for word-vector extraction: config, tokenizer, weights, identity.
+
+Safety defaults: weights are read from safetensors files only unless the user allows pickles
+(``pytorch_model.bin``), and code shipped with a model runs only with ``trust_remote_code``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from weatkit.engine.device import resolve_device
+from weatkit.errors import WeatkitError
+from weatkit.fingerprint import file_fingerprint
+
+if TYPE_CHECKING:  # pragma: no cover
+    from weatkit.embeddings.contextual import ContextualOptions
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+#: Files of a local model directory that define its vectors (for the content hash).
+_MODEL_FILE_SUFFIXES = (".json", ".safetensors", ".bin", ".txt", ".model", ".py", ".pt")
+
+
+def max_length(tokenizer: Any, config: Any) -> int | None:
+    """The longest input the model takes (position embeddings or tokenizer limit), if known."""
+    limits = [
+        getattr(config, "max_position_embeddings", None),
+        getattr(config, "n_positions", None),
+    ]
+    limit = getattr(tokenizer, "model_max_length", None)
+    if isinstance(limit, int) and limit < 1_000_000:
+        limits.append(limit)
+    known = [x for x in limits if isinstance(x, int) and x > 0]
+    return min(known) if known else None
+
+
+def lowercases(tokenizer: Any) -> bool:
+    """True when the tokenizer maps upper-case letters to lower case (an uncased model)."""
+    try:
+        return tokenizer.tokenize("DOCTOR") == tokenizer.tokenize("doctor")
+    except Exception:  # pragma: no cover - exotic tokenizers
+        return False
+
+
+def is_local(model: str) -> bool:
+    """True when ``model`` is an existing directory (else it is taken as a hub id)."""
+    return Path(os.path.expanduser(model)).is_dir()
+
+
+def looks_like_path(model: str) -> bool:
+    """Hub ids are ``name`` or ``org/name``; anything else is meant as a directory."""
+    return model.startswith((".", "/", "~")) or model.count("/") > 1 or "\\" in model
+
+
+def load_config(model: str, options: ContextualOptions) -> Any:
+    """``AutoConfig`` of a local directory or hub id, with one-line errors."""
+    from transformers import AutoConfig
+
+    if not is_local(model) and looks_like_path(model):
+        raise WeatkitError(f"model directory not found: {model}")
+    try:
+        return AutoConfig.from_pretrained(
+            os.path.expanduser(model),
+            revision=options.revision,
+            trust_remote_code=options.trust_remote_code,
+        )
+    except ValueError as err:
+        if "trust_remote_code" in str(err):
+            raise WeatkitError(
+                f"{model} needs code from its repository: pass --trust-remote-code if you trust it"
+            ) from err
+        raise WeatkitError(f"cannot load the config of {model}: {first_line(err)}") from err
+    except OSError as err:
+        raise WeatkitError(f"cannot load model {model}: {first_line(err)}") from err
+
+
+def first_line(err: BaseException) -> str:
+    """The first line of an exception's message (library errors can run to many lines)."""
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+def model_identity(model: str, config: Any, options: ContextualOptions) -> dict[str, object]:
+    """What identifies the weights: a content hash for a local directory, else id + commit."""
+    if is_local(model):
+        root = Path(os.path.expanduser(model))
+        files = sorted(
+            p for p in root.rglob("*") if p.is_file() and p.suffix in _MODEL_FILE_SUFFIXES
+        )
+        fingerprints = [{**file_fingerprint(p), "path": str(p.relative_to(root))} for p in files]
+        return {"model": str(root.resolve()), "content": fingerprints}
+    commit = getattr(config, "_commit_hash", None)
+    return {"model": model, "revision": commit or options.revision or "main"}
+
+
+def count_layers(config: Any) -> int:
+    """Number of transformer layers (the encoder's for encoder-decoder models)."""
+    for attr in ("num_hidden_layers", "encoder_layers", "num_layers", "n_layer"):
+        value = getattr(config, attr, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    raise WeatkitError(
+        f"cannot tell how many layers {config.__class__.__name__} has (no num_hidden_layers)"
+    )
+
+
+def is_decoder_only(config: Any) -> bool:
+    """True for causal-LM-only architectures (GPT-2, XGLM, Llama): they get a BOS token."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    if getattr(config, "is_encoder_decoder", False):
+        return False
+    kind = getattr(config, "model_type", "")
+    return (
+        kind in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and kind not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    )
+
+
+def load_tokenizer(model: str, options: ContextualOptions) -> Any:
+    """``AutoTokenizer``; a fast one is required for ``--template`` (character offsets)."""
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(
+            os.path.expanduser(model),
+            revision=options.revision,
+            trust_remote_code=options.trust_remote_code,
+        )
+    except (OSError, ValueError) as err:
+        raise WeatkitError(f"cannot load the tokenizer of {model}: {first_line(err)}") from err
+    if options.template is not None and not getattr(tokenizer, "is_fast", False):
+        raise WeatkitError(
+            f"--template needs a fast tokenizer (character offsets); {model} has a slow one"
+        )
+    return tokenizer
+
+
+def load_network(model: str, config: Any, options: ContextualOptions) -> tuple[Any, torch.device]:
+    """The model (its encoder for encoder-decoder models) in eval mode on the chosen device."""
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    device = resolve_device(options.device)
+    hf_logging.disable_progress_bar()  # one "Loading weights" bar per model is noise here
+    try:
+        network = AutoModel.from_pretrained(
+            os.path.expanduser(model),
+            config=config,
+            dtype=DTYPES[options.dtype],
+            use_safetensors=None if options.allow_pickle else True,
+            revision=options.revision,
+            trust_remote_code=options.trust_remote_code,
+        )
+    except (OSError, ValueError) as err:
+        message = first_line(err)
+        if not options.allow_pickle and "safetensors" in message.lower():
+            raise WeatkitError(
+                f"{model} has no safetensors weights; pass --allow-pickle to load its "
+                f"pytorch_model.bin (a pickle: only for files you trust)"
+            ) from err
+        raise WeatkitError(f"cannot load the weights of {model}: {message}") from err
+    if getattr(config, "is_encoder_decoder", False):
+        network = network.get_encoder()
+    network.eval()
+    try:
+        network.to(device)
+    except torch.OutOfMemoryError as err:
+        raise WeatkitError(
+            f"out of memory moving {model} to {device}; try --dtype float16"
+        ) from err
+    return network, device
