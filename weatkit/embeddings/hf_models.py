@@ -159,7 +159,7 @@ def load_network(model: str, config: Any, options: ContextualOptions) -> tuple[A
         )
     except (OSError, ValueError) as err:
         message = first_line(err)
-        if not options.allow_pickle and "safetensors" in message.lower():
+        if not options.allow_pickle and "no file named model.safetensors" in message:
             raise WeatkitError(
                 f"{model} has no safetensors weights; pass --allow-pickle to load its "
                 f"pytorch_model.bin (a pickle: only for files you trust)"

@@ -1,0 +1,305 @@
+"""Tiny, randomly initialised Hugging Face models (and tokenizers) built offline for tests.
+
+Each ``make_*`` function seeds torch, builds a model from a config, writes it and a matching
+tokenizer with a hand-written vocabulary to a directory with ``save_pretrained`` and returns the
+directory. ``manual_word_vector`` independently recomputes a word vector from such a directory.
+
+Tokenisations (checked when each tokenizer is built, see ``EXPECTED_*``):
+
+* BERT (WordPiece, cased unless ``lowercase=True``): whole words ``doctor nurse he she man woman
+  flower insect good bad this This is a sun . ...``; ``roses`` = ``rose ##s``, ``tulip`` =
+  ``tul ##ip``, ``tulips`` = ``tul ##ip ##s``, ``sunflower`` = ``sun ##flow ##er``.
+* XLM-R (Unigram + Metaspace): whole words ``▁doctor ▁nurse ...``; ``roses`` = ``▁rose s``,
+  ``tulip`` = ``▁tul ip``, ``sunflower`` = ``▁sun flow er``.
+* GPT-2 (byte-level BPE, no specials added): whole words ``doctor ...`` and ``Ġdoctor ...``;
+  ``roses`` = ``rose s``, ``tulip`` = ``tul ip``, ``tulips`` = ``tul ip s``,
+  ``sunflower`` = ``sun flow er``, ``flower`` = ``flow er`` (but `` flower`` = ``Ġflower``).
+* BART (byte-level BPE, same merges as GPT-2, ``<s> ... </s>``): as GPT-2.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import torch
+
+WHOLE_WORDS = (
+    "doctor", "nurse", "he", "she", "man", "woman", "flower", "insect", "good", "bad",
+    "this", "This", "is", "a", "sun", "pleasant", "unpleasant", "tree",
+)  # fmt: skip
+PIECES = ("rose", "tul", "sun", "flow")
+CONTINUATIONS = ("s", "ip", "flow", "er")
+
+# word -> the tokens it is split into when encoded alone (without special tokens)
+EXPECTED_BERT = {
+    "doctor": ["doctor"],
+    "she": ["she"],
+    "roses": ["rose", "##s"],
+    "tulip": ["tul", "##ip"],
+    "tulips": ["tul", "##ip", "##s"],
+    "sunflower": ["sun", "##flow", "##er"],
+    "sun flower": ["sun", "flower"],
+    "This is roses.": ["This", "is", "rose", "##s", "."],
+}
+EXPECTED_XLMR = {
+    "doctor": ["▁doctor"],
+    "she": ["▁she"],
+    "roses": ["▁rose", "s"],
+    "tulip": ["▁tul", "ip"],
+    "tulips": ["▁tul", "ip", "s"],
+    "sunflower": ["▁sun", "flow", "er"],
+    "sun flower": ["▁sun", "▁flower"],
+}
+EXPECTED_GPT2 = {
+    "doctor": ["doctor"],
+    "she": ["she"],
+    "woman": ["woman"],
+    "roses": ["rose", "s"],
+    "tulip": ["tul", "ip"],
+    "tulips": ["tul", "ip", "s"],
+    "sunflower": ["sun", "flow", "er"],
+    "flower": ["flow", "er"],
+    "sun flower": ["sun", "Ġflower"],
+    "This is roses.": ["This", "Ġis", "Ġrose", "s", "."],
+}
+
+
+def _config_kwargs() -> dict:
+    return {"num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 48}
+
+
+# --------------------------------------------------------------------------------------- BERT
+
+
+def make_bert(path: Path, *, lowercase: bool = False) -> Path:
+    """A 2-layer BERT (hidden 24) with a cased (or uncased) WordPiece vocabulary."""
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    words = [w for w in WHOLE_WORDS if not (lowercase and w != w.lower())]
+    vocab = [*specials, *words, ".", ",", "rose", "tul"]
+    vocab += [f"##{c}" for c in CONTINUATIONS]
+    vocab = list(dict.fromkeys(vocab))
+    vocab_file = path / "vocab.txt"
+    vocab_file.write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    tok = BertTokenizerFast(str(vocab_file), do_lower_case=lowercase)
+    tok.model_max_length = 64
+    for text, tokens in EXPECTED_BERT.items():
+        if lowercase and text != text.lower():
+            continue
+        got = tok.convert_ids_to_tokens(tok(text, add_special_tokens=False)["input_ids"])
+        assert got == tokens, (text, got)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=24,
+        max_position_embeddings=64,
+        type_vocab_size=2,
+        pad_token_id=0,
+        **_config_kwargs(),
+    )
+    model = BertModel(config).eval()
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+# -------------------------------------------------------------------------------------- XLM-R
+
+
+def make_xlmr(path: Path) -> Path:
+    """A 2-layer XLM-R (hidden 24) with a Unigram + Metaspace tokenizer (``<s> ... </s>``)."""
+    from transformers import XLMRobertaConfig, XLMRobertaModel, XLMRobertaTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    pieces: list[tuple[str, float]] = [("<s>", 0.0), ("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
+    pieces += [(f"▁{w}", -2.0) for w in WHOLE_WORDS]
+    pieces += [(f"▁{p}", -3.0) for p in PIECES if p not in WHOLE_WORDS]
+    pieces += [(c, -3.0) for c in CONTINUATIONS]
+    pieces += [(".", -2.0), (",", -2.0), ("▁", -5.0)]
+    pieces += [(c, -10.0) for c in "abcdefghijklmnopqrstuvwxyzT"]
+    pieces = list({p: (p, s) for p, s in pieces}.values())
+    pieces.append(("<mask>", 0.0))
+    tok = XLMRobertaTokenizerFast(vocab=pieces)
+    tok.model_max_length = 62
+    for text, tokens in EXPECTED_XLMR.items():
+        got = tok.convert_ids_to_tokens(tok(text, add_special_tokens=False)["input_ids"])
+        assert got == tokens, (text, got)
+    assert tok.convert_ids_to_tokens(tok("roses")["input_ids"]) == ["<s>", "▁rose", "s", "</s>"]
+    config = XLMRobertaConfig(
+        vocab_size=len(pieces),
+        hidden_size=24,
+        max_position_embeddings=64,
+        type_vocab_size=1,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
+        **_config_kwargs(),
+    )
+    model = XLMRobertaModel(config).eval()
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+# ------------------------------------------------------------------------- byte-level BPE
+
+
+def _byte_level_bpe(specials_first: list[str], specials_last: list[str]):
+    """(vocab, merges) of a byte-level BPE whose merges build ``WHOLE_WORDS`` and the pieces.
+
+    Merges are added word by word: the word is tokenised with the merges so far and its pieces
+    are then joined left to right, so later merges never pre-empt earlier words' merges.
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    merges: list[tuple[str, str]] = []
+    vocab_list: list[str] = [*specials_first, *alphabet]
+
+    def pieces_of(word: str) -> list[str]:
+        vocab = {t: i for i, t in enumerate(vocab_list)}
+        bpe = Tokenizer(models.BPE(vocab=vocab, merges=list(merges)))
+        return bpe.encode(word).tokens
+
+    def add(word: str) -> None:
+        parts = pieces_of(word)
+        while len(parts) > 1:
+            a, b = parts[0], parts[1]
+            merges.append((a, b))
+            vocab_list.append(a + b)
+            parts = [a + b, *parts[2:]]
+
+    # word pieces first, then whole words with and without the leading-space marker
+    for p in ("rose", "tul", "ip", "sun", "flow", "er"):
+        add(p)
+    for w in WHOLE_WORDS:
+        if w != "flower":  # bare "flower" stays "flow er"; " flower" is one token
+            add(w)
+        add("Ġ" + w)
+    add("Ġrose")
+    vocab_list = list(dict.fromkeys([*vocab_list, *specials_last]))
+    vocab = {t: i for i, t in enumerate(vocab_list)}
+    return vocab, merges
+
+
+def _check_bpe(tok, expected: dict[str, list[str]]) -> None:
+    for text, tokens in expected.items():
+        got = tok.convert_ids_to_tokens(tok(text, add_special_tokens=False)["input_ids"])
+        assert got == tokens, (text, got)
+
+
+def make_gpt2(path: Path) -> Path:
+    """A 2-layer GPT-2 (hidden 24): byte-level BPE, no pad token, no specials added."""
+    from transformers import GPT2Config, GPT2Model, GPT2TokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    vocab, merges = _byte_level_bpe([], ["<|endoftext|>"])
+    tok = GPT2TokenizerFast(vocab=vocab, merges=merges)
+    tok.model_max_length = 64
+    _check_bpe(tok, EXPECTED_GPT2)
+    assert tok.pad_token is None
+    assert tok("roses")["input_ids"] == tok("roses", add_special_tokens=False)["input_ids"]
+    eot = vocab["<|endoftext|>"]
+    config = GPT2Config(
+        vocab_size=len(vocab),
+        n_embd=24,
+        n_layer=2,
+        n_head=2,
+        n_inner=48,
+        n_positions=64,
+        bos_token_id=eot,
+        eos_token_id=eot,
+    )
+    model = GPT2Model(config).eval()
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def make_bart(path: Path) -> Path:
+    """A 2+2-layer BART (d_model 24) with a byte-level BPE tokenizer adding ``<s> ... </s>``."""
+    from transformers import BartConfig, BartModel, BartTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    vocab, merges = _byte_level_bpe(["<s>", "<pad>", "</s>", "<unk>"], ["<mask>"])
+    tok = BartTokenizerFast(vocab=vocab, merges=merges)
+    tok.model_max_length = 62
+    _check_bpe(tok, EXPECTED_GPT2)
+    assert tok.convert_ids_to_tokens(tok("roses")["input_ids"]) == ["<s>", "rose", "s", "</s>"]
+    config = BartConfig(
+        vocab_size=len(vocab),
+        d_model=24,
+        encoder_layers=2,
+        decoder_layers=2,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=48,
+        decoder_ffn_dim=48,
+        max_position_embeddings=64,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
+        decoder_start_token_id=2,
+        forced_eos_token_id=2,
+    )
+    model = BartModel(config).eval()
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+# ----------------------------------------------------------------------------- the reference
+
+_POOLS = {
+    "sum": lambda h: h.sum(0),
+    "mean": lambda h: h.mean(0),
+    "first": lambda h: h[0],
+    "last": lambda h: h[-1],
+}
+
+
+@functools.lru_cache(maxsize=16)
+def _load(model_dir: str):
+    """AutoTokenizer + AutoModel (float32, eval, CPU) of a directory, loaded once per process."""
+    from transformers import AutoModel, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModel.from_pretrained(model_dir, dtype=torch.float32).eval()
+    return tok, model
+
+
+def manual_word_vector(
+    model_dir: Path | str,
+    text: str,
+    positions: list[int],
+    layer: int,
+    pool: str = "sum",
+    *,
+    add_special_tokens: bool = True,
+) -> np.ndarray:
+    """``hidden_states[layer][0, positions]`` of one unpadded input ``tok(text)``, pooled.
+
+    Decoder-only models (no specials added by the tokenizer) get the BOS id prepended when
+    ``add_special_tokens`` is true; encoder-decoder models use the encoder alone.
+    """
+    tok, model = _load(str(model_dir))
+    ids = list(tok(text, add_special_tokens=add_special_tokens)["input_ids"])
+    is_decoder_only = not model.config.is_encoder_decoder and model.config.model_type == "gpt2"
+    if is_decoder_only and add_special_tokens and (not ids or ids[0] != tok.bos_token_id):
+        ids = [tok.bos_token_id, *ids]
+    net = model.get_encoder() if model.config.is_encoder_decoder else model
+    with torch.no_grad():
+        out = net(input_ids=torch.tensor([ids]), output_hidden_states=True)
+    hidden = out.hidden_states[layer][0, positions]
+    return _POOLS[pool](hidden).numpy().astype(np.float32)
