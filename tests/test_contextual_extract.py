@@ -307,7 +307,8 @@ def test_cache_off_recomputes(tiny_dirs: dict[str, Path]) -> None:
 
 
 def test_uncased_tokenizer_lowercases(tiny_dirs: dict[str, Path]) -> None:
-    _, out = _extract(tiny_dirs["bert-uncased"], ["Doctor", "doctor", "Sunflower"], [0, -1])
+    ext, out = _extract(tiny_dirs["bert-uncased"], ["Doctor", "doctor", "Sunflower"], [0, -1])
+    assert any("uncased" in note and "2 item(s)" in note for note in ext.notes)
     for layer in (0, -1):
         wv = out[layer]
         assert wv.words == ["Doctor", "doctor", "Sunflower"]
@@ -318,5 +319,13 @@ def test_uncased_tokenizer_lowercases(tiny_dirs: dict[str, Path]) -> None:
 
 def test_cased_tokenizer_keeps_case(tiny_dirs: dict[str, Path]) -> None:
     # cased vocabulary: "This" and "this" are different whole-word tokens
-    _, out = _extract(tiny_dirs["bert"], ["This", "this"], [0])
+    ext, out = _extract(tiny_dirs["bert"], ["This", "this"], [0])
+    assert not any("uncased" in note for note in ext.notes)
     assert not np.allclose(out[0].lookup(["This"]), out[0].lookup(["this"]))
+
+
+def test_lower_option_lowercases_items(tiny_dirs: dict[str, Path]) -> None:
+    _, lowered = _extract(tiny_dirs["bert"], ["This"], [0], lower=True)
+    assert lowered[0].words == ["this"]
+    expected = manual_word_vector(tiny_dirs["bert"], "this", [1], 0)
+    np.testing.assert_allclose(lowered[0].vectors[0], expected, **TOL)
