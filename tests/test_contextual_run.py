@@ -181,3 +181,16 @@ def test_cpu_and_cuda_give_the_same_vectors() -> None:
             rtol=1e-4,
             atol=1e-4,
         )
+
+
+def test_out_of_memory_names_the_batch_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    extractor = ContextualExtractor(MODEL, ContextualOptions(cache=False, batch_size=48))
+    loaded = extractor._load()
+
+    def exhausted(**_: object) -> None:
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(loaded, "model", exhausted)
+    with pytest.raises(WeatkitError, match="--batch-size 48") as info:
+        extractor.extract(["doctor", "nurse"], [0])
+    assert "\n" not in str(info.value)
