@@ -71,23 +71,36 @@ def main() -> None:
     """weatkit: word-embedding association tests (WEAT, X-WEAT, CA-WEAT) across languages."""
 
 
+_LIST_OPTIONS = [
+    click.option(
+        "--lists",
+        "lists",
+        multiple=True,
+        default=["ca-weat"],
+        show_default=True,
+        help="List sets (weat, ca-weat, ca-weat:v3, x-weat, caliskan) or list files "
+        "(.json/.yaml/.tsv); repeatable or comma-separated.",
+    ),
+    click.option(
+        "--lang",
+        "langs",
+        multiple=True,
+        help="Languages or list ids to keep (default: all in the sets); repeatable or "
+        "comma-separated.",
+    ),
+    click.option("--test", "tests", multiple=True, help="Test ids to keep, e.g. weat1."),
+]
+
+
+def _list_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--lists, --lang and --test (which tests, and so which items, a command uses)."""
+    for option in reversed(_LIST_OPTIONS):
+        func = option(func)
+    return func
+
+
 @main.command("run")
-@click.option(
-    "--lists",
-    "lists",
-    multiple=True,
-    default=["ca-weat"],
-    show_default=True,
-    help="List sets (weat, ca-weat, ca-weat:v3, x-weat, caliskan) or list files "
-    "(.json/.yaml/.tsv); repeatable or comma-separated.",
-)
-@click.option(
-    "--lang",
-    "langs",
-    multiple=True,
-    help="Languages or list ids to keep (default: all in the sets); repeatable or comma-separated.",
-)
-@click.option("--test", "tests", multiple=True, help="Test ids to keep, e.g. weat1.")
+@_list_options
 @click.option(
     "--embeddings",
     "embeddings",
@@ -343,16 +356,7 @@ def _with_ci(value: float, low: float, high: float) -> str:
 
 
 @main.command("embed")
-@click.option(
-    "--lists",
-    "lists",
-    multiple=True,
-    default=["ca-weat"],
-    show_default=True,
-    help="List sets or list files whose items are encoded; repeatable or comma-separated.",
-)
-@click.option("--lang", "langs", multiple=True, help="Languages or list ids to keep.")
-@click.option("--test", "tests", multiple=True, help="Test ids to keep, e.g. weat1.")
+@_list_options
 @click.option("--lower", is_flag=True, help="Lower-case list items.")
 @click.option("--strip-accents", is_flag=True, help="Remove diacritics from list items.")
 @click.option("--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps.")
