@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,9 @@ from rich.console import Console
 from rich.table import Table
 
 import weatkit
+from weatkit.cli_common import err_console, friendly, note, split_values
 from weatkit.cli_contextual import contextual_from_opts, contextual_options, model_specs
+from weatkit.cli_isomorphism import iso_command, iso_from_opts, iso_options
 from weatkit.embeddings.contextual import ContextualExtractor
 from weatkit.embeddings.export import vec_bytes
 from weatkit.engine.similarity import METRICS
@@ -35,34 +37,7 @@ COMPAT_PRESETS: dict[str, dict[str, Any]] = {
     "wefe": {"ddof": 0, "metric": "cosine", "equalize": "none"},
 }
 
-err_console = Console(stderr=True)
 _MAX_SKIPPED_SHOWN = 3
-
-
-def _split(values: Sequence[str]) -> tuple[str, ...]:
-    """Repeatable options that also accept comma-separated values."""
-    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
-
-
-def _fail(message: str) -> None:
-    err_console.print(f"[bold red]weatkit: error:[/] {message}", highlight=False, soft_wrap=True)
-    sys.exit(1)
-
-
-def _friendly(func: Callable[..., None]) -> Callable[..., None]:
-    """Turn :class:`WeatkitError` into a one-line message and exit status 1."""
-
-    def wrapper(*args: Any, **kwargs: Any) -> None:
-        try:
-            func(*args, **kwargs)
-        except WeatkitError as err:
-            _fail(str(err))
-        except KeyboardInterrupt:
-            _fail("interrupted; no output was written")
-
-    wrapper.__name__ = func.__name__
-    wrapper.__doc__ = func.__doc__
-    return wrapper
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -196,7 +171,7 @@ def _list_options(func: Callable[..., Any]) -> Callable[..., Any]:
 )
 @click.option(
     "--table",
-    type=click.Choice(["results", "summary"]),
+    type=click.Choice(["results", "summary", "isomorphism", "correlations"]),
     default="results",
     show_default=True,
     help="Which table --format prints.",
@@ -207,9 +182,21 @@ def _list_options(func: Callable[..., Any]) -> Callable[..., Any]:
     default=None,
     help="Progress bars (default: when stderr is a terminal).",
 )
+@click.option(
+    "--isomorphism",
+    metavar="LANG",
+    help="Add EV/GH isomorphism of each language's space to LANG's (e.g. en) to the summary, "
+    "and their correlation with effect sizes.",
+)
+@click.option(
+    "--iso-words",
+    help="Word list per language, PATH with {lang}: each language's vocabulary for spaces "
+    "shared by all languages (joint files, hf: models).",
+)
+@iso_options("iso-")
 @contextual_options
 @click.pass_context
-@_friendly
+@friendly
 def run_command(ctx: click.Context, **opts: Any) -> None:
     """Run association tests and print or write the results."""
     if opts["compat"]:
@@ -232,9 +219,9 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
     if opts["models"] and ctx.get_parameter_source("embeddings") != ParameterSource.COMMANDLINE:
         embeddings = []  # --model alone replaces the GloVe default
     config = RunConfig(
-        lists=_split(opts["lists"]),
-        langs=_split(opts["langs"]) or None,
-        tests=_split(opts["tests"]) or None,
+        lists=split_values(opts["lists"]),
+        langs=split_values(opts["langs"]) or None,
+        tests=split_values(opts["tests"]) or None,
         embeddings=(*embeddings, *model_specs(opts)),
         lower=opts["lower"],
         strip_accents=opts["strip_accents"],
@@ -245,28 +232,32 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         fasttext_oov=opts["fasttext_oov"],
         engine=engine,
         contextual=contextual_from_opts(opts),
+        isomorphism=opts["isomorphism"],
+        iso=iso_from_opts(opts, "iso-"),
+        iso_words=opts["iso_words"],
     )
     result = run(config, show_progress=opts["progress"])
     _report(result, opts["verbose"])
+    tables = {"results": result.results, "summary": result.summary}
+    if config.isomorphism:
+        tables.update(isomorphism=result.isomorphism, correlations=result.correlations)
     if opts["out_dir"]:
-        written = write_outputs(
-            opts["out_dir"],
-            {
-                "results.csv": render(result.results, "csv"),
-                "summary.csv": render(result.summary, "csv"),
-                "manifest.json": manifest_bytes(result.manifest),
-            },
-        )
+        files = {f"{name}.csv": render(table, "csv") for name, table in tables.items()}
+        files["manifest.json"] = manifest_bytes(result.manifest)
+        written = write_outputs(opts["out_dir"], files)
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"]:
-        table = result.results if opts["table"] == "results" else result.summary
-        sys.stdout.buffer.write(render(table, opts["fmt"]))
+        if opts["table"] not in tables:
+            raise WeatkitError(f"--table {opts['table']} needs --isomorphism LANG")
+        sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
         sys.stdout.flush()
     else:
         console = Console()
         if not console.is_terminal:
             console = Console(width=160)
         console.print(_rich_summary(result.summary))
+        if config.isomorphism:
+            console.print(_rich_correlations(result.correlations))
 
 
 def _report(result: RunResult, verbose: bool) -> None:
@@ -278,7 +269,7 @@ def _report(result: RunResult, verbose: bool) -> None:
     per_item = [line for line in result.report if _is_item_note(line)]
     for line in result.report:
         if verbose or line not in per_item:
-            err_console.print(f"note: {line}", markup=False, highlight=False, soft_wrap=True)
+            note(line)
     if per_item and not verbose:
         err_console.print(
             f"note: {len(per_item)} per-item notes (duplicates, items in two sets): --verbose "
@@ -349,6 +340,26 @@ def _rich_summary(summary: pd.DataFrame) -> Table:
     return table
 
 
+def _rich_correlations(correlations: pd.DataFrame) -> Table:
+    table = Table(title="Effect size vs isomorphism across languages")
+    columns = ("embeddings", "list set", "test", "measure", "langs", "Pearson r (p)",
+               "Spearman ρ (p)", "R²")  # fmt: skip
+    for col in columns:
+        table.add_column(col)
+    for row in correlations.itertuples(index=False):
+        table.add_row(
+            row.embeddings,
+            row.list_set,
+            row.test,
+            row.measure,
+            str(row.n_languages),
+            f"{_fmt(row.pearson_r, 2)} ({_fmt(row.pearson_p, 3)})",
+            f"{_fmt(row.spearman_rho, 2)} ({_fmt(row.spearman_p, 3)})",
+            _fmt(row.r2, 2),
+        )
+    return table
+
+
 def _with_ci(value: float, low: float, high: float) -> str:
     if np.isnan(low):
         return _fmt(value, 2)
@@ -369,7 +380,7 @@ def _with_ci(value: float, low: float, high: float) -> str:
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar.")
 @contextual_options
-@_friendly
+@friendly
 def embed_command(**opts: Any) -> None:
     """Encode list items with a transformer model and write them as .vec files.
 
@@ -386,16 +397,16 @@ def embed_command(**opts: Any) -> None:
         lower=opts["lower"], strip_accents=opts["strip_accents"], join_phrases=None
     )
     selection = select_lists(
-        _split(opts["lists"]),
-        _split(opts["langs"]) or None,
+        split_values(opts["lists"]),
+        split_values(opts["langs"]) or None,
         normalization=norm,
-        tests=_split(opts["tests"]) or None,
+        tests=split_values(opts["tests"]) or None,
     )
     words = sorted(set().union(*(t.vocabulary() for t in selection.tests)))
     extractor = ContextualExtractor(opts["models"][0], contextual_from_opts(opts))
     vectors = extractor.extract(words, layers, show_progress=opts["progress"])
-    for note in extractor.notes:
-        err_console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+    for line in extractor.notes:
+        note(line)
     files = {out.replace("{layer}", str(layer)): vec_bytes(vectors[layer]) for layer in layers}
     written = [
         path
@@ -411,9 +422,12 @@ def embed_command(**opts: Any) -> None:
     )
 
 
+main.add_command(iso_command)
+
+
 @main.command("lists")
 @click.argument("list_set", required=False)
-@_friendly
+@friendly
 def lists_command(list_set: str | None) -> None:
     """Show the list sets, or the languages and lists of one set (or list file)."""
     console = Console()

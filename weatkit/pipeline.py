@@ -31,6 +31,12 @@ from weatkit.engine.device import resolve_device
 from weatkit.engine.weat import EngineOptions, WeatInput, WeatResult, run_weat
 from weatkit.errors import WeatkitError
 from weatkit.fingerprint import file_fingerprint
+from weatkit.isomorphism.across_languages import (
+    correlation_table,
+    isomorphism_to_reference,
+    with_isomorphism,
+)
+from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
@@ -61,6 +67,12 @@ class RunConfig:
         fasttext_oov: build vectors for OOV words from fastText ``.bin`` sub-words.
         engine: statistics options (ddof, resamples, seed, device, ...).
         contextual: how ``hf:`` models are encoded (pooling, template, dtype, device, ...).
+        isomorphism: a reference language (e.g. ``"en"``): add the isomorphism measures of
+            every language's space to it (summary columns ``iso_<measure>``) and their
+            correlation with effect sizes across languages.
+        iso: which isomorphism measures, on how many words.
+        iso_words: word-list path with ``{lang}`` (each language's vocabulary), needed for
+            spaces shared by all languages (joint multilingual files, contextual models).
     """
 
     lists: tuple[str, ...] = ("ca-weat",)
@@ -76,6 +88,9 @@ class RunConfig:
     fasttext_oov: bool = False
     engine: EngineOptions = field(default_factory=EngineOptions)
     contextual: ContextualOptions = field(default_factory=ContextualOptions)
+    isomorphism: str | None = None
+    iso: IsoOptions = field(default_factory=IsoOptions)
+    iso_words: str | None = None
 
 
 @dataclass
@@ -89,6 +104,10 @@ class RunResult:
         skipped: tests not run, with the reason (e.g. low coverage).
         report: normalisation and list-selection notes.
         manifest: versions, configuration, seeds, input fingerprints, timings.
+        isomorphism: measures per embeddings and language against the reference language
+            (empty unless ``RunConfig.isomorphism``).
+        correlations: effect size vs each measure across languages (see
+            :func:`weatkit.isomorphism.across_languages.correlation_table`).
     """
 
     results: pd.DataFrame
@@ -96,6 +115,8 @@ class RunResult:
     skipped: list[dict[str, str]]
     report: list[str]
     manifest: dict[str, object]
+    isomorphism: pd.DataFrame = field(default_factory=pd.DataFrame)
+    correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -254,10 +275,27 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
     rows = [_result_row(j, r) for j, r in zip(jobs, results, strict=True)]
     results_df = results_frame(rows)
     summary_df = summary_frame(results_df, config.engine)
+    iso_df, correlations = pd.DataFrame(), pd.DataFrame()
+    if config.isomorphism:
+        t0 = time.perf_counter()
+        iso_df, notes = isomorphism_to_reference(
+            [spec.spec for spec in specs if spec.spec is not None],
+            sorted(results_df["lang"].unique()),
+            config.isomorphism,
+            config.iso,
+            words_template=config.iso_words,
+            extractors=extractors,
+            allow_pickle=config.allow_pickle,
+        )
+        report += notes
+        report += [f"isomorphism: {s.name} is in memory; not measured" for s in specs if s.vectors]
+        summary_df = with_isomorphism(summary_df, iso_df)
+        correlations = correlation_table(summary_df)
+        timings["isomorphism"] = round(time.perf_counter() - t0, 3)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = _manifest(config, device, sources, inputs, skipped, report, timings)
     manifest["contextual_models"] = extractors.describe()
-    return RunResult(results_df, summary_df, skipped, report, manifest)
+    return RunResult(results_df, summary_df, skipped, report, manifest, iso_df, correlations)
 
 
 def _check_unique_names(specs: Sequence[_Source]) -> None:
