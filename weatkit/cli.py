@@ -16,11 +16,13 @@ from rich.console import Console
 from rich.table import Table
 
 import weatkit
+from weatkit.alignment import procrustes_align, read_dictionary
 from weatkit.cli_common import err_console, friendly, note, split_values
 from weatkit.cli_contextual import contextual_from_opts, contextual_options, model_specs
 from weatkit.cli_isomorphism import iso_command, iso_from_opts, iso_options
 from weatkit.embeddings.contextual import ContextualExtractor
 from weatkit.embeddings.export import vec_bytes
+from weatkit.embeddings.static import load_static
 from weatkit.engine.similarity import METRICS
 from weatkit.engine.weat import ALTERNATIVES, CI_METHODS, EngineOptions
 from weatkit.errors import WeatkitError
@@ -423,6 +425,40 @@ def embed_command(**opts: Any) -> None:
 
 
 main.add_command(iso_command)
+
+
+@main.command("align")
+@click.option("--src", "src_path", required=True, help="Source embeddings file (all rows).")
+@click.option("--tgt", "tgt_path", required=True, help="Target embeddings file (e.g. English).")
+@click.option(
+    "--dict", "dict_path", required=True, help="Bilingual dictionary, MUSE format (src tgt)."
+)
+@click.option(
+    "--normalize",
+    "steps",
+    default="",
+    help="Steps applied to both spaces before fitting, in order: unit, center "
+    "(e.g. unit,center,unit).",
+)
+@click.option("--out", "out_path", required=True, help="The aligned source space (.vec).")
+@click.option("--allow-pickle", is_flag=True, help="Allow pickle-based formats (gensim .kv).")
+@friendly
+def align_command(**opts: Any) -> None:
+    """Align a space onto another with orthogonal Procrustes on a bilingual dictionary."""
+    pairs = read_dictionary(opts["dict_path"])
+    source = load_static(opts["src_path"], allow_pickle=opts["allow_pickle"])
+    target = load_static(
+        opts["tgt_path"], words={t for _, t in pairs}, allow_pickle=opts["allow_pickle"]
+    )
+    result = procrustes_align(source, target, pairs, normalization=split_values([opts["steps"]]))
+    out = Path(opts["out_path"])
+    (written,) = write_outputs(out.parent, {out.name: vec_bytes(result.aligned)})
+    err_console.print(
+        f"fitted on {result.n_pairs} pairs ({result.n_skipped} skipped: a word not in a space), "
+        f"RMS residual {result.residual:.4f}; wrote {written} ({len(result.aligned)} words)",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 @main.command("lists")
