@@ -75,7 +75,7 @@ def test_word_list_orders_and_selects_the_subspace(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(None, "word list not found"), ("", "is empty"), (b"\xff\xfe", "not UTF-8")],
+    [(None, "word list not found"), ("", "is empty"), (b"\xff\xfe", "not valid UTF-8")],
 )
 def test_bad_word_lists(tmp_path: Path, content, message: str) -> None:
     path = tmp_path / "words.txt"

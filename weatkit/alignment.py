@@ -25,6 +25,7 @@ from scipy.linalg import orthogonal_procrustes
 
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
+from weatkit.textfile import read_text_file
 
 NORMALIZATION_STEPS = ("unit", "center")
 
@@ -56,14 +57,7 @@ def read_dictionary(path: str | Path) -> list[tuple[str, str]]:
             number is named), or no pair at all.
     """
     p = Path(path).expanduser()
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise WeatkitError(f"dictionary not found: {p}") from None
-    except UnicodeDecodeError as err:
-        raise WeatkitError(f"{p}: not UTF-8 text (byte {err.start})") from None
-    except OSError as err:
-        raise WeatkitError(f"cannot read dictionary {p}: {err.strerror}") from None
+    text = read_text_file(p, "dictionary")
     pairs = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         fields = line.split()

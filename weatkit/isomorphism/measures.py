@@ -38,6 +38,7 @@ from weatkit.isomorphism.eigenvector import eigenvector_similarity
 from weatkit.isomorphism.gromov_hausdorff import gromov_hausdorff
 from weatkit.isomorphism.gromov_wasserstein import gromov_wasserstein
 from weatkit.isomorphism.preprocess import normalize_space
+from weatkit.textfile import read_text_file
 
 MEASURES = ("ev", "gh", "gw")
 #: Words per measure, as in the reference scripts (EV 10,000, GH 5,000); GW is O(n³).
@@ -123,14 +124,7 @@ def read_word_list(path: str | Path) -> list[str]:
     """Words, one per line (the first field of a line, so a ``.vec`` file or a ``word count``
     frequency list works too); a ``n dim`` header line is skipped; duplicates keep the first."""
     p = Path(path).expanduser()
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise WeatkitError(f"word list not found: {p}") from None
-    except UnicodeDecodeError as err:
-        raise WeatkitError(f"{p}: not UTF-8 text (byte {err.start})") from None
-    except OSError as err:
-        raise WeatkitError(f"cannot read word list {p}: {err.strerror}") from None
+    lines = read_text_file(p, "word list").splitlines()
     fields = [line.split() for line in lines]
     fields = [f for f in fields if f]
     if fields and len(fields[0]) == 2 and all(x.isdigit() for x in fields[0]) and len(fields) > 1:

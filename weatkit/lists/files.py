@@ -36,6 +36,7 @@ import yaml
 
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import SET_KEYS, AssociationTest
+from weatkit.textfile import decode
 
 Format = Literal["json", "yaml", "tsv"]
 
@@ -79,17 +80,6 @@ def split_cell(cell: str) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------------------------------------
 # reading
-
-
-def decode(data: bytes, name: str) -> str:
-    """UTF-8 text of a file (a leading BOM is dropped); WeatkitError naming the file otherwise."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise WeatkitError(
-            f"{name}: not valid UTF-8 (byte 0x{data[err.start]:02x} at offset {err.start}); "
-            "save the file as UTF-8"
-        ) from None
 
 
 def load_list_file(
