@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
-import pandas as pd
 from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Table
@@ -19,7 +17,9 @@ import weatkit
 from weatkit.alignment import procrustes_align, read_dictionary
 from weatkit.cli_common import err_console, friendly, note, split_values
 from weatkit.cli_contextual import contextual_from_opts, contextual_options, model_specs
+from weatkit.cli_grid import grid_command
 from weatkit.cli_isomorphism import iso_command, iso_from_opts, iso_options
+from weatkit.cli_tables import rich_correlations, rich_summary
 from weatkit.embeddings.contextual import ContextualExtractor
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.static import load_static
@@ -257,9 +257,9 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         console = Console()
         if not console.is_terminal:
             console = Console(width=160)
-        console.print(_rich_summary(result.summary))
+        console.print(rich_summary(result.summary))
         if config.isomorphism:
-            console.print(_rich_correlations(result.correlations))
+            console.print(rich_correlations(result.correlations))
 
 
 def _report(result: RunResult, verbose: bool) -> None:
@@ -300,72 +300,6 @@ def _report(result: RunResult, verbose: bool) -> None:
 
 def _is_item_note(line: str) -> bool:
     return line.startswith(("warning:", "note:"))
-
-
-def _fmt(value: object, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def _rich_summary(summary: pd.DataFrame) -> Table:
-    table = Table(title="WEAT summary: S and Cohen's d (medians over a language's lists)")
-    for col in (
-        "embeddings",
-        "lang",
-        "list set",
-        "test",
-        "lists",
-        "S [95% CI]",
-        "d [95% CI]",
-        "p",
-        "CI",
-    ):
-        table.add_column(col, justify="right" if col in ("p", "lists") else "left")
-    for row in summary.itertuples(index=False):
-        ci_note = "median" if row.ci_method == "median-order-statistic" else "bootstrap"
-        if not np.isnan(row.ci_level) and row.ci_level < 0.95:
-            ci_note += f" ({100 * row.ci_level:.1f}% only)"
-        table.add_row(
-            row.embeddings,
-            row.lang,
-            row.list_set,
-            row.test,
-            str(row.n_lists),
-            _with_ci(row.statistic, row.statistic_ci_low, row.statistic_ci_high),
-            _with_ci(row.effect_size, row.effect_size_ci_low, row.effect_size_ci_high),
-            _fmt(row.p_value, 4),
-            ci_note,
-        )
-    return table
-
-
-def _rich_correlations(correlations: pd.DataFrame) -> Table:
-    table = Table(title="Effect size vs isomorphism across languages")
-    columns = ("embeddings", "list set", "test", "measure", "langs", "Pearson r (p)",
-               "Spearman ρ (p)", "R²")  # fmt: skip
-    for col in columns:
-        table.add_column(col)
-    for row in correlations.itertuples(index=False):
-        table.add_row(
-            row.embeddings,
-            row.list_set,
-            row.test,
-            row.measure,
-            str(row.n_languages),
-            f"{_fmt(row.pearson_r, 2)} ({_fmt(row.pearson_p, 3)})",
-            f"{_fmt(row.spearman_rho, 2)} ({_fmt(row.spearman_p, 3)})",
-            _fmt(row.r2, 2),
-        )
-    return table
-
-
-def _with_ci(value: float, low: float, high: float) -> str:
-    if np.isnan(low):
-        return _fmt(value, 2)
-    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
 
 
 @main.command("embed")
@@ -425,6 +359,7 @@ def embed_command(**opts: Any) -> None:
 
 
 main.add_command(iso_command)
+main.add_command(grid_command)
 
 
 @main.command("align")

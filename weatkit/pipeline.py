@@ -56,8 +56,8 @@ class RunConfig:
         langs: languages or list ids to keep (None: all in the sets).
         tests: test ids to keep (None: all).
         embeddings: ``NAME=PATH`` specs (``{lang}`` allowed), ``glove-6b-50d``, transformer
-            models ``NAME=hf:MODEL@LAYERS``, or vectors already in memory
-            (:class:`WordVectors` or a gensim ``KeyedVectors``).
+            models ``NAME=hf:MODEL@LAYERS``, parsed :class:`EmbeddingsSpec`, or vectors already
+            in memory (:class:`WordVectors` or a gensim ``KeyedVectors``).
         lower: lower-case items; None = only for uncased embeddings (the GloVe default).
         strip_accents: remove diacritics from items.
         min_coverage: per-set fraction of items that must be in the vocabulary.
@@ -78,7 +78,7 @@ class RunConfig:
     lists: tuple[str, ...] = ("ca-weat",)
     langs: tuple[str, ...] | None = None
     tests: tuple[str, ...] | None = None
-    embeddings: tuple[str | WordVectors | KeyedVectors, ...] = ("glove-6b-50d",)
+    embeddings: tuple[str | EmbeddingsSpec | WordVectors | KeyedVectors, ...] = ("glove-6b-50d",)
     lower: bool | None = None
     strip_accents: bool = False
     min_coverage: float = 0.8
@@ -129,11 +129,13 @@ class _Source:
 
     @classmethod
     def expand(
-        cls, entry: str | WordVectors | KeyedVectors, contextual: ContextualOptions
+        cls, entry: str | EmbeddingsSpec | WordVectors | KeyedVectors, contextual: ContextualOptions
     ) -> list[_Source]:
         """The sources of one ``embeddings`` entry (an ``hf:`` spec gives one per layer)."""
         if isinstance(entry, str):
             return [cls(spec.name, spec=spec) for spec in parse_embeddings_specs(entry, contextual)]
+        if isinstance(entry, EmbeddingsSpec):
+            return [cls(entry.name, spec=entry)]
         if isinstance(entry, WordVectors):
             return [cls(entry.name, vectors=entry)]
         if hasattr(entry, "index_to_key"):  # a gensim KeyedVectors
@@ -195,8 +197,21 @@ class _Job:
     covered: CoveredTest
 
 
-def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
-    """Run every selected test on every embeddings source. See :class:`RunConfig`."""
+def run(
+    config: RunConfig,
+    *,
+    show_progress: bool | None = None,
+    extractors: ExtractorPool | None = None,
+    allow_empty: bool = False,
+) -> RunResult:
+    """Run every selected test on every embeddings source. See :class:`RunConfig`.
+
+    Args:
+        config: what to run.
+        show_progress: progress bars (None: only on a terminal).
+        extractors: loaded transformer models to reuse (a grid shares them across jobs).
+        allow_empty: return empty tables instead of raising when every test is skipped.
+    """
     started = time.perf_counter()
     config.engine.validate()
     device = resolve_device(config.engine.device)
@@ -214,7 +229,7 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
     jobs: list[_Job] = []
     timings: dict[str, float] = {}
     selections: dict[Normalization, list[AssociationTest]] = {}
-    extractors = ExtractorPool()
+    extractors = extractors or ExtractorPool()
     for spec in specs:
         lower = spec.uncased if config.lower is None else config.lower
         norm = Normalization(
@@ -258,7 +273,7 @@ def run(config: RunConfig, *, show_progress: bool | None = None) -> RunResult:
             f"{extractor.model_name}: {st.n_computed} item(s) encoded in {st.n_batches} "
             f"batch(es), {st.n_cached} from the cache"
         )
-    if not jobs:
+    if not jobs and not allow_empty:
         reason = skipped[0]["reason"] if skipped else "no tests selected"
         raise WeatkitError(f"nothing to run: {reason}")
 
@@ -376,7 +391,11 @@ def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
     }
 
 
-def _entry_label(entry: str | WordVectors | KeyedVectors) -> str:
+def _entry_label(entry: str | EmbeddingsSpec | WordVectors | KeyedVectors) -> str:
+    if isinstance(entry, EmbeddingsSpec):
+        return f"{entry.name}={entry.location}" + (
+            f"@{entry.layer}" if entry.layer is not None else ""
+        )
     return entry if isinstance(entry, str) else f"<in-memory {type(entry).__name__}>"
 
 

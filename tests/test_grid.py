@@ -1,0 +1,352 @@
+"""``weatkit grid``: experiment files, job planning, resume after interruption, comparisons."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests import naive_weat as naive
+from tests.grid_fixtures import LANGS, make_grid
+from weatkit.cli import main
+from weatkit.embeddings.static import load_static
+from weatkit.engine.resampling import bootstrap_indices
+from weatkit.errors import WeatkitError
+from weatkit.grid import load_grid_config, plan, run_grid
+from weatkit.grid.runner import GridResult
+from weatkit.lists.sources import select_lists
+from weatkit.pipeline import run
+
+OUTPUTS = ("results.csv", "summary.csv", "comparisons.csv")
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, GridResult]:
+    """One uninterrupted run of the fixture grid."""
+    path = make_grid(tmp_path_factory.mktemp("grid"))
+    return path, run_grid(load_grid_config(path), show_progress=False)
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+# --------------------------------------------------------------------------------------------
+# experiment files
+
+
+def test_yaml_and_toml_give_the_same_config(tmp_path: Path) -> None:
+    path = make_grid(tmp_path)
+    data = yaml.safe_load(path.read_text())
+    lines = [f'output = "{data["output"]}"', f"languages = {json.dumps(data['languages'])}"]
+    lines += [f"lists = {json.dumps(data['lists'])}", f"tests = {json.dumps(data['tests'])}"]
+    lines += ["min_coverage = 0.5", "[engine]", "n_bootstrap = 200", "n_permutations = 200"]
+    lines += ["seed = 3"]
+    for entry in data["embeddings"]:
+        lines.append("[[embeddings]]")
+        lines += [f'{k} = "{v}"' for k, v in entry.items()]
+    toml = tmp_path / "experiment.toml"
+    toml.write_text("\n".join(lines) + "\n")
+    a, b = load_grid_config(path), load_grid_config(toml)
+    assert a.run == b.run and a.sources == b.sources and a.output == b.output
+    assert a.run.engine.n_bootstrap == 200 and a.run.min_coverage == 0.5
+    assert a.sources[0].spec.location == str(tmp_path / "mono.{lang}.vec")  # relative to the file
+    assert [s.baseline for s in a.sources] == [None, "mono", "mono"]
+
+
+def test_model_entries_expand_per_layer(tmp_path: Path) -> None:
+    path = make_grid(
+        tmp_path,
+        embeddings=[
+            {
+                "name": "M",
+                "model": "some-org/model",
+                "layers": [0, -2],
+                "contextual": {"lower": True},
+            },
+            {"name": "G", "path": "glove-6b-50d"},
+        ],
+        contextual={"batch_size": 8},
+    )
+    config = load_grid_config(path)
+    names = [s.name for s in config.sources]
+    assert names == ["M@0", "M@-2", "G"]
+    spec = config.sources[0].spec
+    assert spec.location == "hf:some-org/model" and spec.layers == (0, -2)
+    assert spec.contextual.lower and spec.contextual.batch_size == 8
+    assert config.sources[2].spec.is_default
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"colour": 1}, "unknown option 'colour'"),
+        ({"languages": []}, "languages: expected a non-empty list"),
+        ({"engine": {"n_bootstraps": 5}}, "engine: unknown option 'n_bootstraps'"),
+        ({"engine": {"n_bootstrap": "many"}}, "engine.n_bootstrap: expected int"),
+        ({"engine": {"ddof": 3}}, "ddof must be 0 or 1"),
+        ({"min_coverage": "high"}, "min_coverage: expected int or float"),
+        ({"embeddings": [{"name": "a"}]}, "exactly one of path"),
+        ({"embeddings": [{"name": "a", "path": "x.vec", "baseline": "b"}]}, "baseline 'b'"),
+        ({"embeddings": [{"name": "a", "path": "x.vec", "baseline": "a"}]}, "its own baseline"),
+        ({"embeddings": [{"name": "a", "path": "x.vec"}, {"name": "a", "path": "y.vec"}]}, "two"),
+        ({"embeddings": [{"name": "m", "model": "x"}]}, "give the model's layers"),
+        ({"embeddings": [{"name": "m", "path": "x.vec", "layers": [1]}]}, "layers is for models"),
+        ({"isomorphism": {"measures": ["ev"]}}, "give the reference language"),
+        ({"isomorphism": {"reference": "en", "measures": ["xx"]}}, "unknown isomorphism measure"),
+        ({"asymmetry": {"counts": "corpus.txt"}}, "needs {lang}"),
+    ],
+)
+def test_bad_experiment_files_name_the_problem(tmp_path: Path, change, message) -> None:
+    path = make_grid(tmp_path, **change)
+    with pytest.raises(WeatkitError, match=message.replace("(", r"\(").replace("{", r"\{")) as err:
+        load_grid_config(path)
+    assert str(path) in str(err.value)
+
+
+def test_yaml_syntax_error_gives_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("languages: [en\nlists: x\n")
+    with pytest.raises(WeatkitError, match=r"bad.yaml line \d+: invalid YAML"):
+        load_grid_config(path)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.one_of(st.text(max_size=300), st.binary(max_size=300)), st.sampled_from([".yaml", ".toml"])
+)
+def test_fuzzed_experiment_files_only_raise_weatkit_errors(tmp_path: Path, content, suffix) -> None:
+    path = tmp_path / f"fuzz{suffix}"
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    try:
+        load_grid_config(path)
+    except WeatkitError as err:
+        assert "\n" not in str(err)
+
+
+# --------------------------------------------------------------------------------------------
+# planning and running
+
+
+def test_plan_has_one_job_per_source_and_language_then_comparisons(finished) -> None:
+    path, _ = finished
+    jobs = [p.job for p in plan(load_grid_config(path))]
+    ids = [j.id for j in jobs]
+    assert ids == [
+        *(f"{name}/{lang}" for lang in LANGS for name in ("mono", "rotated", "noisy")),
+        *(f"{name}-vs-mono/{lang}" for lang in LANGS for name in ("rotated", "noisy")),
+    ]
+    n_tests = {
+        lang: len(select_lists(["x-weat", "ca-weat"], (lang,), tests=["weat1", "weat2"]).tests)
+        for lang in LANGS
+    }
+    assert all(j.n_tests == n_tests[j.lang] for j in jobs)
+    assert len({j.file_name for j in jobs}) == len(jobs)
+
+
+def test_dry_run_shows_the_plan_and_runs_nothing(tmp_path: Path) -> None:
+    path = make_grid(tmp_path)
+    res = invoke("grid", str(path), "--dry-run")
+    assert res.exit_code == 0, res.output
+    assert "noisy-vs-mono/de" in res.output and "to run" in res.output
+    assert "10 job(s): 0 done, 10 to run" in res.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_grid_tables_equal_one_direct_run(finished) -> None:
+    """Collating per-job records gives exactly what one run over everything gives."""
+    path, result = finished
+    config = load_grid_config(path)
+    direct = run(
+        replace(config.run, embeddings=tuple(s.spec for s in config.sources), langs=LANGS),
+        show_progress=False,
+    )
+    key = ["embeddings", "lang", "list_set", "list_id", "test"]
+    got = result.results.sort_values(key).reset_index(drop=True)
+    want = direct.results.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want)
+    got_s = result.summary.sort_values(key[:2] + key[2:3] + key[4:]).reset_index(drop=True)
+    want_s = direct.summary.sort_values(key[:2] + key[2:3] + key[4:]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got_s, want_s)
+    out = config.output
+    for name in ("results.csv", "summary.csv", "comparisons.csv", "manifest.json"):
+        assert (out / name).stat().st_size > 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [j["status"] for j in manifest["jobs"]] == ["ran"] * 10
+    assert manifest["experiment"]["sha256"] == config.sha256
+
+
+def test_interrupted_grid_resumes_to_the_same_tables(finished, tmp_path: Path) -> None:
+    _, complete = finished
+    path = make_grid(tmp_path)
+    config = load_grid_config(path)
+    done: list[str] = []
+
+    def stop_after_three(job) -> None:
+        done.append(job.id)
+        if len(done) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_grid(config, show_progress=False, on_job_done=stop_after_three)
+    assert len(list((config.output / "jobs").glob("*.json"))) == 3
+    assert [p.done for p in plan(config)].count(True) == 3
+    assert not (config.output / "results.csv").exists()  # nothing partial
+
+    resumed = run_grid(config, show_progress=False)
+    statuses = [j["status"] for j in resumed.manifest["jobs"]]
+    assert statuses.count("reused") == 3 and statuses.count("ran") == 7
+    _assert_same_outputs(config.output, complete.manifest, finished[0].parent / "out")
+
+
+def test_killed_process_loses_only_the_running_job(finished, tmp_path: Path) -> None:
+    path = make_grid(tmp_path)
+    jobs_dir = tmp_path / "out" / "jobs"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "weatkit", "grid", str(path), "--no-progress"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(jobs_dir.glob("*.json")):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    n_done = len(list(jobs_dir.glob("*.json")))
+    assert 1 <= n_done < 10, "the process should be killed mid-grid"
+    config = load_grid_config(path)
+    resumed = run_grid(config, show_progress=False)
+    assert [j["status"] for j in resumed.manifest["jobs"]].count("reused") == n_done
+    _assert_same_outputs(config.output, None, finished[0].parent / "out")
+
+
+def _assert_same_outputs(out: Path, _manifest, reference: Path) -> None:
+    for name in OUTPUTS:
+        assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+
+
+def test_only_changed_jobs_are_recomputed(tmp_path: Path) -> None:
+    path = make_grid(tmp_path)
+    config = load_grid_config(path)
+    run_grid(config, show_progress=False)
+    noisy_de = tmp_path / "noisy.de.vec"
+    lines = noisy_de.read_text().splitlines()
+    noisy_de.write_text("\n".join([*lines[:-1], lines[-1].rsplit(" ", 1)[0] + " 0.5"]) + "\n")
+    todo = [p.job.id for p in plan(config) if not p.done]
+    assert todo == ["noisy/de", "noisy-vs-mono/de"]
+    # the device and batch size do not change numbers; the seed does
+    on_cpu = replace(
+        config, run=replace(config.run, engine=replace(config.run.engine, device="cpu"))
+    )
+    assert [p.job.id for p in plan(on_cpu) if not p.done] == todo
+    reseeded = replace(config, run=replace(config.run, engine=replace(config.run.engine, seed=4)))
+    assert not any(p.done for p in plan(reseeded))
+    assert all(not p.done for p in plan(config, force=True))
+
+
+def test_a_failing_job_is_reported_and_the_rest_finish(tmp_path: Path) -> None:
+    path = make_grid(tmp_path)
+    (tmp_path / "noisy.de.vec").rename(tmp_path / "hidden.vec")
+    res = invoke("grid", str(path), "--no-progress")
+    assert res.exit_code == 1
+    assert (
+        "2 job(s) failed (first: noisy/de: embeddings 'noisy': no file for language 'de'"
+        in res.output
+    )
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert [f["id"] for f in manifest["failed"]] == ["noisy/de", "noisy-vs-mono/de"]
+    results = pd.read_csv(tmp_path / "out" / "results.csv", keep_default_na=False)
+    assert set(zip(results.embeddings, results.lang, strict=True)) == {
+        (name, lang) for name in ("mono", "rotated", "noisy") for lang in LANGS
+    } - {("noisy", "de")}
+    (tmp_path / "hidden.vec").rename(tmp_path / "noisy.de.vec")
+    again = run_grid(load_grid_config(path), show_progress=False)
+    ran = [j["id"] for j in again.manifest["jobs"] if j["status"] == "ran"]
+    assert ran == ["noisy/de", "noisy-vs-mono/de"] and not again.failed
+    with pytest.raises(WeatkitError, match="job noisy/de failed"):
+        (tmp_path / "noisy.de.vec").unlink()
+        run_grid(load_grid_config(path), show_progress=False, fail_fast=True)
+
+
+# --------------------------------------------------------------------------------------------
+# comparisons to a baseline
+
+
+def test_a_rotated_space_differs_from_its_baseline_by_zero(finished) -> None:
+    _, result = finished
+    rotated = result.comparisons[result.comparisons.embeddings == "rotated"]
+    assert len(rotated) == len(result.results[result.results.embeddings == "mono"])
+    assert np.allclose(rotated.difference, 0.0, atol=1e-6)
+    assert np.allclose(rotated[["difference_ci_low", "difference_ci_high"]], 0.0, atol=1e-6)
+
+
+def test_paired_difference_and_ci_equal_a_slow_computation(finished) -> None:
+    path, result = finished
+    root = path.parent
+    noisy = result.comparisons[result.comparisons.embeddings == "noisy"]
+    rows = noisy[noisy.list_set == "x-weat"].to_dict("records")
+    assert rows
+    config = load_grid_config(path)
+    for row in rows:
+        lang = row["lang"]
+        (test,) = [t for t in select_lists(["x-weat"], (lang,), tests=[row["test"]]).tests]
+        spaces = [load_static(root / f"{n}.{lang}.vec", words=None) for n in ("noisy", "mono")]
+        sets = {k: [w for w in test.sets()[k] if all(w in wv for wv in spaces)] for k in "XYAB"}
+        vecs = [{k: list(wv.lookup(sets[k]).astype(np.float64)) for k in "XYAB"} for wv in spaces]
+        d = [naive.effect_size(v["X"], v["Y"], v["A"], v["B"]) for v in vecs]
+        assert row["effect_size"] == pytest.approx(d[0], abs=1e-9)
+        assert row["baseline_effect_size"] == pytest.approx(d[1], abs=1e-9)
+        sizes = tuple(len(sets[k]) for k in "XYAB")
+        assert (row["n_x"], row["n_y"], row["n_a"], row["n_b"]) == sizes
+        idx = bootstrap_indices(sizes, config.run.engine.n_bootstrap, config.run.engine.seed)
+        deltas = []
+        for r in range(config.run.engine.n_bootstrap):
+            pick = [{k: [v[k][i] for i in idx[k][r]] for k in "XYAB"} for v in vecs]
+            d_r = [naive.effect_size(p["X"], p["Y"], p["A"], p["B"]) for p in pick]
+            deltas.append(d_r[0] - d_r[1])
+        low, high = np.nanquantile(deltas, [0.025, 0.975])
+        assert row["difference_ci_low"] == pytest.approx(low, abs=1e-9)
+        assert row["difference_ci_high"] == pytest.approx(high, abs=1e-9)
+
+
+def test_model_and_static_baselines_cannot_be_mixed(tmp_path: Path) -> None:
+    path = make_grid(
+        tmp_path,
+        embeddings=[
+            {"name": "mono", "path": "mono.{lang}.vec"},
+            {"name": "M", "model": str(tmp_path), "layers": [0], "baseline": "mono"},
+        ],
+    )
+    with pytest.raises(WeatkitError, match="baseline 'mono' must also be a model"):
+        plan(load_grid_config(path))
+
+
+def test_grid_cli_end_to_end(tmp_path: Path) -> None:
+    path = make_grid(tmp_path)
+    res = invoke("grid", str(path), "--no-progress", "--out", str(tmp_path / "elsewhere"))
+    assert res.exit_code == 0, res.output
+    assert "10 job(s) run, 0 reused, 0 failed" in res.output
+    assert "Δd to the baseline" in res.output
+    again = invoke("grid", str(path), "--no-progress", "--out", str(tmp_path / "elsewhere"))
+    assert "0 job(s) run, 10 reused" in again.output
+    shutil.rmtree(tmp_path / "elsewhere" / "jobs")
+    dry = invoke("grid", str(path), "--dry-run", "--out", str(tmp_path / "elsewhere"))
+    assert "10 to run" in dry.output

@@ -1,0 +1,5 @@
+"""``python -m weatkit`` runs the command-line interface."""
+
+from weatkit.cli import main
+
+main()

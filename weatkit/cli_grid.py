@@ -1,0 +1,92 @@
+"""``weatkit grid``: run an experiment file (embeddings × languages), resumable."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from weatkit.cli_common import err_console, friendly, note
+from weatkit.cli_tables import rich_comparisons, rich_correlations, rich_summary
+from weatkit.errors import WeatkitError
+from weatkit.grid.config import GridConfig, load_grid_config
+from weatkit.grid.runner import PlannedJob, plan, run_grid
+
+
+@click.command("grid")
+@click.argument("experiment", type=click.Path(dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Show the jobs and the work left; run nothing.")
+@click.option("--out", "output", help="Output directory (overrides the file's `output`).")
+@click.option("--force", is_flag=True, help="Recompute every job, even finished ones.")
+@click.option("--fail-fast", is_flag=True, help="Stop at the first failing job.")
+@click.option(
+    "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
+)
+@friendly
+def grid_command(**opts: Any) -> None:
+    """Run the experiment in EXPERIMENT (.yaml or .toml): one job per embeddings × language.
+
+    Finished jobs are kept in OUTPUT/jobs/; rerunning skips them unless their options or
+    inputs changed, so an interrupted grid resumes where it stopped. Writes results.csv,
+    summary.csv, manifest.json and, when configured, isomorphism.csv, correlations.csv,
+    comparisons.csv and asymmetry.csv into the output directory.
+    """
+    config = load_grid_config(opts["experiment"], opts["output"])
+    if opts["dry_run"]:
+        _print_plan(config, plan(config, force=opts["force"]))
+        return
+    try:
+        result = run_grid(
+            config,
+            force=opts["force"],
+            fail_fast=opts["fail_fast"],
+            show_progress=opts["progress"],
+        )
+    except KeyboardInterrupt:
+        err_console.print(
+            "weatkit: interrupted; finished jobs are kept in "
+            f"{config.output / 'jobs'}; rerun the same command to resume",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(130)
+    ran = sum(1 for j in result.manifest["jobs"] if j["status"] == "ran")
+    reused = sum(1 for j in result.manifest["jobs"] if j["status"] == "reused")
+    note(f"{ran} job(s) run, {reused} reused, {len(result.failed)} failed")
+    if result.manifest["skipped"]:
+        note(f"{len(result.manifest['skipped'])} test(s) skipped (reasons in manifest.json)")
+    err_console.print(f"wrote {config.output}", highlight=False)
+    console = Console() if Console().is_terminal else Console(width=160)
+    console.print(rich_summary(result.summary))
+    if not result.correlations.empty:
+        console.print(rich_correlations(result.correlations))
+    if not result.comparisons.empty:
+        console.print(rich_comparisons(result.comparisons))
+    if result.failed:
+        first = result.failed[0]
+        raise WeatkitError(
+            f"{len(result.failed)} job(s) failed (first: {first['job']}: {first['error']}); "
+            "the tables hold the other jobs; rerun to retry"
+        )
+
+
+def _print_plan(config: GridConfig, planned: list[PlannedJob]) -> None:
+    table = Table(title=f"Plan of {config.path} → {config.output}")
+    for col in ("job", "kind", "tests", "status"):
+        table.add_column(col, justify="right" if col == "tests" else "left")
+    for p in planned:
+        table.add_row(p.job.id, p.job.kind, str(p.job.n_tests), "done" if p.done else "to run")
+    Console().print(table)
+    todo = [p.job for p in planned if not p.done]
+    engine = config.run.engine
+    n_tests = sum(j.n_tests for j in todo)
+    err_console.print(
+        f"{len(planned)} job(s): {len(planned) - len(todo)} done, {len(todo)} to run "
+        f"({n_tests} test runs, each with {engine.n_bootstrap} bootstraps and up to "
+        f"{engine.n_permutations} permutations)",
+        highlight=False,
+        soft_wrap=True,
+    )

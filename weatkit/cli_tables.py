@@ -1,0 +1,92 @@
+"""Readable rich tables of the summary, correlation and comparison tables (for the terminal)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from rich.table import Table
+
+
+def fmt(value: object, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def rich_summary(summary: pd.DataFrame) -> Table:
+    table = Table(title="WEAT summary: S and Cohen's d (medians over a language's lists)")
+    for col in (
+        "embeddings",
+        "lang",
+        "list set",
+        "test",
+        "lists",
+        "S [95% CI]",
+        "d [95% CI]",
+        "p",
+        "CI",
+    ):
+        table.add_column(col, justify="right" if col in ("p", "lists") else "left")
+    for row in summary.itertuples(index=False):
+        ci_note = "median" if row.ci_method == "median-order-statistic" else "bootstrap"
+        if not np.isnan(row.ci_level) and row.ci_level < 0.95:
+            ci_note += f" ({100 * row.ci_level:.1f}% only)"
+        table.add_row(
+            row.embeddings,
+            row.lang,
+            row.list_set,
+            row.test,
+            str(row.n_lists),
+            with_ci(row.statistic, row.statistic_ci_low, row.statistic_ci_high),
+            with_ci(row.effect_size, row.effect_size_ci_low, row.effect_size_ci_high),
+            fmt(row.p_value, 4),
+            ci_note,
+        )
+    return table
+
+
+def rich_correlations(correlations: pd.DataFrame) -> Table:
+    table = Table(title="Effect size vs isomorphism across languages")
+    columns = ("embeddings", "list set", "test", "measure", "langs", "Pearson r (p)",
+               "Spearman ρ (p)", "R²")  # fmt: skip
+    for col in columns:
+        table.add_column(col)
+    for row in correlations.itertuples(index=False):
+        table.add_row(
+            row.embeddings,
+            row.list_set,
+            row.test,
+            row.measure,
+            str(row.n_languages),
+            f"{fmt(row.pearson_r, 2)} ({fmt(row.pearson_p, 3)})",
+            f"{fmt(row.spearman_rho, 2)} ({fmt(row.spearman_p, 3)})",
+            fmt(row.r2, 2),
+        )
+    return table
+
+
+def with_ci(value: float, low: float, high: float) -> str:
+    if np.isnan(low):
+        return fmt(value, 2)
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def rich_comparisons(comparisons: pd.DataFrame) -> Table:
+    """Paired differences to the baseline, per language, list set and test: the median Δ over
+    the lists (CA-WEAT) with the share of lists whose CI excludes 0."""
+    table = Table(title="Δd to the baseline (paired bootstrap)")
+    for col in ("embeddings", "baseline", "lang", "list set", "test", "lists", "median Δd",
+                "CI excludes 0"):  # fmt: skip
+        table.add_column(col, justify="right" if col in ("lists", "median Δd") else "left")
+    keys = ["embeddings", "baseline", "lang", "list_set", "test"]
+    for key, group in comparisons.groupby(keys, sort=False):
+        excludes = ((group.difference_ci_low > 0) | (group.difference_ci_high < 0)).sum()
+        if len(group) == 1:
+            row = group.iloc[0]
+            delta = with_ci(row.difference, row.difference_ci_low, row.difference_ci_high)
+        else:
+            delta = fmt(float(group.difference.median()), 2)
+        table.add_row(*key, str(len(group)), delta, f"{excludes}/{len(group)}")
+    return table

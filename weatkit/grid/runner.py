@@ -1,0 +1,280 @@
+"""Run a grid: plan, skip finished jobs, run the rest one by one, collate the tables.
+
+Every job's outcome is written to ``OUTPUT/jobs/`` as soon as it finishes (atomically), so
+Ctrl-C or a killed process loses only the job that was running. Tables are always collated from
+the job records of the current plan, which makes a resumed run's tables identical to an
+uninterrupted one's. Output files (written atomically, all at the end):
+
+* ``results.csv``, ``summary.csv``: as for ``weatkit run`` (:mod:`weatkit.report.tables`);
+  the summary gains ``iso_<measure>`` columns with an ``isomorphism`` section;
+* ``isomorphism.csv``, ``correlations.csv``: with an ``isomorphism`` section
+  (:mod:`weatkit.isomorphism.across_languages`);
+* ``comparisons.csv``: with ``baseline`` entries (:mod:`weatkit.grid.compare`);
+* ``asymmetry.csv``, ``asymmetry_correlations.csv``: with an ``asymmetry`` section
+  (:mod:`weatkit.asymmetry`);
+* ``manifest.json``: versions, the experiment (path, SHA-256, parsed options), every job with
+  its key, status (``ran``, ``reused`` or ``failed`` with the error) and timings, skipped tests,
+  report lines.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
+
+import weatkit
+from weatkit.embeddings.contextual import ExtractorPool
+from weatkit.errors import WeatkitError
+from weatkit.grid.compare import COMPARISON_COLUMNS, paired_differences
+from weatkit.grid.config import GridConfig
+from weatkit.grid.jobs import Job, plan_jobs
+from weatkit.grid.store import JobStore
+from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
+from weatkit.pipeline import run as run_tests
+from weatkit.report.tables import (
+    RESULT_COLUMNS,
+    manifest_bytes,
+    render,
+    results_frame,
+    summary_frame,
+    write_outputs,
+)
+
+
+@dataclass(frozen=True)
+class PlannedJob:
+    """A job and whether a valid record of it already exists."""
+
+    job: Job
+    done: bool
+
+
+@dataclass
+class GridResult:
+    """The collated tables of a grid (see the module docstring) and its manifest."""
+
+    results: pd.DataFrame
+    summary: pd.DataFrame
+    isomorphism: pd.DataFrame
+    correlations: pd.DataFrame
+    comparisons: pd.DataFrame
+    asymmetry: pd.DataFrame
+    asymmetry_correlations: pd.DataFrame
+    manifest: dict[str, Any]
+    failed: list[dict[str, str]] = field(default_factory=list)
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The non-empty tables by file stem (``results``, ``summary``, ...)."""
+        named = {
+            "results": self.results,
+            "summary": self.summary,
+            "isomorphism": self.isomorphism,
+            "correlations": self.correlations,
+            "comparisons": self.comparisons,
+            "asymmetry": self.asymmetry,
+            "asymmetry_correlations": self.asymmetry_correlations,
+        }
+        return {name: t for name, t in named.items() if name in ("results", "summary") or len(t)}
+
+
+def plan(config: GridConfig, *, force: bool = False) -> list[PlannedJob]:
+    """The jobs of ``config`` and which of them are already finished (none with ``force``)."""
+    store = JobStore(config.output)
+    return [PlannedJob(job, not force and store.load(job) is not None) for job in plan_jobs(config)]
+
+
+def run_grid(
+    config: GridConfig,
+    *,
+    force: bool = False,
+    fail_fast: bool = False,
+    show_progress: bool | None = None,
+    on_job_done: Callable[[Job], None] | None = None,
+) -> GridResult:
+    """Run every unfinished job, then collate and write the tables into ``config.output``.
+
+    Args:
+        config: the experiment.
+        force: recompute every job.
+        fail_fast: stop at the first failing job (else record the error and go on).
+        show_progress: progress bar (None: only on a terminal).
+        on_job_done: called after each job's record is written.
+
+    Raises:
+        WeatkitError: a planning error, or a failing job with ``fail_fast``.
+        KeyboardInterrupt: passes through; finished jobs are kept for the next run.
+    """
+    started = time.perf_counter()
+    planned = plan(config, force=force)
+    store = JobStore(config.output)
+    store.clean_temporaries()
+    extractors = ExtractorPool()
+    status: dict[str, dict[str, Any]] = {}
+    todo = [p.job for p in planned if not p.done]
+    with tqdm(total=len(todo), desc="grid jobs", unit="job", disable=_no_bar(show_progress)) as bar:
+        for job in todo:
+            bar.set_postfix_str(job.id, refresh=True)
+            t0 = time.perf_counter()
+            try:
+                record = _execute(config, job, extractors)
+            except WeatkitError as err:
+                if fail_fast:
+                    raise WeatkitError(f"job {job.id} failed: {err}") from err
+                status[job.id] = {"status": "failed", "error": str(err)}
+            else:
+                record["timings_s"]["job"] = round(time.perf_counter() - t0, 3)
+                store.save(job, record)
+                status[job.id] = {"status": "ran"}
+                if on_job_done is not None:
+                    on_job_done(job)
+            bar.update(1)
+    result = collate(config, [p.job for p in planned], status, extractors)
+    result.manifest["timings_s"]["total"] = round(time.perf_counter() - started, 3)
+    write_grid_outputs(config, result)
+    return result
+
+
+def _execute(config: GridConfig, job: Job, extractors: ExtractorPool) -> dict[str, Any]:
+    source = config.source(job.source)
+    if job.kind == "compare":
+        assert job.baseline is not None
+        t0 = time.perf_counter()
+        table, skipped = paired_differences(
+            source.spec, config.source(job.baseline).spec, job.lang, config.run, extractors
+        )
+        return {
+            "comparisons": _records(table),
+            "skipped": skipped,
+            "timings_s": {"compare": round(time.perf_counter() - t0, 3)},
+        }
+    run_config = replace(config.run, embeddings=(source.spec,), langs=(job.lang,))
+    result = run_tests(run_config, show_progress=False, extractors=extractors, allow_empty=True)
+    return {
+        "results": _records(result.results),
+        "isomorphism": _records(result.isomorphism),
+        "skipped": result.skipped,
+        "report": result.report,
+        "embeddings": result.manifest["embeddings"],
+        "list_sources": result.manifest["list_sources"],
+        "timings_s": dict(result.manifest["timings_s"]),  # type: ignore[arg-type]
+    }
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    return [
+        {k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
+        for row in table.to_dict(orient="records")
+    ]
+
+
+def collate(
+    config: GridConfig,
+    jobs: list[Job],
+    status: dict[str, dict[str, Any]],
+    extractors: ExtractorPool | None = None,
+) -> GridResult:
+    """The grid's tables from the records of ``jobs`` (in plan order) and the manifest."""
+    store = JobStore(config.output)
+    records: list[tuple[Job, dict[str, Any]]] = []
+    job_rows = []
+    for job in jobs:
+        record = store.load(job)
+        state = status.get(job.id, {"status": "reused" if record else "missing"})
+        if record is not None:
+            records.append((job, record))
+            state = {**state, "timings_s": record.get("timings_s", {})}
+        job_rows.append({"id": job.id, "kind": job.kind, "key": job.key, **state})
+
+    def rows(kind: str, name: str) -> list[dict[str, Any]]:
+        return [row for job, rec in records if job.kind == kind for row in rec.get(name, [])]
+
+    results = results_frame(rows("weat", "results"))
+    summary = summary_frame(results, config.run.engine)
+    iso = pd.DataFrame(rows("weat", "isomorphism"))
+    correlations = pd.DataFrame()
+    if not iso.empty:
+        summary = with_isomorphism(summary, iso)
+        correlations = correlation_table(summary)
+    comparisons = pd.DataFrame(rows("compare", "comparisons"), columns=COMPARISON_COLUMNS)
+    asymmetry, asymmetry_corr = _asymmetry(config, results)
+    failed = [{"job": r["id"], "error": r["error"]} for r in job_rows if r["status"] == "failed"]
+    manifest = _manifest(config, records, job_rows, extractors)
+    return GridResult(
+        results=results[RESULT_COLUMNS],
+        summary=summary,
+        isomorphism=iso,
+        correlations=correlations,
+        comparisons=comparisons,
+        asymmetry=asymmetry,
+        asymmetry_correlations=asymmetry_corr,
+        manifest=manifest,
+        failed=failed,
+    )
+
+
+def _asymmetry(config: GridConfig, results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Attribute-count asymmetry of every result's lists (CA-WEAT paper §5, Figure 3)."""
+    if config.asymmetry is None or results.empty:
+        return pd.DataFrame(), pd.DataFrame()
+    from weatkit.asymmetry import asymmetry_for_results
+
+    return asymmetry_for_results(results, config.run, config.asymmetry)
+
+
+def _manifest(
+    config: GridConfig,
+    records: list[tuple[Job, dict[str, Any]]],
+    job_rows: list[dict[str, Any]],
+    extractors: ExtractorPool | None,
+) -> dict[str, Any]:
+    report: list[str] = []
+    for _, record in records:
+        report += [line for line in record.get("report", []) if line not in report]
+    sources: list[dict[str, Any]] = []
+    for _, record in records:
+        sources += [s for s in record.get("list_sources", []) if s not in sources]
+    run = config.run
+    return {
+        "weatkit_version": weatkit.__version__,
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "platform": platform.platform(),
+        "command": sys.argv,
+        "experiment": {"path": str(config.path), "sha256": config.sha256},
+        "config": {
+            "languages": list(config.languages),
+            "embeddings": [{**asdict(s.spec), "baseline": s.baseline} for s in config.sources],
+            "run": asdict(replace(run, embeddings=())),
+            "asymmetry": config.asymmetry,
+        },
+        "seed": run.engine.seed,
+        "jobs": job_rows,
+        "failed": [r for r in job_rows if r["status"] == "failed"],
+        "list_sources": sources,
+        "embeddings": [e for _, rec in records for e in rec.get("embeddings", [])],
+        "skipped": [s for _, rec in records for s in rec.get("skipped", [])],
+        "report": report,
+        "contextual_models": extractors.describe() if extractors else [],
+        "timings_s": {},
+    }
+
+
+def write_grid_outputs(config: GridConfig, result: GridResult) -> None:
+    """Write every table and the manifest into ``config.output``, atomically."""
+    files = {f"{name}.csv": render(table, "csv") for name, table in result.tables().items()}
+    files["manifest.json"] = manifest_bytes(result.manifest)
+    write_outputs(config.output, files)
+
+
+def _no_bar(show_progress: bool | None) -> bool | None:
+    return None if show_progress is None else not show_progress
