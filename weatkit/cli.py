@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +14,13 @@ from rich.table import Table
 
 import weatkit
 from weatkit.alignment import procrustes_align, read_dictionary
-from weatkit.cli_common import err_console, friendly, note, split_values
+from weatkit.cli_asymmetry import asymmetry_command
+from weatkit.cli_common import err_console, friendly, list_options, note, split_values
 from weatkit.cli_contextual import contextual_from_opts, contextual_options, model_specs
 from weatkit.cli_grid import grid_command
 from weatkit.cli_isomorphism import iso_command, iso_from_opts, iso_options
 from weatkit.cli_tables import rich_correlations, rich_summary
+from weatkit.cli_train import train_command
 from weatkit.embeddings.contextual import ContextualExtractor
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.static import load_static
@@ -48,36 +49,8 @@ def main() -> None:
     """weatkit: word-embedding association tests (WEAT, X-WEAT, CA-WEAT) across languages."""
 
 
-_LIST_OPTIONS = [
-    click.option(
-        "--lists",
-        "lists",
-        multiple=True,
-        default=["ca-weat"],
-        show_default=True,
-        help="List sets (weat, ca-weat, ca-weat:v3, x-weat, caliskan) or list files "
-        "(.json/.yaml/.tsv); repeatable or comma-separated.",
-    ),
-    click.option(
-        "--lang",
-        "langs",
-        multiple=True,
-        help="Languages or list ids to keep (default: all in the sets); repeatable or "
-        "comma-separated.",
-    ),
-    click.option("--test", "tests", multiple=True, help="Test ids to keep, e.g. weat1."),
-]
-
-
-def _list_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--lists, --lang and --test (which tests, and so which items, a command uses)."""
-    for option in reversed(_LIST_OPTIONS):
-        func = option(func)
-    return func
-
-
 @main.command("run")
-@_list_options
+@list_options()
 @click.option(
     "--embeddings",
     "embeddings",
@@ -303,7 +276,7 @@ def _is_item_note(line: str) -> bool:
 
 
 @main.command("embed")
-@_list_options
+@list_options()
 @click.option("--lower", is_flag=True, help="Lower-case list items.")
 @click.option("--strip-accents", is_flag=True, help="Remove diacritics from list items.")
 @click.option("--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps.")
@@ -360,6 +333,8 @@ def embed_command(**opts: Any) -> None:
 
 main.add_command(iso_command)
 main.add_command(grid_command)
+main.add_command(asymmetry_command)
+main.add_command(train_command)
 
 
 @main.command("align")
