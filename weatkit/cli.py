@@ -19,6 +19,7 @@ from weatkit.cli_common import err_console, friendly, list_options, note, split_
 from weatkit.cli_contextual import contextual_from_opts, contextual_options, model_specs
 from weatkit.cli_grid import grid_command
 from weatkit.cli_isomorphism import iso_command, iso_from_opts, iso_options
+from weatkit.cli_report import export_command, plot_command
 from weatkit.cli_tables import rich_correlations, rich_summary
 from weatkit.cli_train import train_command
 from weatkit.embeddings.contextual import ContextualExtractor
@@ -335,6 +336,8 @@ main.add_command(iso_command)
 main.add_command(grid_command)
 main.add_command(asymmetry_command)
 main.add_command(train_command)
+main.add_command(export_command)
+main.add_command(plot_command)
 
 
 @main.command("align")

@@ -22,7 +22,9 @@ are expanded. Example (YAML)::
 Each embeddings entry has a ``name`` and either ``path`` (static vectors; ``{lang}`` for one
 file per language; ``glove-6b-50d`` for the embedded default; optional ``format``) or ``model``
 (a Hugging Face hub id or local directory, with ``layers`` and optional ``contextual``
-options). ``baseline: NAME`` asks for the paired difference in effect size to that embeddings.
+options). ``baseline: NAME`` asks for the paired difference in effect size to that embeddings;
+an entry with several layers may name one of its own (``baseline: XLM-R@0``), which then is the
+baseline of the other layers.
 """
 
 from __future__ import annotations
@@ -224,7 +226,8 @@ def _sources(
         at = f"{where}: embeddings {name!r}"
         baseline = _typed(entry.get("baseline"), (str, type(None)), f"{at}: baseline")
         for spec in _entry_specs(entry, name, base, contextual, at):
-            sources.append(GridSource(spec, baseline))
+            own_layer = spec.layer is not None and len(spec.layers) > 1 and baseline == spec.name
+            sources.append(GridSource(spec, None if own_layer else baseline))
     names = [s.name for s in sources]
     for source in sources:
         if names.count(source.name) > 1:

@@ -32,6 +32,7 @@ import torch
 from tqdm.auto import tqdm
 
 import weatkit
+from weatkit.asymmetry import asymmetry_correlations, asymmetry_table, attribute_counts
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.errors import WeatkitError
 from weatkit.grid.compare import COMPARISON_COLUMNS, paired_differences
@@ -39,6 +40,8 @@ from weatkit.grid.config import GridConfig
 from weatkit.grid.jobs import Job, plan_jobs
 from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
+from weatkit.lists.normalize import Normalization
+from weatkit.lists.sources import select_lists
 from weatkit.pipeline import run as run_tests
 from weatkit.report.tables import (
     RESULT_COLUMNS,
@@ -222,12 +225,15 @@ def collate(
 
 
 def _asymmetry(config: GridConfig, results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Attribute-count asymmetry of every result's lists (CA-WEAT paper §5, Figure 3)."""
+    """Attribute-count asymmetry of every result's list (CA-WEAT paper §5, Figure 3)."""
     if config.asymmetry is None or results.empty:
         return pd.DataFrame(), pd.DataFrame()
-    from weatkit.asymmetry import asymmetry_for_results
-
-    return asymmetry_for_results(results, config.run, config.asymmetry)
+    run = config.run
+    norm = Normalization(lower=bool(run.lower), strip_accents=run.strip_accents, join_phrases=None)
+    langs = tuple(sorted(results["lang"].unique()))
+    tests = select_lists(run.lists, langs, normalization=norm, tests=run.tests).tests
+    table = asymmetry_table(results, attribute_counts(tests, config.asymmetry))
+    return table, asymmetry_correlations(table)
 
 
 def _manifest(

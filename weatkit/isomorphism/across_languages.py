@@ -65,7 +65,10 @@ def isomorphism_to_reference(
         raise WeatkitError(f"--iso-words {words_template!r} must contain {LANG_PLACEHOLDER}")
     frames, notes = [], []
     pool = extractors or ExtractorPool()
+    others = sorted(set(langs) - {reference})
     for spec in specs:
+        if not others:
+            break
         if not spec.per_language and words_template is None:
             notes.append(
                 f"isomorphism: {spec.name} is one space for all languages; give --iso-words "
@@ -82,7 +85,7 @@ def isomorphism_to_reference(
             )
 
         ref_space = space(reference)
-        for lang in sorted(set(langs) - {reference}):
+        for lang in others:
             table = measure_spaces(space(lang), ref_space, options)
             frames.append(table.assign(embeddings=spec.name, lang=lang))
     columns = ["embeddings", "lang", *ISO_COLUMNS]

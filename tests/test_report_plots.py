@@ -1,0 +1,261 @@
+"""``weatkit plot``: valid PNG/PDF/SVG files, and figures that show the run's numbers."""
+
+from __future__ import annotations
+
+import re
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from matplotlib.figure import Figure
+
+from tests.test_report_exports import (
+    TOY,
+    assert_one_line_error,
+    copy_without_isomorphism,
+    make_run_dir,
+)
+from weatkit.cli_report import plot_command
+from weatkit.errors import WeatkitError
+from weatkit.report.plots import (
+    LIST_GREY,
+    LISTS_LABEL,
+    forest_plot,
+    heatmap_plot,
+    least_squares,
+    save_figure,
+    scatter_plot,
+)
+from weatkit.report.run_dir import RunTables, read_run_dir
+
+MODELS = ["glove-6b-50d", TOY]
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_run_dir(tmp_path_factory.mktemp("plots"))
+
+
+@pytest.fixture(scope="module")
+def tables(run_dir: Path) -> RunTables:
+    return read_run_dir(run_dir)
+
+
+def plot(*args: str):
+    return CliRunner().invoke(plot_command, list(args))
+
+
+def legend_labels(fig: Figure) -> list[str]:
+    (legend,) = fig.legends
+    return [text.get_text() for text in legend.get_texts()]
+
+
+def grey_points(fig: Figure) -> int:
+    return sum(
+        len(c.get_offsets())
+        for ax in fig.axes
+        for c in ax.collections
+        if c.get_label() == LISTS_LABEL
+    )
+
+
+# --- files -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("suffix", "magic"),
+    [(".png", b"\x89PNG\r\n\x1a\n"), (".pdf", b"%PDF-"), (".svg", b"<?xml")],
+)
+@pytest.mark.parametrize("kind", ["forest", "scatter", "heatmap"])
+def test_cli_writes_valid_files(
+    run_dir: Path, tmp_path: Path, kind: str, suffix: str, magic: bytes
+) -> None:
+    out = tmp_path / f"{kind}{suffix.upper() if suffix == '.pdf' else suffix}"
+    result = plot(str(run_dir), "--kind", kind, "--out", str(out), "--dpi", "60")
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}" in result.stderr
+    data = out.read_bytes()
+    assert data.startswith(magic) and len(data) > 1000
+    if suffix == ".svg":
+        assert b"<svg" in data[:2000] and data.rstrip().endswith(b"</svg>")
+    if suffix == ".pdf":
+        assert data.rstrip().endswith(b"%%EOF")
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary file left
+
+
+@pytest.mark.parametrize("dpi", [50, 120])
+def test_png_size_is_figsize_times_dpi(tables: RunTables, tmp_path: Path, dpi: int) -> None:
+    fig = forest_plot(tables, tests=["weat1"])
+    path = save_figure(fig, tmp_path / "forest.png", dpi=dpi)
+    header = path.read_bytes()[:24]
+    assert header[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", header[16:24])
+    expected = fig.get_size_inches() * dpi
+    assert abs(width - expected[0]) <= 1 and abs(height - expected[1]) <= 1
+
+
+def test_same_figure_same_bytes(tables: RunTables, tmp_path: Path) -> None:
+    for suffix in (".pdf", ".svg"):
+        first, second = (
+            save_figure(heatmap_plot(tables, tests="weat1", list_sets="x-weat"), tmp_path / name)
+            for name in (f"a{suffix}", f"b{suffix}")
+        )
+        assert first.read_bytes() == second.read_bytes()
+
+
+# --- what the figures show -------------------------------------------------------------------
+
+
+def test_forest_shows_languages_models_and_every_list(tables: RunTables) -> None:
+    fig = forest_plot(tables)
+    assert [ax.get_title() for ax in fig.axes] == ["weat1", "weat2"]
+    assert all(ax.get_xlabel() == "effect size d" for ax in fig.axes)
+    assert fig.axes[0].get_ylabel() == "language"
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["de", "en", "it"]
+    assert legend_labels(fig) == [
+        *MODELS,
+        "ca-weat:v1: median of lists",
+        "x-weat: single list",
+        LISTS_LABEL,
+    ]
+    ca_lists = tables.results[tables.results["list_set"] == "ca-weat:v1"]
+    assert grey_points(fig) == len(ca_lists) > 40
+    for ax in fig.axes:  # the vertical line at 0
+        assert any(list(line.get_xdata()) == [0, 0] for line in ax.get_lines())
+    for ax, test in zip(fig.axes, ["weat1", "weat2"], strict=True):
+        points = [c for c in ax.collections if c.get_label() == LISTS_LABEL]
+        (grey,) = points
+        assert np.allclose(grey.get_facecolor()[0][:3], [float(LIST_GREY)] * 3)
+        expected = ca_lists.loc[ca_lists["test"] == test, "effect_size"].to_numpy()
+        np.testing.assert_allclose(np.sort(grey.get_offsets()[:, 0]), np.sort(expected))
+
+
+def test_forest_filters_and_language_order(tables: RunTables) -> None:
+    fig = forest_plot(tables, tests="weat2", langs=["it", "de"], embeddings=[TOY])
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["it", "de"]
+    assert legend_labels(fig)[0] == TOY and "glove-6b-50d" not in legend_labels(fig)
+    results = tables.results
+    expected = results[
+        (results["embeddings"] == TOY)
+        & (results["test"] == "weat2")
+        & results["lang"].isin(["it", "de"])
+        & (results["list_set"] == "ca-weat:v1")
+    ]
+    assert grey_points(fig) == len(expected) == 48
+
+
+def _r2_in_legend(ax) -> float:
+    (text,) = [t.get_text() for t in ax.get_legend().get_texts()]
+    return float(re.fullmatch(r"least squares, R² = (\d\.\d{3})", text).group(1))
+
+
+def _numpy_r2(x: np.ndarray, y: np.ndarray) -> float:
+    design = np.column_stack([x, np.ones_like(x)])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    residual = y - design @ coef
+    return 1 - residual @ residual / ((y - y.mean()) @ (y - y.mean()))
+
+
+@pytest.mark.parametrize("x", ["iso_gh", "iso_ev"])
+def test_scatter_against_isomorphism(tables: RunTables, x: str) -> None:
+    fig = scatter_plot(tables, x=x)
+    summary = tables.summary.dropna(subset=[x])
+    assert set(summary["embeddings"]) == {TOY}
+    for ax in fig.axes:
+        points = summary[summary["test"] == ax.get_title()]
+        assert len(points) == 4  # de, it x (ca-weat, x-weat)
+        r2 = _numpy_r2(points[x].to_numpy(), points["effect_size"].to_numpy())
+        assert _r2_in_legend(ax) == round(r2, 3)
+        r = np.corrcoef(points[x], points["effect_size"])[0, 1]
+        assert r2 == pytest.approx(r**2)
+        assert (
+            ax.get_xlabel().endswith("to en") and x.removeprefix("iso_").upper() in ax.get_xlabel()
+        )
+        plotted = np.concatenate([c.get_offsets() for c in ax.collections])
+        assert len(plotted) == len(points)
+    assert fig.axes[0].get_ylabel() == "effect size d"
+    assert legend_labels(fig) == [TOY, "ca-weat:v1", "x-weat"]
+
+
+def test_scatter_against_count_difference(tables: RunTables) -> None:
+    fig = scatter_plot(tables, x="count_difference", tests=["weat1"], list_sets=["ca-weat:v1"])
+    (ax,) = fig.axes
+    points = tables.asymmetry.query("test == 'weat1' and list_set == 'ca-weat:v1'")
+    r2 = _numpy_r2(points["count_difference"].to_numpy(float), points["effect_size"].to_numpy())
+    assert _r2_in_legend(ax) == round(r2, 3)
+    assert sum(len(c.get_offsets()) for c in ax.collections) == len(points) == 53
+    assert ax.get_xlabel().startswith("count(A) − count(B)")
+
+
+def test_least_squares_edge_cases() -> None:
+    assert least_squares(np.array([1.0]), np.array([2.0])) is None
+    assert least_squares(np.array([1.0, 1.0]), np.array([2.0, 3.0])) is None
+    slope, intercept, r2 = least_squares(np.array([0.0, 1, 2]), np.array([1.0, 3, 5]))
+    assert (slope, intercept, r2) == pytest.approx((2.0, 1.0, 1.0))
+
+
+def test_heatmap_cells_and_centred_colours(tables: RunTables) -> None:
+    fig = heatmap_plot(tables, list_sets=["ca-weat:v1"], tests=["weat1"])
+    ax, colorbar = fig.axes
+    assert ax.get_title() == "ca-weat:v1 weat1" and colorbar.get_ylabel() == "effect size d"
+    assert [t.get_text() for t in ax.get_yticklabels()] == MODELS
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["de", "en", "it"]
+    (image,) = ax.get_images()
+    vmin, vmax = image.get_clim()
+    assert vmin == -vmax > -np.inf
+    rows = tables.summary.query("list_set == 'ca-weat:v1' and test == 'weat1'")
+    grid = rows.pivot(index="embeddings", columns="lang", values="effect_size")
+    grid = grid.reindex(index=MODELS, columns=["de", "en", "it"]).to_numpy()
+    np.testing.assert_array_equal(image.get_array().filled(np.nan), grid)
+    labels = sorted(float(t.get_text()) for t in ax.texts)
+    assert labels == sorted(round(v, 2) for v in grid[~np.isnan(grid)])
+
+
+def test_all_panels_share_one_colour_scale(tables: RunTables) -> None:
+    fig = heatmap_plot(tables)
+    images = [image for ax in fig.axes for image in ax.get_images()]
+    assert len(images) == 4
+    assert len({image.get_clim() for image in images}) == 1
+    limit = np.nanmax(np.abs(tables.summary["effect_size"]))
+    assert images[0].get_clim() == pytest.approx((-limit, limit))
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--kind", "pie"], "unknown plot kind 'pie': choose one of forest, scatter, heatmap"),
+        (["--kind", "forest", "--lang", "xx"], "no rows in summary.csv for --lang xx"),
+        (["--kind", "heatmap", "--test", "weat9"], "(available: weat1, weat2)"),
+        (["--kind", "scatter", "--x", "n_x"], "unknown --x 'n_x'"),
+        (["--kind", "scatter", "--x", "iso_gw"], "--isomorphism LANG --iso-measures gw"),
+        (["--kind", "scatter", "--lang", "en"], "no rows of summary.csv have both"),
+        (["--kind", "forest", "--x", "iso_gh"], "--x is for --kind scatter"),
+        (["--kind", "forest", "--dpi", "0"], "--dpi must be positive"),
+    ],
+)
+def test_plot_errors(run_dir: Path, tmp_path: Path, args: list[str], message: str) -> None:
+    out = tmp_path / "fig.png"
+    assert_one_line_error(plot(str(run_dir), *args, "--out", str(out)), message)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_plot_errors_without_isomorphism_or_with_bad_paths(run_dir: Path, tmp_path: Path) -> None:
+    plain = copy_without_isomorphism(run_dir, tmp_path / "plain")
+    out = tmp_path / "fig.png"
+    result = plot(str(plain), "--kind", "scatter", "--out", str(out))
+    assert_one_line_error(result, "summary.csv has no iso_gh column: it needs a run with")
+    result = plot(str(plain), "--kind", "scatter", "--x", "count_difference", "--out", str(out))
+    assert_one_line_error(result, "has no asymmetry.csv (written by weatkit grid)")
+    result = plot(str(run_dir), "--kind", "forest", "--out", str(tmp_path / "fig.jpg"))
+    assert_one_line_error(result, "give a file ending in .png, .pdf, .svg")
+    result = plot(str(tmp_path / "nowhere"), "--kind", "forest", "--out", str(out))
+    assert_one_line_error(result, "does not exist")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain"]
+    with pytest.raises(WeatkitError, match="cannot tell the figure format"):
+        save_figure(forest_plot(read_run_dir(run_dir)), tmp_path / "fig")
