@@ -77,7 +77,7 @@ _X_LABELS = {
     "iso_ev": "eigenvector similarity (EV)",
     "iso_gh": "Gromov-Hausdorff distance (GH)",
     "iso_gw": "Gromov-Wasserstein discrepancy (GW)",
-    COUNT_X: "count(A) − count(B) in the training corpus",
+    COUNT_X: "count(A) − count(B)",
 }
 Filter = Sequence[str] | None
 
@@ -363,6 +363,10 @@ def _x_label(tables: RunTables, x: str) -> str:
     reference = tables.reference_lang
     if x.startswith("iso_") and reference:
         label += f" to {reference}"
+    if x == COUNT_X and "counts_source" in tables.asymmetry.columns:
+        sources = set(tables.asymmetry["counts_source"].dropna())
+        wordfreq = sources and all(str(s).startswith("wordfreq") for s in sources)
+        label += " (wordfreq, per million words)" if wordfreq else " in the training corpus"
     return label
 
 

