@@ -350,3 +350,20 @@ def test_grid_cli_end_to_end(tmp_path: Path) -> None:
     shutil.rmtree(tmp_path / "elsewhere" / "jobs")
     dry = invoke("grid", str(path), "--dry-run", "--out", str(tmp_path / "elsewhere"))
     assert "10 to run" in dry.output
+
+
+def test_grid_outputs_feed_export_plot_and_asymmetry(finished, tmp_path: Path) -> None:
+    path, result = finished
+    out = load_grid_config(path).output
+    exported = invoke("export", str(out), "--table", "comparisons", "--format", "json")
+    assert exported.exit_code == 0, exported.output
+    back = pd.DataFrame(json.loads(exported.output))
+    assert np.allclose(back.difference, result.comparisons.difference, rtol=0, atol=1e-12)
+    figure = tmp_path / "forest.png"
+    plotted = invoke("plot", str(out), "--kind", "forest", "--out", str(figure))
+    assert plotted.exit_code == 0, plotted.output
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    counted = invoke("asymmetry", str(out), "--out", str(tmp_path))
+    assert counted.exit_code == 0, counted.output
+    table = pd.read_csv(tmp_path / "asymmetry.csv")
+    assert len(table) == len(result.results)

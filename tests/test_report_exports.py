@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from tests.conftest import shared_data_dir
 from tests.test_cli_run import write_vec
+from weatkit.asymmetry import asymmetry_correlations
 from weatkit.cli import main
 from weatkit.cli_report import export_command
 from weatkit.errors import WeatkitError
@@ -29,8 +30,8 @@ FAST = ["--bootstrap", "50", "--permutations", "50", "--no-progress", "--device"
 
 def make_run_dir(root: Path) -> Path:
     """A real ``weatkit run --isomorphism en`` on GloVe and random per-language toy vectors
-    (every list item present, so German and Italian run), plus grid-style comparisons.csv and
-    asymmetry.csv built from its results."""
+    (every list item present, so German and Italian run), plus grid-style comparisons.csv,
+    asymmetry.csv and asymmetry_correlations.csv built from its results."""
     if shared_data_dir() is None:
         pytest.skip("third-party data not found: set WEATKIT_DATA or check out ../shared/data")
     rng = np.random.default_rng(0)
@@ -55,6 +56,7 @@ def make_run_dir(root: Path) -> Path:
         counts_source="wordfreq",
     )
     asymmetry.to_csv(out / "asymmetry.csv", index=False)
+    asymmetry_correlations(asymmetry).to_csv(out / "asymmetry_correlations.csv", index=False)
     comparisons = toy.assign(
         baseline="glove-6b-50d",
         baseline_effect_size=toy["effect_size"] * 0.5,
@@ -359,4 +361,4 @@ def test_export_of_a_table_the_run_did_not_write(run_dir: Path, tmp_path: Path) 
     result = export(str(plain), "--format", "csv", "--table", "correlations")
     assert_one_line_error(result, "has no correlations.csv (written by weatkit run --isomorphism")
     result = export(str(plain), "--format", "csv", "--table", "asymmetry")
-    assert_one_line_error(result, "has no asymmetry.csv (written by weatkit grid)")
+    assert_one_line_error(result, "has no asymmetry.csv (written by weatkit asymmetry RUN_DIR, or weatkit grid")

@@ -399,6 +399,18 @@ def _entry_label(entry: str | EmbeddingsSpec | WordVectors | KeyedVectors) -> st
     return entry if isinstance(entry, str) else f"<in-memory {type(entry).__name__}>"
 
 
+def environment() -> dict[str, object]:
+    """Versions, platform and command line, for manifests."""
+    return {
+        "weatkit_version": weatkit.__version__,
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "platform": platform.platform(),
+        "command": sys.argv,
+    }
+
+
 def _manifest(
     config: RunConfig,
     device: torch.device,
@@ -409,13 +421,8 @@ def _manifest(
     timings: dict[str, float],
 ) -> dict[str, object]:
     return {
-        "weatkit_version": weatkit.__version__,
-        "python": sys.version.split()[0],
-        "torch": torch.__version__,
-        "numpy": np.__version__,
-        "platform": platform.platform(),
+        **environment(),
         "device": str(device),
-        "command": sys.argv,
         "config": asdict(replace(config, embeddings=tuple(map(_entry_label, config.embeddings)))),
         "seed": config.engine.seed,
         "list_sources": sources,

@@ -19,8 +19,6 @@ uninterrupted one's. Output files (written atomically, all at the end):
 
 from __future__ import annotations
 
-import platform
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -28,10 +26,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
 from tqdm.auto import tqdm
 
-import weatkit
 from weatkit.asymmetry import asymmetry_correlations, asymmetry_table, attribute_counts
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.errors import WeatkitError
@@ -42,6 +38,7 @@ from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
+from weatkit.pipeline import environment
 from weatkit.pipeline import run as run_tests
 from weatkit.report.tables import (
     RESULT_COLUMNS,
@@ -250,17 +247,11 @@ def _manifest(
         sources += [s for s in record.get("list_sources", []) if s not in sources]
     run = config.run
     return {
-        "weatkit_version": weatkit.__version__,
-        "python": sys.version.split()[0],
-        "torch": torch.__version__,
-        "numpy": np.__version__,
-        "platform": platform.platform(),
-        "command": sys.argv,
+        **environment(),
         "experiment": {"path": str(config.path), "sha256": config.sha256},
         "config": {
-            "languages": list(config.languages),
+            **asdict(replace(run, embeddings=(), langs=config.languages)),
             "embeddings": [{**asdict(s.spec), "baseline": s.baseline} for s in config.sources],
-            "run": asdict(replace(run, embeddings=())),
             "asymmetry": config.asymmetry,
         },
         "seed": run.engine.seed,

@@ -20,7 +20,15 @@ import pandas as pd
 from weatkit.errors import WeatkitError
 
 #: The tables of a run directory, in the order they are listed to users.
-TABLE_NAMES = ("results", "summary", "isomorphism", "correlations", "comparisons", "asymmetry")
+TABLE_NAMES = (
+    "results",
+    "summary",
+    "isomorphism",
+    "correlations",
+    "comparisons",
+    "asymmetry",
+    "asymmetry_correlations",
+)
 
 #: Columns a table must have to be used; any others are kept as they are.
 REQUIRED_COLUMNS: dict[str, list[str]] = {
@@ -56,6 +64,7 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
         "effect_size",
         "count_difference",
     ],
+    "asymmetry_correlations": ["embeddings", "test", "list_sets", "n", "r2"],
 }
 
 #: Identifier and text columns, read as strings wherever they occur.
@@ -80,8 +89,9 @@ STRING_COLUMNS = (
 _WRITTEN_BY = {
     "isomorphism": "weatkit run --isomorphism LANG",
     "correlations": "weatkit run --isomorphism LANG",
-    "comparisons": "weatkit grid",
-    "asymmetry": "weatkit grid",
+    "comparisons": "weatkit grid with a baseline",
+    "asymmetry": "weatkit asymmetry RUN_DIR, or weatkit grid with asymmetry",
+    "asymmetry_correlations": "weatkit asymmetry RUN_DIR, or weatkit grid with asymmetry",
 }
 
 
@@ -91,7 +101,8 @@ class RunTables:
 
     Attributes:
         path: the run directory.
-        results, summary, isomorphism, correlations, comparisons, asymmetry: the tables.
+        results, summary, isomorphism, correlations, comparisons, asymmetry,
+            asymmetry_correlations: the tables.
         manifest: ``manifest.json`` as a dict (empty when absent).
     """
 
@@ -102,6 +113,7 @@ class RunTables:
     correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
     comparisons: pd.DataFrame = field(default_factory=pd.DataFrame)
     asymmetry: pd.DataFrame = field(default_factory=pd.DataFrame)
+    asymmetry_correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
     manifest: dict = field(default_factory=dict)
 
     def table(self, name: str) -> pd.DataFrame:
