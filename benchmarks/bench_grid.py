@@ -1,0 +1,132 @@
+"""Time ``weatkit grid`` on a paper-sized static grid: first run, resume, one changed file.
+
+Spaces: ``--spaces`` generated 300-d spaces per language (random vectors for every X-WEAT and
+CA-WEAT v1 item of the 9 X-WEAT languages, plus ``--filler`` extra rows so that each file has
+a realistic size to read), the second and later ones declared with ``baseline`` = the first,
+so the grid also computes paired differences. The paper's resampling: 5,000 bootstraps and
+10,000 permutations per test.
+
+Figures printed:
+
+* grid, first run (every job), against one ``weatkit.pipeline.run`` over the same spaces and
+  languages (the cost of splitting into resumable jobs);
+* rerun with nothing to do (plan with every file fingerprinted again + reading the finished
+  jobs + writing the tables);
+* rerun after one vector file changed (only that language's jobs of that space).
+
+    python benchmarks/bench_grid.py [--spaces 4] [--filler 20000] [--device auto]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+
+from weatkit.grid import load_grid_config, run_grid
+from weatkit.grid.jobs import _cached_fingerprint
+from weatkit.lists.sources import select_lists
+from weatkit.pipeline import run
+
+LANGS = ("en", "ar", "ca", "de", "es", "hr", "it", "ru", "tr")
+LISTS = ["x-weat", "ca-weat"]
+DIM = 300
+
+
+def write_spaces(root: Path, n_spaces: int, filler: int) -> None:
+    rng = np.random.default_rng(0)
+    for lang in LANGS:
+        tests = select_lists(LISTS, (lang,)).tests
+        words = sorted(set().union(*(t.vocabulary() for t in tests)))
+        words += [f"filler{i}" for i in range(filler)]
+        base = rng.standard_normal((len(words), DIM)).astype(np.float32)
+        for s in range(n_spaces):
+            vectors = base + 0.5 * s * rng.standard_normal(base.shape).astype(np.float32)
+            with open(root / f"space{s}.{lang}.vec", "w", encoding="utf-8") as fh:
+                fh.write(f"{len(words)} {DIM}\n")
+                for word, row in zip(words, vectors, strict=True):
+                    fh.write(word + " " + " ".join(f"{x:.5f}" for x in row) + "\n")
+
+
+def experiment(root: Path, n_spaces: int, device: str) -> Path:
+    spaces = [{"name": "space0", "path": "space0.{lang}.vec"}]
+    spaces += [
+        {"name": f"space{s}", "path": f"space{s}.{{lang}}.vec", "baseline": "space0"}
+        for s in range(1, n_spaces)
+    ]
+    config = {
+        "output": "out",
+        "languages": list(LANGS),
+        "lists": LISTS,
+        "tests": ["weat1", "weat2"],
+        "engine": {"n_bootstrap": 5000, "n_permutations": 10000, "seed": 0, "device": device},
+        "embeddings": spaces,
+    }
+    path = root / "experiment.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def timed(fn):
+    """Wall time of ``fn()``, without fingerprints remembered from an earlier call (as in a new
+    process)."""
+    _cached_fingerprint.cache_clear()
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--spaces", type=int, default=4)
+    parser.add_argument("--filler", type=int, default=20_000)
+    parser.add_argument("--device", default="auto")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_spaces(root, args.spaces, args.filler)
+        config = load_grid_config(experiment(root, args.spaces, args.device))
+        first, t_first = timed(lambda: run_grid(config, show_progress=False))
+        n_jobs = len(first.manifest["jobs"])
+        n_tests = len(first.results) + len(first.comparisons)
+        direct_config = replace(
+            config.run, embeddings=tuple(s.spec for s in config.sources), langs=LANGS
+        )
+        _, t_direct = timed(lambda: run(direct_config, show_progress=False))
+        _, t_resume = timed(lambda: run_grid(config, show_progress=False))
+        changed = root / "space1.de.vec"
+        with open(changed, "a", encoding="utf-8") as fh:
+            fh.write("extra " + " ".join(["0.1"] * DIM) + "\n")
+        again, t_changed = timed(lambda: run_grid(config, show_progress=False))
+        reran = [j["id"] for j in again.manifest["jobs"] if j["status"] == "ran"]
+        size = sum(p.stat().st_size for p in root.glob("*.vec")) / 2**20
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"torch {torch.__version__}, cuda: {torch.cuda.is_available()}"
+    )
+    print(
+        f"grid: {args.spaces} spaces × {len(LANGS)} languages, {n_jobs} jobs, "
+        f"{len(first.results)} WEATs + {len(first.comparisons)} paired differences "
+        f"({n_tests} rows), {size:.0f} MB of .vec files; 5,000 bootstraps, 10,000 permutations"
+    )
+    print("| what | time |")
+    print("|---|---|")
+    print(f"| grid, first run (all {n_jobs} jobs) | {t_first:.1f} s |")
+    print(
+        "| one `pipeline.run` over the same spaces (no comparisons, no job records) | "
+        f"{t_direct:.1f} s |"
+    )
+    print(f"| rerun, everything finished | {t_resume:.2f} s |")
+    print(f"| rerun after changing one file ({', '.join(reran)}) | {t_changed:.2f} s |")
+
+
+if __name__ == "__main__":
+    main()
