@@ -282,7 +282,7 @@ def run(
         WeatInput(*(j.covered.vectors[k] for k in SET_KEYS), label=_label(j)) for j in jobs
     ]
     with tqdm(
-        total=len(jobs), desc="association tests", unit="test", disable=_no_bar(show_progress)
+        total=len(jobs), desc="association tests", unit="test", disable=bars_disabled(show_progress)
     ) as bar:
         results = run_weat(weat_inputs, config.engine, progress=bar.update)
     timings["engine"] = round(time.perf_counter() - t0, 3)
@@ -321,7 +321,7 @@ def _check_unique_names(specs: Sequence[_Source]) -> None:
         seen.add(spec.name)
 
 
-def _no_bar(show_progress: bool | None) -> bool | None:
+def bars_disabled(show_progress: bool | None) -> bool | None:
     """tqdm's ``disable``: None shows bars only on a terminal."""
     return None if show_progress is None else not show_progress
 
@@ -342,7 +342,7 @@ def _load_for_tests(
         sorted(by_lang.items()),
         desc=f"loading {spec.name}",
         unit="file",
-        disable=_no_bar(show_progress),
+        disable=bars_disabled(show_progress),
     ):
         words = set().union(*(t.vocabulary() for t in group))
         wv = spec.load(lang or group[0].lang, words, config, extractors, show_progress)

@@ -38,7 +38,7 @@ from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
-from weatkit.pipeline import environment
+from weatkit.pipeline import bars_disabled, environment
 from weatkit.pipeline import run as run_tests
 from weatkit.report.tables import (
     RESULT_COLUMNS,
@@ -120,7 +120,9 @@ def run_grid(
     extractors = ExtractorPool()
     status: dict[str, dict[str, Any]] = {}
     todo = [p.job for p in planned if not p.done]
-    with tqdm(total=len(todo), desc="grid jobs", unit="job", disable=_no_bar(show_progress)) as bar:
+    with tqdm(
+        total=len(todo), desc="grid jobs", unit="job", disable=bars_disabled(show_progress)
+    ) as bar:
         for job in todo:
             bar.set_postfix_str(job.id, refresh=True)
             t0 = time.perf_counter()
@@ -271,7 +273,3 @@ def write_grid_outputs(config: GridConfig, result: GridResult) -> None:
     files = {f"{name}.csv": render(table, "csv") for name, table in result.tables().items()}
     files["manifest.json"] = manifest_bytes(result.manifest)
     write_outputs(config.output, files)
-
-
-def _no_bar(show_progress: bool | None) -> bool | None:
-    return None if show_progress is None else not show_progress
