@@ -361,4 +361,6 @@ def test_export_of_a_table_the_run_did_not_write(run_dir: Path, tmp_path: Path) 
     result = export(str(plain), "--format", "csv", "--table", "correlations")
     assert_one_line_error(result, "has no correlations.csv (written by weatkit run --isomorphism")
     result = export(str(plain), "--format", "csv", "--table", "asymmetry")
-    assert_one_line_error(result, "has no asymmetry.csv (written by weatkit asymmetry RUN_DIR, or weatkit grid")
+    assert_one_line_error(
+        result, "has no asymmetry.csv (written by weatkit asymmetry RUN_DIR, or weatkit grid"
+    )

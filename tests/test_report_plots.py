@@ -251,7 +251,9 @@ def test_plot_errors_without_isomorphism_or_with_bad_paths(run_dir: Path, tmp_pa
     result = plot(str(plain), "--kind", "scatter", "--out", str(out))
     assert_one_line_error(result, "summary.csv has no iso_gh column: it needs a run with")
     result = plot(str(plain), "--kind", "scatter", "--x", "count_difference", "--out", str(out))
-    assert_one_line_error(result, "has no asymmetry.csv (written by weatkit asymmetry RUN_DIR, or weatkit grid")
+    assert_one_line_error(
+        result, "has no asymmetry.csv (written by weatkit asymmetry RUN_DIR, or weatkit grid"
+    )
     result = plot(str(run_dir), "--kind", "forest", "--out", str(tmp_path / "fig.jpg"))
     assert_one_line_error(result, "give a file ending in .png, .pdf, .svg")
     result = plot(str(tmp_path / "nowhere"), "--kind", "forest", "--out", str(out))
