@@ -1,0 +1,222 @@
+"""``weatkit gest``: GEST gender-stereotype scores (Pikuliak et al. 2023, arXiv:2311.18711).
+
+Modes (exactly one):
+
+* ``--scores FILE.csv`` — language-model metrics (q_i, ranks, q_f, q_m, g_s, q_fam) from
+  per-sample scores, :mod:`weatkit.gest.aggregate`;
+* ``--translations FILE.csv`` — machine-translation metrics (p_i, p_f, p_m, f_s, f_m, p_fam)
+  from per-sample translation genders, :mod:`weatkit.gest.mt`;
+* ``--model ID_OR_PATH`` — score GEST with a language model first (not implemented yet).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from weatkit.cli_common import err_console, friendly, note
+from weatkit.errors import WeatkitError
+from weatkit.gest.aggregate import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    LOG_BASES,
+    aggregate_scores,
+)
+from weatkit.gest.data import GEST_FILES, read_genders_csv, read_scores_csv
+from weatkit.gest.mt import mt_metrics
+from weatkit.report.tables import render, write_outputs
+
+_TABLES = ("stereotypes", "summary")
+
+
+def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of the model-scoring mode (``--model``)."""
+    options = [
+        click.option("--model", help="Score GEST with this Hugging Face model id or local path."),
+        click.option(
+            "--kind",
+            type=click.Choice(["mlm", "glm"]),
+            help="With --model: masked (mlm) or generative (glm) language model.",
+        ),
+        click.option(
+            "--templates",
+            multiple=True,
+            help="With --model: template ids (paper Table 2); repeatable or comma-separated.",
+        ),
+        click.option(
+            "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
+        ),
+        click.option(
+            "--batch-size",
+            type=click.IntRange(min=1),
+            default=32,
+            show_default=True,
+            help="With --model: sentences per forward pass.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
+    """Per-sample scores from ``--model`` (hook for :mod:`weatkit.gest.scoring`)."""
+    raise WeatkitError("weatkit gest --model is not implemented yet; give --scores FILE.csv")
+
+
+def _ci(value: float, low: float, high: float) -> str:
+    if pd.isna(low) or pd.isna(high):
+        return f"{value:.4f}"
+    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
+
+
+def _print_lm(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
+    s = summary.iloc[0]
+    view = Table(title=f"GEST masculine rates q_i (log base {s['log_base']})")
+    for col in ("#", "stereotype", "n", f"q [{level:.0%} CI]", "feminine rank"):
+        view.add_column(col, justify="right" if col != "stereotype" else "left")
+    for row in stereotypes.itertuples(index=False):
+        q = _ci(row.q, row.q_ci_low, row.q_ci_high)
+        view.add_row(str(row.stereotype), row.name, str(row.n), q, f"{row.rank:g}")
+    totals = Table(title="GEST aggregates")
+    totals.add_column("metric")
+    totals.add_column(f"value [{level:.0%} CI]", justify="right")
+    for name in ("q_f", "q_m", "g_s", "g_s_geometric", "q_fam"):
+        totals.add_row(name, _ci(s[name], s[f"{name}_ci_low"], s[f"{name}_ci_high"]))
+    console = Console()
+    console.print(view)
+    console.print(totals)
+
+
+def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
+    s = summary.iloc[0]
+    view = Table(title="GEST masculine rates p_i of the translations")
+    for col in ("#", "stereotype", "male/female/other", f"p [{level:.0%} CI]", "feminine rank"):
+        view.add_column(col, justify="right" if col != "stereotype" else "left")
+    for row in stereotypes.itertuples(index=False):
+        counts = f"{row.n_male}/{row.n_female}/{row.n_other}"
+        p = _ci(row.p, row.p_ci_low, row.p_ci_high)
+        view.add_row(str(row.stereotype), row.name, counts, p, f"{row.rank:g}")
+    totals = Table(title="GEST aggregates")
+    totals.add_column("metric")
+    totals.add_column("value", justify="right")
+    for name in ("p_f", "p_m", "f_s", "f_m"):
+        totals.add_row(name, f"{s[name]:.4f}")
+    totals.add_row("p_fam", _ci(s["p_fam"], s["p_fam_ci_low"], s["p_fam_ci_high"]))
+    console = Console()
+    console.print(view)
+    console.print(totals)
+
+
+@click.command("gest")
+@click.option(
+    "--scores",
+    "scores_path",
+    type=click.Path(dir_okay=False),
+    help="Per-sample scores CSV: sample_id or sentence, stereotype, score "
+    "(= log P(w_m) − log P(w_f)).",
+)
+@click.option(
+    "--translations",
+    "genders_path",
+    type=click.Path(dir_okay=False),
+    help="Per-sample translation genders CSV: sample_id or sentence, stereotype, gender "
+    "(male/female; other labels are counted and excluded).",
+)
+@model_options
+@click.option(
+    "--gest-version",
+    type=click.Choice(sorted(GEST_FILES)),
+    default="1.0",
+    show_default=True,
+    help="GEST version the sentences and sample ids refer to.",
+)
+@click.option(
+    "--log-base",
+    type=click.Choice(LOG_BASES),
+    default="10",
+    show_default=True,
+    help="Base of the scores' logs: 10 = upstream GEST convention (q = exp(mean log10 ratio), "
+    "the published g_s); e = natural logs (q = the paper's geometric mean).",
+)
+@click.option(
+    "--bootstrap",
+    "n_bootstrap",
+    type=click.IntRange(min=0),
+    default=DEFAULT_BOOTSTRAP,
+    show_default=True,
+    help="Bootstrap resamples (within each stereotype) for the CIs of q (0: off).",
+)
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
+@click.option(
+    "--confidence",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=DEFAULT_LEVEL,
+    show_default=True,
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Write scores.csv (or genders.csv), stereotypes.csv and summary.csv here.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json"]),
+    help="Print a table to stdout in this format instead of the readable tables.",
+)
+@click.option(
+    "--table",
+    type=click.Choice(_TABLES),
+    default="stereotypes",
+    show_default=True,
+    help="Which table --format prints.",
+)
+@friendly
+def gest_command(**opts: Any) -> None:
+    """GEST gender-stereotype scores of a language model or an MT system."""
+    modes = [m for m in ("scores_path", "genders_path", "model") if opts[m]]
+    if len(modes) != 1:
+        raise WeatkitError("give exactly one of --scores FILE, --translations FILE or --model ID")
+    version = opts["gest_version"]
+    if opts["genders_path"]:
+        inputs = read_genders_csv(opts["genders_path"], version)
+        result = mt_metrics(inputs, level=opts["confidence"])
+        input_name = "genders.csv"
+    else:
+        if opts["scores_path"]:
+            inputs = read_scores_csv(opts["scores_path"], version)
+        else:
+            inputs = _score_with_model(opts)
+        result = aggregate_scores(
+            inputs,
+            log_base=opts["log_base"],
+            n_bootstrap=opts["n_bootstrap"],
+            seed=opts["seed"],
+            level=opts["confidence"],
+        )
+        input_name = "scores.csv"
+        skipped = int(result.summary["n_skipped"].iloc[0])
+        if skipped:
+            note(f"{skipped} sample{'s' if skipped > 1 else ''} without a score skipped")
+    tables = {"stereotypes": result.stereotypes, "summary": result.summary}
+    if opts["out_dir"]:
+        files = {input_name: render(inputs, "csv")}
+        files.update({f"{name}.csv": render(table, "csv") for name, table in tables.items()})
+        for path in write_outputs(opts["out_dir"], files):
+            err_console.print(f"wrote {path}", highlight=False)
+    if opts["fmt"]:
+        sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
+        sys.stdout.flush()
+    elif opts["genders_path"]:
+        _print_mt(result.stereotypes, result.summary, opts["confidence"])
+    else:
+        _print_lm(result.stereotypes, result.summary, opts["confidence"])
