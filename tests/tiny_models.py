@@ -303,3 +303,118 @@ def manual_word_vector(
         out = net(input_ids=torch.tensor([ids]), output_hidden_states=True)
     hidden = out.hidden_states[layer][0, positions]
     return _POOLS[pool](hidden).numpy().astype(np.float32)
+
+
+# ------------------------------------------------------------------------------- GEST scoring
+
+#: Words of the GEST tests' sentences and templates (each one token of the word-level tokenizers).
+GEST_WORDS = (
+    "I", "am", "was", "happy", "sad", "strong", "cried", "often", "never", "lift", "heavy",
+    "weights", "every", "day", "love", "flowers", "my", "job", "saw", "today", "yesterday",
+    "emotivny", "emotivna", "the", "The", "said", "he", "she", "He", "She", "man", "woman",
+)  # fmt: skip
+GEST_PUNCTUATION = ('"', ",", ".", ":", "!", "?")
+#: Pieces of the split (WordPiece) vocabulary: He = H ##e, She = S ##he, woman = wo ##man,
+#: women = wo ##men; the whole words He, She and woman are left out of that vocabulary.
+GEST_SPLIT_PIECES = ("H", "##e", "S", "##he", "wo", "##man", "##men")
+
+
+def _gest_tokenizer(vocab: list[str], *, wordpiece: bool, unk: str, post_processor=None):
+    """A ``tokenizers`` object: word-level (or WordPiece) over whitespace + punctuation splits."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    table = {t: i for i, t in enumerate(vocab)}
+    if wordpiece:
+        model = models.WordPiece(vocab=table, unk_token=unk, max_input_chars_per_word=100)
+    else:
+        model = models.WordLevel(vocab=table, unk_token=unk)
+    tk = Tokenizer(model)
+    tk.pre_tokenizer = pre_tokenizers.BertPreTokenizer()  # whitespace, every punctuation mark
+    if post_processor is not None:
+        tk.post_processor = post_processor
+    return tk
+
+
+def make_gest_mlm(path: Path, *, split_words: bool = False, drop: tuple[str, ...] = ()) -> Path:
+    """A 2-layer ``BertForMaskedLM`` (hidden 24) with a word-level tokenizer for GEST tests.
+
+    ``[CLS] ... [SEP]`` are added; ``[MASK]`` is the mask token. With ``split_words`` the
+    tokenizer is WordPiece and ``He``, ``She``, ``woman`` (and ``women``) are two tokens each
+    (see :data:`GEST_SPLIT_PIECES`); ``drop`` leaves words out of the vocabulary (``[UNK]``).
+    """
+    from tokenizers import processors
+    from transformers import BertConfig, BertForMaskedLM, PreTrainedTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(1)
+    split = {"He", "She", "woman"} if split_words else set()
+    words = [w for w in GEST_WORDS if w not in split and w not in drop]
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    pieces = list(GEST_SPLIT_PIECES) if split_words else []
+    vocab = list(dict.fromkeys([*specials, *words, *GEST_PUNCTUATION, *pieces]))
+    post = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        special_tokens=[("[CLS]", vocab.index("[CLS]")), ("[SEP]", vocab.index("[SEP]"))],
+    )
+    tk = _gest_tokenizer(vocab, wordpiece=split_words, unk="[UNK]", post_processor=post)
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=tk,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+        model_max_length=64,
+    )
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=24,
+        max_position_embeddings=64,
+        type_vocab_size=2,
+        pad_token_id=0,
+        **_config_kwargs(),
+    )
+    BertForMaskedLM(config).eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def make_gest_glm(path: Path, *, bos: bool = False, drop: tuple[str, ...] = ()) -> Path:
+    """A 2-layer ``GPT2LMHeadModel`` (hidden 24) with a word-level tokenizer for GEST tests.
+
+    No pad token (like GPT-2). By default no special token is added; with ``bos`` the tokenizer
+    puts ``<s>`` in front of every input (like Llama). ``drop`` leaves words out (``<unk>``).
+    """
+    from tokenizers import processors
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(2)
+    words = [w for w in GEST_WORDS if w not in drop]
+    vocab = list(dict.fromkeys(["<unk>", "<s>", "<|endoftext|>", *words, *GEST_PUNCTUATION]))
+    post = (
+        processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)]) if bos else None
+    )
+    tk = _gest_tokenizer(vocab, wordpiece=False, unk="<unk>", post_processor=post)
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=tk,
+        unk_token="<unk>",
+        bos_token="<s>" if bos else "<|endoftext|>",
+        eos_token="<|endoftext|>",
+        model_max_length=64,
+    )
+    config = GPT2Config(
+        vocab_size=len(vocab),
+        n_embd=24,
+        n_layer=2,
+        n_head=2,
+        n_inner=48,
+        n_positions=64,
+        bos_token_id=vocab.index("<s>" if bos else "<|endoftext|>"),
+        eos_token_id=vocab.index("<|endoftext|>"),
+    )
+    GPT2LMHeadModel(config).eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

@@ -20,17 +20,20 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from weatkit.cli_common import err_console, friendly, note
+from weatkit.cli_common import err_console, friendly, note, split_values
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_LEVEL,
     DEFAULT_SEED,
     LOG_BASES,
+    GestSummary,
     aggregate_scores,
 )
-from weatkit.gest.data import GEST_FILES, read_genders_csv, read_scores_csv
+from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores_csv
 from weatkit.gest.mt import mt_metrics
+from weatkit.gest.scoring import score_samples
 from weatkit.report.tables import render, write_outputs
 
 _TABLES = ("stereotypes", "summary")
@@ -60,6 +63,27 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="With --model: sentences per forward pass.",
         ),
+        click.option(
+            "--dtype",
+            type=click.Choice(["float32", "float16", "bfloat16"]),
+            default="float32",
+            show_default=True,
+            help="With --model: weights' dtype.",
+        ),
+        click.option("--revision", help="With --model: hub revision (branch, tag or commit)."),
+        click.option(
+            "--trust-remote-code",
+            is_flag=True,
+            help="With --model: run code shipped in the model repository (off by default).",
+        ),
+        click.option(
+            "--allow-pickle",
+            is_flag=True,
+            help="With --model: allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
+        ),
+        click.option(
+            "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -67,8 +91,72 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
-    """Per-sample scores from ``--model`` (hook for :mod:`weatkit.gest.scoring`)."""
-    raise WeatkitError("weatkit gest --model is not implemented yet; give --scores FILE.csv")
+    """Per-sample scores of ``--model`` for every requested template (``template`` column)."""
+    samples = load_gest(opts["gest_version"])
+    templates = [_template_id(t) for t in split_values(opts["templates"])] or None
+    options = ContextualOptions(
+        device=opts["device"],
+        batch_size=opts["batch_size"],
+        dtype=opts["dtype"],
+        revision=opts["revision"],
+        trust_remote_code=opts["trust_remote_code"],
+        allow_pickle=opts["allow_pickle"],
+    )
+    options.validate()
+    scores = score_samples(
+        opts["model"],
+        samples["sentence"].tolist(),
+        kind=opts["kind"],
+        templates=templates,
+        log_base=opts["log_base"],
+        options=options,
+        show_progress=opts["progress"],
+    )
+    n_skipped = int((scores["skipped"] != "").sum())
+    if n_skipped:
+        reasons = scores.loc[scores["skipped"] != "", "skipped"].value_counts()
+        note(f"{n_skipped} sample(s) skipped: {reasons.index[0]} ({reasons.iloc[0]})")
+    merged = scores.merge(samples, on="sample_id", how="left", validate="many_to_one")
+    return merged[["template", "sample_id", "sentence", "stereotype", "score", "skipped"]]
+
+
+def _template_id(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise WeatkitError(f"--templates {text!r}: give template ids such as 0,1,2,3") from None
+
+
+def _aggregate(scores: pd.DataFrame, opts: dict[str, Any]) -> GestSummary:
+    """:func:`aggregate_scores` per template (a leading ``template`` column when there is one)."""
+    if "template" not in scores.columns:
+        return _aggregate_one(scores, opts)
+    parts = [
+        (template, _aggregate_one(group, opts))
+        for template, group in scores.groupby("template", sort=True)
+    ]
+    return GestSummary(
+        stereotypes=pd.concat(
+            [r.stereotypes.assign(template=t) for t, r in parts], ignore_index=True
+        ).pipe(_template_first),
+        summary=pd.concat([r.summary.assign(template=t) for t, r in parts], ignore_index=True).pipe(
+            _template_first
+        ),
+    )
+
+
+def _aggregate_one(scores: pd.DataFrame, opts: dict[str, Any]) -> GestSummary:
+    return aggregate_scores(
+        scores,
+        log_base=opts["log_base"],
+        n_bootstrap=opts["n_bootstrap"],
+        seed=opts["seed"],
+        level=opts["confidence"],
+    )
+
+
+def _template_first(table: pd.DataFrame) -> pd.DataFrame:
+    return table[["template", *(c for c in table.columns if c != "template")]]
 
 
 def _ci(value: float, low: float, high: float) -> str:
@@ -77,15 +165,17 @@ def _ci(value: float, low: float, high: float) -> str:
     return f"{value:.4f} [{low:.4f}, {high:.4f}]"
 
 
-def _print_lm(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
+def _print_lm(
+    stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float, where: str = ""
+) -> None:
     s = summary.iloc[0]
-    view = Table(title=f"GEST masculine rates q_i (log base {s['log_base']})")
+    view = Table(title=f"GEST masculine rates q_i (log base {s['log_base']}{where})")
     for col in ("#", "stereotype", "n", f"q [{level:.0%} CI]", "feminine rank"):
         view.add_column(col, justify="right" if col != "stereotype" else "left")
     for row in stereotypes.itertuples(index=False):
         q = _ci(row.q, row.q_ci_low, row.q_ci_high)
         view.add_row(str(row.stereotype), row.name, str(row.n), q, f"{row.rank:g}")
-    totals = Table(title="GEST aggregates")
+    totals = Table(title=f"GEST aggregates{where}")
     totals.add_column("metric")
     totals.add_column(f"value [{level:.0%} CI]", justify="right")
     for name in ("q_f", "q_m", "g_s", "g_s_geometric", "q_fam"):
@@ -196,13 +286,7 @@ def gest_command(**opts: Any) -> None:
             inputs = read_scores_csv(opts["scores_path"], version)
         else:
             inputs = _score_with_model(opts)
-        result = aggregate_scores(
-            inputs,
-            log_base=opts["log_base"],
-            n_bootstrap=opts["n_bootstrap"],
-            seed=opts["seed"],
-            level=opts["confidence"],
-        )
+        result = _aggregate(inputs, opts)
         input_name = "scores.csv"
         skipped = int(result.summary["n_skipped"].iloc[0])
         if skipped:
@@ -218,5 +302,9 @@ def gest_command(**opts: Any) -> None:
         sys.stdout.flush()
     elif opts["genders_path"]:
         _print_mt(result.stereotypes, result.summary, opts["confidence"])
+    elif "template" in result.summary.columns:
+        for template, summary in result.summary.groupby("template", sort=True):
+            per = result.stereotypes[result.stereotypes["template"] == template]
+            _print_lm(per, summary, opts["confidence"], f", template {template}")
     else:
         _print_lm(result.stereotypes, result.summary, opts["confidence"])

@@ -1,0 +1,62 @@
+"""``weatkit gest --model``: tiny models on the whole GEST set, per-template aggregates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from tests.tiny_models import make_gest_glm, make_gest_mlm
+from weatkit.cli import main
+from weatkit.gest.aggregate import aggregate_scores
+from weatkit.gest.data import load_gest
+from weatkit.gest.scoring import score_samples
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, ["gest", *args])
+
+
+@pytest.mark.parametrize(("kind", "templates"), [("mlm", "0,3"), ("glm", "1")])
+def test_model_scores_and_per_template_aggregates(
+    tmp_path: Path, data_dir: Path, kind: str, templates: str
+) -> None:
+    make = make_gest_mlm if kind == "mlm" else make_gest_glm
+    model = make(tmp_path / "model")
+    out = tmp_path / "out"
+    res = invoke("--model", str(model), "--kind", kind, "--templates", templates,
+                 "--bootstrap", "100", "--out", str(out), "--no-progress")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    scores = pd.read_csv(out / "scores.csv", keep_default_na=False, na_values=[""])
+    wanted = [int(t) for t in templates.split(",")]
+    gest = load_gest()
+    assert sorted(scores.template.unique()) == wanted
+    assert len(scores) == len(wanted) * len(gest)
+    # the scores are the scoring module's, joined with the right sentences and stereotypes
+    direct = score_samples(str(model), gest.sentence.tolist()[:50], kind=kind, templates=wanted)
+    first = scores[scores.sample_id < 50].sort_values(["template", "sample_id"])
+    assert np.allclose(first.score, direct.score, equal_nan=True)
+    assert (first.sentence.to_numpy() == gest.sentence.to_numpy()[first.sample_id]).all()
+    assert (first.stereotype.to_numpy() == gest.stereotype.to_numpy()[first.sample_id]).all()
+    # each template's summary is the aggregate of that template's scores alone
+    summary = pd.read_csv(out / "summary.csv")
+    stereotypes = pd.read_csv(out / "stereotypes.csv")
+    for template in wanted:
+        alone = aggregate_scores(scores[scores.template == template], n_bootstrap=100)
+        row = summary[summary.template == template].iloc[0]
+        for column in ("q_f", "q_m", "g_s", "g_s_ci_low", "g_s_ci_high", "n_samples"):
+            assert row[column] == pytest.approx(alone.summary.iloc[0][column], rel=1e-9)
+        per = stereotypes[stereotypes.template == template].reset_index(drop=True)
+        assert np.allclose(per.q, alone.stereotypes.q, rtol=1e-9)
+    assert "g_s" in res.output and f"template {wanted[0]}" in res.output
+
+
+def test_bad_template_ids_are_one_line_errors(tmp_path: Path, data_dir: Path) -> None:
+    model = make_gest_mlm(tmp_path / "model")
+    res = invoke("--model", str(model), "--templates", "x", "--no-progress")
+    assert res.exit_code == 1 and "--templates 'x'" in res.output
+    res = invoke("--model", str(model), "--kind", "mlm", "--templates", "7", "--no-progress")
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1
