@@ -519,7 +519,7 @@ def test_fuzz_scores_reader_bytes(tmp_path: Path, data_dir: Path, data: bytes) -
     ("args", "message"),
     [
         ([], "give exactly one of"),
-        (["--model", "gpt2"], "not implemented yet"),
+        (["--model", "./no-such-model"], "model directory not found: ./no-such-model"),
         (["--scores", "{bad}"], "line 3: score 'abc' is not a number"),
         (["--translations", "{bad_genders}"], "missing column gender"),
     ],
