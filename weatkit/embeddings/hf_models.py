@@ -141,15 +141,29 @@ def load_tokenizer(model: str, options: ContextualOptions) -> Any:
     return tokenizer
 
 
-def load_network(model: str, config: Any, options: ContextualOptions) -> tuple[Any, torch.device]:
-    """The model (its encoder for encoder-decoder models) in eval mode on the chosen device."""
-    from transformers import AutoModel
+_AUTO_CLASSES = {None: "AutoModel", "mlm": "AutoModelForMaskedLM", "glm": "AutoModelForCausalLM"}
+
+
+def load_network(
+    model: str, config: Any, options: ContextualOptions, head: str | None = None
+) -> tuple[Any, torch.device]:
+    """The model in eval mode on the chosen device.
+
+    Args:
+        head: None for the bare network (its encoder for encoder-decoder models), ``"mlm"``
+            for ``AutoModelForMaskedLM`` or ``"glm"`` for ``AutoModelForCausalLM``.
+
+    Weights load from safetensors unless ``options.allow_pickle``; code from the repository
+    runs only with ``options.trust_remote_code``.
+    """
+    import transformers
     from transformers.utils import logging as hf_logging
 
+    auto = getattr(transformers, _AUTO_CLASSES[head])
     device = resolve_device(options.device)
     hf_logging.disable_progress_bar()  # one "Loading weights" bar per model is noise here
     try:
-        network = AutoModel.from_pretrained(
+        network = auto.from_pretrained(
             os.path.expanduser(model),
             config=config,
             dtype=DTYPES[options.dtype],
@@ -164,8 +178,14 @@ def load_network(model: str, config: Any, options: ContextualOptions) -> tuple[A
                 f"{model} has no safetensors weights; pass --allow-pickle to load its "
                 f"pytorch_model.bin (a pickle: only for files you trust)"
             ) from err
+        if head is not None and "Unrecognized configuration class" in message:
+            what = "causal" if head == "glm" else "masked"
+            raise WeatkitError(
+                f"{model} ({config.__class__.__name__}) is not a {what} language model "
+                f"(kind={head!r})"
+            ) from err
         raise WeatkitError(f"cannot load the weights of {model}: {message}") from err
-    if getattr(config, "is_encoder_decoder", False):
+    if head is None and getattr(config, "is_encoder_decoder", False):
         network = network.get_encoder()
     network.eval()
     try:

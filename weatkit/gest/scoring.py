@@ -74,15 +74,13 @@ from weatkit.data import cache_dir
 from weatkit.embeddings.cache import VectorCache
 from weatkit.embeddings.contextual import ContextualOptions, _pad_id
 from weatkit.embeddings.hf_models import (
-    DTYPES,
-    first_line,
     is_decoder_only,
     load_config,
+    load_network,
     load_tokenizer,
     max_length,
     model_identity,
 )
-from weatkit.engine.device import resolve_device
 from weatkit.errors import WeatkitError
 
 KINDS = ("mlm", "glm")
@@ -178,48 +176,10 @@ def fill(template: str, word: str, sentence: str) -> tuple[str, int, int]:
 
 
 def load_lm(model: str, config: Any, kind: str, options: ContextualOptions) -> tuple[Any, Any]:
-    """``AutoModelForMaskedLM`` (``mlm``) or ``AutoModelForCausalLM`` (``glm``), eval, on device.
-
-    Same safety rules as :func:`weatkit.embeddings.hf_models.load_network`: safetensors only
-    unless ``allow_pickle``, repository code only with ``trust_remote_code``.
-    """
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
-    from transformers.utils import logging as hf_logging
-
-    auto = AutoModelForCausalLM if kind == "glm" else AutoModelForMaskedLM
-    device = resolve_device(options.device)
-    hf_logging.disable_progress_bar()
-    try:
-        network = auto.from_pretrained(
-            os.path.expanduser(model),
-            config=config,
-            dtype=DTYPES[options.dtype],
-            use_safetensors=None if options.allow_pickle else True,
-            revision=options.revision,
-            trust_remote_code=options.trust_remote_code,
-        )
-    except (OSError, ValueError) as err:
-        message = first_line(err)
-        if not options.allow_pickle and "no file named model.safetensors" in message:
-            raise WeatkitError(
-                f"{model} has no safetensors weights; pass --allow-pickle to load its "
-                f"pytorch_model.bin (a pickle: only for files you trust)"
-            ) from err
-        if "Unrecognized configuration class" in message:
-            what = "causal" if kind == "glm" else "masked"
-            raise WeatkitError(
-                f"{model} ({config.__class__.__name__}) is not a {what} language model "
-                f"(kind={kind!r})"
-            ) from err
-        raise WeatkitError(f"cannot load the weights of {model}: {message}") from err
-    network.eval()
-    try:
-        network.to(device)
-    except torch.OutOfMemoryError as err:
-        raise WeatkitError(
-            f"out of memory moving {model} to {device}; try --dtype float16"
-        ) from err
-    return network, device
+    """``AutoModelForMaskedLM`` (``mlm``) or ``AutoModelForCausalLM`` (``glm``), eval, on device
+    (:func:`weatkit.embeddings.hf_models.load_network`: safetensors unless ``allow_pickle``,
+    repository code only with ``trust_remote_code``)."""
+    return load_network(model, config, options, head=kind)
 
 
 class GestScorer:
