@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -70,12 +71,36 @@ def _config_kwargs() -> dict:
     return {"num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 48}
 
 
+def _bert_config(n_vocab: int) -> Any:
+    """The 2-layer, hidden-24 BERT configuration of the tiny BERT models."""
+    from transformers import BertConfig
+
+    return BertConfig(
+        vocab_size=n_vocab,
+        hidden_size=24,
+        max_position_embeddings=64,
+        type_vocab_size=2,
+        pad_token_id=0,
+        **_config_kwargs(),
+    )
+
+
+def _gpt2_config(n_vocab: int, *, bos: int, eos: int) -> Any:
+    """The 2-layer, hidden-24 GPT-2 configuration of the tiny causal models."""
+    from transformers import GPT2Config
+
+    return GPT2Config(
+        vocab_size=n_vocab, n_embd=24, n_layer=2, n_head=2, n_inner=48, n_positions=64,
+        bos_token_id=bos, eos_token_id=eos,
+    )  # fmt: skip
+
+
 # --------------------------------------------------------------------------------------- BERT
 
 
 def make_bert(path: Path, *, lowercase: bool = False) -> Path:
     """A 2-layer BERT (hidden 24) with a cased (or uncased) WordPiece vocabulary."""
-    from transformers import BertConfig, BertModel, BertTokenizerFast
+    from transformers import BertModel, BertTokenizerFast
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -94,14 +119,7 @@ def make_bert(path: Path, *, lowercase: bool = False) -> Path:
             continue
         got = tok.convert_ids_to_tokens(tok(text, add_special_tokens=False)["input_ids"])
         assert got == tokens, (text, got)
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=24,
-        max_position_embeddings=64,
-        type_vocab_size=2,
-        pad_token_id=0,
-        **_config_kwargs(),
-    )
+    config = _bert_config(len(vocab))
     model = BertModel(config).eval()
     model.save_pretrained(path)
     tok.save_pretrained(path)
@@ -197,7 +215,7 @@ def _check_bpe(tok, expected: dict[str, list[str]]) -> None:
 
 def make_gpt2(path: Path) -> Path:
     """A 2-layer GPT-2 (hidden 24): byte-level BPE, no pad token, no specials added."""
-    from transformers import GPT2Config, GPT2Model, GPT2TokenizerFast
+    from transformers import GPT2Model, GPT2TokenizerFast
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -209,16 +227,7 @@ def make_gpt2(path: Path) -> Path:
     assert tok.pad_token is None
     assert tok("roses")["input_ids"] == tok("roses", add_special_tokens=False)["input_ids"]
     eot = vocab["<|endoftext|>"]
-    config = GPT2Config(
-        vocab_size=len(vocab),
-        n_embd=24,
-        n_layer=2,
-        n_head=2,
-        n_inner=48,
-        n_positions=64,
-        bos_token_id=eot,
-        eos_token_id=eot,
-    )
+    config = _gpt2_config(len(vocab), bos=eot, eos=eot)
     model = GPT2Model(config).eval()
     model.save_pretrained(path)
     tok.save_pretrained(path)
@@ -343,7 +352,7 @@ def make_gest_mlm(path: Path, *, split_words: bool = False, drop: tuple[str, ...
     (see :data:`GEST_SPLIT_PIECES`); ``drop`` leaves words out of the vocabulary (``[UNK]``).
     """
     from tokenizers import processors
-    from transformers import BertConfig, BertForMaskedLM, PreTrainedTokenizerFast
+    from transformers import BertForMaskedLM, PreTrainedTokenizerFast
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -367,14 +376,7 @@ def make_gest_mlm(path: Path, *, split_words: bool = False, drop: tuple[str, ...
         mask_token="[MASK]",
         model_max_length=64,
     )
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=24,
-        max_position_embeddings=64,
-        type_vocab_size=2,
-        pad_token_id=0,
-        **_config_kwargs(),
-    )
+    config = _bert_config(len(vocab))
     BertForMaskedLM(config).eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path
@@ -387,7 +389,7 @@ def make_gest_glm(path: Path, *, bos: bool = False, drop: tuple[str, ...] = ()) 
     puts ``<s>`` in front of every input (like Llama). ``drop`` leaves words out (``<unk>``).
     """
     from tokenizers import processors
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from transformers import GPT2LMHeadModel, PreTrainedTokenizerFast
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -405,15 +407,10 @@ def make_gest_glm(path: Path, *, bos: bool = False, drop: tuple[str, ...] = ()) 
         eos_token="<|endoftext|>",
         model_max_length=64,
     )
-    config = GPT2Config(
-        vocab_size=len(vocab),
-        n_embd=24,
-        n_layer=2,
-        n_head=2,
-        n_inner=48,
-        n_positions=64,
-        bos_token_id=vocab.index("<s>" if bos else "<|endoftext|>"),
-        eos_token_id=vocab.index("<|endoftext|>"),
+    config = _gpt2_config(
+        len(vocab),
+        bos=vocab.index("<s>" if bos else "<|endoftext|>"),
+        eos=vocab.index("<|endoftext|>"),
     )
     GPT2LMHeadModel(config).eval().save_pretrained(path)
     tok.save_pretrained(path)

@@ -12,6 +12,41 @@ from weatkit.embeddings.hf_models import DTYPES
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import WeatkitError
 
+
+def loading_options(batch_size: int, batch_help: str) -> list[Callable[..., Any]]:
+    """How a model is loaded and run: ``--dtype``, ``--batch-size``, ``--revision``,
+    ``--trust-remote-code`` and ``--cache/--no-cache`` (shared with ``weatkit gest``)."""
+    return [
+        click.option(
+            "--dtype",
+            type=click.Choice(list(DTYPES)),
+            default="float32",
+            show_default=True,
+            help="Model weights' dtype.",
+        ),
+        click.option(
+            "--batch-size",
+            type=click.IntRange(min=1),
+            default=batch_size,
+            show_default=True,
+            help=batch_help,
+        ),
+        click.option("--revision", help="Hub revision (branch, tag or commit) of hub models."),
+        click.option(
+            "--trust-remote-code",
+            is_flag=True,
+            help="Allow models that run code from their repository (only for models you trust).",
+        ),
+        click.option(
+            "--cache/--no-cache",
+            "use_cache",
+            default=True,
+            show_default=True,
+            help="Reuse and store computed vectors and scores in the on-disk cache.",
+        ),
+    ]
+
+
 _OPTIONS = [
     click.option(
         "--model",
@@ -45,33 +80,7 @@ _OPTIONS = [
         "--template",
         help='Embed each item in a sentence, e.g. "This is {}."; only its tokens are pooled.',
     ),
-    click.option(
-        "--dtype",
-        type=click.Choice(list(DTYPES)),
-        default="float32",
-        show_default=True,
-        help="Model weights' dtype.",
-    ),
-    click.option(
-        "--batch-size",
-        type=click.IntRange(min=1),
-        default=64,
-        show_default=True,
-        help="Items per forward pass.",
-    ),
-    click.option("--revision", help="Hub revision (branch, tag or commit) of hub models."),
-    click.option(
-        "--trust-remote-code",
-        is_flag=True,
-        help="Allow models that run code from their repository (only for models you trust).",
-    ),
-    click.option(
-        "--cache/--no-cache",
-        "use_cache",
-        default=True,
-        show_default=True,
-        help="Reuse and store extracted vectors in the on-disk cache.",
-    ),
+    *loading_options(64, "Items per forward pass."),
 ]
 
 
@@ -83,11 +92,13 @@ def contextual_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def contextual_from_opts(opts: dict[str, Any]) -> ContextualOptions:
-    """The :class:`ContextualOptions` given on the command line (``--device`` included)."""
+    """The :class:`ContextualOptions` given on the command line (``--device`` included;
+    pooling options absent from a command keep their defaults)."""
+    default = ContextualOptions()
     options = ContextualOptions(
-        subwords=opts["subwords"],
-        special_tokens=opts["special_tokens"],
-        template=opts["template"],
+        subwords=opts.get("subwords", default.subwords),
+        special_tokens=opts.get("special_tokens", default.special_tokens),
+        template=opts.get("template", default.template),
         dtype=opts["dtype"],
         batch_size=opts["batch_size"],
         device=opts["device"],

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli_common import err_console, friendly, note, split_values
-from weatkit.embeddings.contextual import ContextualOptions
+from weatkit.cli_contextual import contextual_from_opts, loading_options
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import (
     DEFAULT_BOOTSTRAP,
@@ -56,26 +56,7 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
         ),
-        click.option(
-            "--batch-size",
-            type=click.IntRange(min=1),
-            default=32,
-            show_default=True,
-            help="With --model: sentences per forward pass.",
-        ),
-        click.option(
-            "--dtype",
-            type=click.Choice(["float32", "float16", "bfloat16"]),
-            default="float32",
-            show_default=True,
-            help="With --model: weights' dtype.",
-        ),
-        click.option("--revision", help="With --model: hub revision (branch, tag or commit)."),
-        click.option(
-            "--trust-remote-code",
-            is_flag=True,
-            help="With --model: run code shipped in the model repository (off by default).",
-        ),
+        *loading_options(32, "With --model: sentences per forward pass."),
         click.option(
             "--allow-pickle",
             is_flag=True,
@@ -94,15 +75,7 @@ def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
     """Per-sample scores of ``--model`` for every requested template (``template`` column)."""
     samples = load_gest(opts["gest_version"])
     templates = [_template_id(t) for t in split_values(opts["templates"])] or None
-    options = ContextualOptions(
-        device=opts["device"],
-        batch_size=opts["batch_size"],
-        dtype=opts["dtype"],
-        revision=opts["revision"],
-        trust_remote_code=opts["trust_remote_code"],
-        allow_pickle=opts["allow_pickle"],
-    )
-    options.validate()
+    options = contextual_from_opts(opts)
     scores = score_samples(
         opts["model"],
         samples["sentence"].tolist(),
