@@ -1,0 +1,363 @@
+"""Sentence scores from a masked language model: AUL, AULA and masked-token log-probabilities.
+
+A sentence ``T = w_1 … w_|T|`` is one row of token ids with the model's special tokens; ``C`` is
+the set of its non-special positions (the reference implementations drop the first and the
+last token, ``[CLS]``/``[SEP]`` or ``<s>``/``</s>``).
+
+**AUL** (All Unmasked Likelihood; Kaneko & Bollegala, AAAI 2022, "Unmasking the Mask", Eq. 3)
+predicts every token of the unmasked sentence in one forward pass:
+
+    AUL(T) = (1/|C|) Σ_{j∈C} log P(w_j | T)
+
+**AULA** (… with Attention weights; same paper, Eq. 4; MBE paper, Kaneko et al. NAACL 2022,
+Eq. 1) weights each token by the attention it receives, averaged over all layers, all heads and
+all query positions ``i`` of the sentence (special tokens included as queries, as the reference
+``calculate_aul`` of github.com/kanekomasahiro/bias_eval_in_multiple_mlm):
+
+    α_j = mean_{l, h, i} Att^{(l,h)}[i, j]
+    AULA(T) = (1/|C|) Σ_{j∈C} α_j log P(w_j | T)
+
+The same pass gives the **sentence embedding** used by MBE's weights: the mean of the last layer's
+hidden states over ``C``.
+
+**Masked-token log-probabilities** (CrowS-Pairs pseudo-log-likelihood, Nangia et al. EMNLP 2020,
+§3): for each requested position ``p`` the sentence is fed with ``w_p`` replaced by the mask token
+and ``log P(w_p | T_{\\p})`` is read at ``p``; every (sentence, position) is one row of a batch.
+
+Logarithms are natural. Batches are sorted by length and padded on the right with an attention
+mask; padded positions are neither keys (the mask) nor queries (left out of α) nor targets, so a
+score does not depend on the other rows of its batch. Results are cached per model identity and
+dtype under ``$WEATKIT_CACHE/sentence`` (:class:`weatkit.embeddings.cache.VectorCache`); a run
+whose scores are all cached never loads the network.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from weatkit.data import cache_dir
+from weatkit.embeddings.cache import VectorCache
+from weatkit.embeddings.contextual import ContextualOptions, _pad_id
+from weatkit.embeddings.hf_models import (
+    is_decoder_only,
+    load_config,
+    load_network,
+    load_tokenizer,
+    max_length,
+    model_identity,
+)
+from weatkit.errors import WeatkitError
+
+#: Bump when the meaning of cached values changes.
+SCORING_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TokenizedSentence:
+    """Token ids of one sentence with the model's special tokens, and which ones are special."""
+
+    ids: tuple[int, ...]
+    special: tuple[bool, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.ids) != len(self.special):
+            raise WeatkitError("token ids and special-token flags differ in length")
+        if all(self.special):
+            raise WeatkitError(f"the sentence {list(self.ids)} has no token besides special ones")
+
+    @classmethod
+    def from_ids(cls, ids: Sequence[int]) -> TokenizedSentence:
+        """Ids that already carry special tokens first and last (the MBE sets' convention)."""
+        values = tuple(int(i) for i in ids)
+        if len(values) < 3:
+            raise WeatkitError(
+                f"token ids {list(values)} need a special token at each end and a token between"
+            )
+        return cls(values, (True, *([False] * (len(values) - 2)), True))
+
+    @property
+    def content(self) -> list[int]:
+        """Positions of the non-special tokens (the set C)."""
+        return [j for j, s in enumerate(self.special) if not s]
+
+    def key(self) -> str:
+        return json.dumps([self.ids, [int(s) for s in self.special]])
+
+
+@dataclass
+class UnmaskedScores:
+    """Per-sentence results of the unmasked forward pass.
+
+    Attributes:
+        aul: AUL(T), natural log (float64, one per sentence).
+        aula: AULA(T), natural log.
+        embedding: mean last-layer hidden state over the non-special tokens (float32, n × d).
+    """
+
+    aul: np.ndarray
+    aula: np.ndarray
+    embedding: np.ndarray
+
+
+class MaskedLM:
+    """A masked LM (hub id or local directory) that scores tokenised sentences.
+
+    The tokenizer is loaded on first need, the network only when something is not cached.
+
+    Example:
+        >>> lm = MaskedLM("bert-base-uncased")  # doctest: +SKIP
+        >>> scores = lm.unmasked(lm.tokenize(["She is a nurse."]))  # doctest: +SKIP
+        >>> scores.aula.shape  # doctest: +SKIP
+        (1,)
+    """
+
+    def __init__(self, model: str, options: ContextualOptions | None = None) -> None:
+        self.model_name = str(model)
+        self.options = options or ContextualOptions()
+        self.options.validate()
+        self._config = load_config(self.model_name, self.options)
+        if is_decoder_only(self._config):
+            raise WeatkitError(
+                f"{self.model_name} ({self._config.__class__.__name__}) is a causal LM; "
+                "AUL, AULA and masked-token scores need a masked LM"
+            )
+        self.identity = model_identity(self.model_name, self._config, self.options)
+        self.n_computed = 0
+        self.n_cached = 0
+        self._tokenizer: Any = None
+        self._network: tuple[Any, Any] | None = None
+
+    # -- loading --------------------------------------------------------------------------------
+
+    @property
+    def tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            self._tokenizer = load_tokenizer(self.model_name, self.options)
+        return self._tokenizer
+
+    @property
+    def max_length(self) -> int | None:
+        """The longest input the model takes, special tokens included (None when unknown)."""
+        return max_length(self.tokenizer, self._config)
+
+    @property
+    def mask_id(self) -> int:
+        mask = self.tokenizer.mask_token_id
+        if mask is None:
+            raise WeatkitError(f"{self.model_name} has no mask token: it is not a masked LM")
+        return int(mask)
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._network is None:
+            self._network = load_network(self.model_name, self._config, self.options, head="mlm")
+        return self._network
+
+    # -- encoding -------------------------------------------------------------------------------
+
+    def tokenize(self, sentences: Sequence[str]) -> list[TokenizedSentence]:
+        """Each sentence encoded with the model's special tokens."""
+        if isinstance(sentences, str):
+            raise WeatkitError("give a list of sentences, not one string")
+        texts = list(sentences)
+        for i, text in enumerate(texts):
+            if not isinstance(text, str) or not text.strip():
+                raise WeatkitError(f"sentence {i} is empty or not text: {text!r}")
+        if not texts:
+            return []
+        enc = self.tokenizer(texts, return_special_tokens_mask=True)
+        out = []
+        for i, (ids, special) in enumerate(
+            zip(enc["input_ids"], enc["special_tokens_mask"], strict=True)
+        ):
+            if all(special):
+                raise WeatkitError(f"sentence {i} gives no token: {texts[i]!r}")
+            out.append(TokenizedSentence(tuple(ids), tuple(bool(s) for s in special)))
+        return out
+
+    def check_lengths(self, sentences: Sequence[TokenizedSentence], what: str = "sentence") -> None:
+        """WeatkitError naming the first sentence longer than the model takes."""
+        limit = self.max_length
+        for i, s in enumerate(sentences):
+            if limit is not None and len(s.ids) > limit:
+                raise WeatkitError(
+                    f"{what} {i} is {len(s.ids)} tokens long; {self.model_name} takes {limit}"
+                )
+
+    # -- scores ---------------------------------------------------------------------------------
+
+    def unmasked(
+        self, sentences: Sequence[TokenizedSentence], *, show_progress: bool | None = None
+    ) -> UnmaskedScores:
+        """AUL, AULA and the sentence embedding of each sentence (one unmasked pass each)."""
+        self.check_lengths(sentences)
+        keys = [s.key() for s in sentences]
+        values = self._cached(
+            "unmasked",
+            dict(zip(keys, sentences, strict=True)),
+            lambda batch: _unmasked_batch(*self._load(), batch, _pad_id(self.tokenizer)),
+            show_progress,
+            "AUL/AULA",
+        )
+        rows = np.stack([values[k] for k in keys]) if keys else np.zeros((0, 2), np.float32)
+        return UnmaskedScores(
+            aul=rows[:, 0].astype(np.float64),
+            aula=rows[:, 1].astype(np.float64),
+            embedding=rows[:, 2:].astype(np.float32),
+        )
+
+    def masked_log_probs(
+        self,
+        sentences: Sequence[TokenizedSentence],
+        positions: Sequence[Sequence[int]],
+        *,
+        show_progress: bool | None = None,
+    ) -> list[np.ndarray]:
+        """Per sentence, ``log P(w_p | T with p masked)`` at each of its ``positions``."""
+        if len(positions) != len(sentences):
+            raise WeatkitError("give one list of positions per sentence")
+        self.check_lengths(sentences)
+        rows: dict[str, tuple[TokenizedSentence, int]] = {}
+        keys: list[list[str]] = []
+        for s, wanted in zip(sentences, positions, strict=True):
+            row_keys = []
+            for p in wanted:
+                if not 0 <= p < len(s.ids) or s.special[p]:
+                    raise WeatkitError(f"position {p} is not a token of {list(s.ids)}")
+                key = json.dumps([s.ids, int(p)])
+                rows[key] = (s, int(p))
+                row_keys.append(key)
+            keys.append(row_keys)
+        mask = self.mask_id if rows else 0
+        values = self._cached(
+            "masked",
+            rows,
+            lambda batch: _masked_batch(*self._load(), batch, _pad_id(self.tokenizer), mask),
+            show_progress,
+            "masked tokens",
+        )
+        return [np.array([float(values[k][0]) for k in ks], dtype=np.float64) for ks in keys]
+
+    def _cached(
+        self,
+        task: str,
+        items: dict[str, Any],
+        compute: Callable[[list[Any]], np.ndarray],
+        show_progress: bool | None,
+        label: str,
+    ) -> dict[str, np.ndarray]:
+        """Values of ``items`` (key → input) from the cache, the rest computed in batches."""
+        found: dict[str, np.ndarray] = {}
+        cache = None
+        if self.options.cache and items:
+            inputs = {
+                "task": f"sentence-{task}",
+                "scoring_version": SCORING_VERSION,
+                **self.identity,
+                "dtype": self.options.dtype,
+            }
+            cache = VectorCache(inputs, root=cache_dir() / "sentence")
+            found = cache.get(list(items), 0)
+        missing = [k for k in items if k not in found]
+        self.n_cached += len(items) - len(missing)
+        if not missing:
+            return found
+        order = sorted(missing, key=lambda k: _length(items[k]))
+        size = self.options.batch_size
+        name = Path(self.model_name).name or self.model_name
+        computed: list[np.ndarray] = []
+        with tqdm(
+            total=len(order),
+            desc=f"{label} with {name}",
+            unit="row",
+            disable=None if show_progress is None else not show_progress,
+        ) as bar:
+            for start in range(0, len(order), size):
+                batch = [items[k] for k in order[start : start + size]]
+                try:
+                    computed.append(compute(batch))
+                except torch.OutOfMemoryError as err:
+                    raise WeatkitError(
+                        f"out of memory scoring with {self.model_name} at --batch-size {size} "
+                        f"(rows of up to {max(_length(b) for b in batch)} tokens); try a "
+                        "smaller --batch-size or --dtype float16"
+                    ) from err
+                bar.update(len(batch))
+        values = np.concatenate(computed).astype(np.float32)
+        self.n_computed += len(order)
+        if cache is not None:
+            cache.put(order, {0: values})
+        found.update(zip(order, values, strict=True))
+        return found
+
+
+def _length(item: TokenizedSentence | tuple[TokenizedSentence, int]) -> int:
+    sentence = item[0] if isinstance(item, tuple) else item
+    return len(sentence.ids)
+
+
+def _padded(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded ids and the attention mask."""
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for r, row in enumerate(rows):
+        ids[r, : len(row)] = torch.tensor(row)
+        mask[r, : len(row)] = 1
+    return ids, mask
+
+
+def _unmasked_batch(
+    network: Any, device: Any, batch: Sequence[TokenizedSentence], pad: int
+) -> np.ndarray:
+    """Rows ``[AUL, AULA, embedding…]`` of one right-padded unmasked forward pass."""
+    ids, mask = _padded([s.ids for s in batch], pad)
+    content = torch.zeros(ids.shape, dtype=torch.bool)
+    for r, s in enumerate(batch):
+        content[r, : len(s.ids)] = ~torch.tensor(s.special)
+    ids, mask, content = ids.to(device), mask.to(device), content.to(device)
+    if getattr(network.config, "_attn_implementation", "eager") != "eager":
+        network.set_attn_implementation("eager")  # only eager attention returns the weights
+    with torch.inference_mode():
+        out = network(
+            input_ids=ids, attention_mask=mask, output_attentions=True, output_hidden_states=True
+        )
+        logp = torch.log_softmax(out.logits.float(), dim=-1).gather(2, ids[..., None])[..., 0]
+        received = torch.zeros(ids.shape, device=ids.device)
+        queries = mask.float()
+        for layer in out.attentions:  # (n, heads, query, key)
+            received += (layer.float().mean(dim=1) * queries[:, :, None]).sum(dim=1)
+        alpha = received / (len(out.attentions) * queries.sum(dim=1, keepdim=True))
+        weight = content.float()
+        count = weight.sum(dim=1)
+        aul = (logp * weight).sum(dim=1) / count
+        aula = (alpha * logp * weight).sum(dim=1) / count
+        hidden = out.hidden_states[-1].float()
+        embedding = (hidden * weight[..., None]).sum(dim=1) / count[:, None]
+        return torch.cat([aul[:, None], aula[:, None], embedding], dim=1).cpu().numpy()
+
+
+def _masked_batch(
+    network: Any,
+    device: Any,
+    batch: Sequence[tuple[TokenizedSentence, int]],
+    pad: int,
+    mask_id: int,
+) -> np.ndarray:
+    """``log P(w_p | T with p masked)`` of each (sentence, position) row, as an (n, 1) array."""
+    ids, mask = _padded([s.ids for s, _ in batch], pad)
+    rows = torch.arange(len(batch))
+    cols = torch.tensor([p for _, p in batch])
+    targets = ids[rows, cols].clone()
+    ids[rows, cols] = mask_id
+    with torch.inference_mode():
+        logits = network(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
+        logp = torch.log_softmax(logits[rows.to(device), cols.to(device)].float(), dim=-1)
+        return logp.gather(1, targets.to(device)[:, None]).cpu().numpy()
