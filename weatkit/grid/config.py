@@ -29,16 +29,22 @@ baseline of the other layers.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import yaml
-
+from weatkit.configfile import (
+    as_dict,
+    check_keys,
+    config_path,
+    dataclass_from,
+    mapping,
+    read_config,
+    strings,
+    typed,
+)
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.hf_models import looks_like_path
 from weatkit.embeddings.spec import EmbeddingsSpec, parse_embeddings_spec, parse_embeddings_specs
@@ -66,7 +72,6 @@ _TOP_KEYS = {
     "asymmetry",
 }
 _ENTRY_KEYS = {"name", "path", "model", "format", "layers", "baseline", "contextual"}
-_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -124,73 +129,47 @@ def load_grid_config(path: str | os.PathLike, output: str | None = None) -> Grid
             the message names the file and the key.
     """
     file = Path(path)
-    try:
-        raw = file.read_bytes()
-    except OSError as err:
-        raise WeatkitError(f"cannot read experiment file {file}: {err.strerror}") from err
-    data = _parse(raw, file)
-    return _build_config(data, file, hashlib.sha256(raw).hexdigest(), output)
-
-
-def _parse(raw: bytes, file: Path) -> dict[str, Any]:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise WeatkitError(f"{file}: not UTF-8 (byte {err.start})") from None
-    try:
-        if file.suffix.lower() == ".toml":
-            data = tomllib.loads(text)
-        elif file.suffix.lower() in (".yaml", ".yml"):
-            data = yaml.safe_load(text)
-        else:
-            raise WeatkitError(f"{file}: experiment files are .yaml, .yml or .toml")
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or "syntax error"
-        raise WeatkitError(f"{file}{where}: invalid YAML: {problem}") from None
-    except tomllib.TOMLDecodeError as err:
-        raise WeatkitError(f"{file}: invalid TOML: {err}") from None
-    if not isinstance(data, dict):
-        raise WeatkitError(f"{file}: expected a mapping of options at the top level")
-    return data
+    data, sha256 = read_config(file, "experiment file")
+    return _build_config(data, file, sha256, output)
 
 
 def _build_config(data: dict[str, Any], file: Path, sha256: str, output: str | None) -> GridConfig:
     where = str(file)
-    _check_keys(data, _TOP_KEYS, where)
+    check_keys(data, _TOP_KEYS, where)
     base = file.resolve().parent
-    languages = _strings(data.get("languages"), f"{where}: languages", required=True)
-    lists = _strings(data.get("lists", ["ca-weat"]), f"{where}: lists", required=True)
+    languages = strings(data.get("languages"), f"{where}: languages", required=True)
+    lists = strings(data.get("lists", ["ca-weat"]), f"{where}: lists", required=True)
     lists = tuple(_list_location(entry, base) for entry in lists)
-    tests = _strings(data.get("tests"), f"{where}: tests") or None
-    contextual = _dataclass_from(
+    tests = strings(data.get("tests"), f"{where}: tests") or None
+    contextual = dataclass_from(
         ContextualOptions, data.get("contextual", {}), f"{where}: contextual"
     )
     iso_section = data.get("isomorphism")
     reference, iso_words, iso = None, None, IsoOptions()
     if iso_section is not None:
-        section = dict(_mapping(iso_section, f"{where}: isomorphism"))
+        section = dict(mapping(iso_section, f"{where}: isomorphism"))
         reference = section.pop("reference", None)
         if not isinstance(reference, str) or not reference:
             raise WeatkitError(f"{where}: isomorphism: give the reference language (e.g. en)")
         words = section.pop("words", None)
-        iso_words = None if words is None else _path(words, base, f"{where}: isomorphism.words")
-        iso = _dataclass_from(IsoOptions, section, f"{where}: isomorphism")
-    engine = _dataclass_from(EngineOptions, data.get("engine", {}), f"{where}: engine")
+        iso_words = (
+            None if words is None else config_path(words, base, f"{where}: isomorphism.words")
+        )
+        iso = dataclass_from(IsoOptions, section, f"{where}: isomorphism")
+    engine = dataclass_from(EngineOptions, data.get("engine", {}), f"{where}: engine")
     if engine.keep_distributions:
         raise WeatkitError(f"{where}: engine: keep_distributions is not a grid option")
     run = RunConfig(
         lists=lists,
         tests=tests,
-        lower=_typed(data.get("lower"), (bool, type(None)), f"{where}: lower"),
-        strip_accents=_typed(data.get("strip_accents", False), bool, f"{where}: strip_accents"),
+        lower=typed(data.get("lower"), (bool, type(None)), f"{where}: lower"),
+        strip_accents=typed(data.get("strip_accents", False), bool, f"{where}: strip_accents"),
         min_coverage=float(
-            _typed(data.get("min_coverage", 0.8), (int, float), f"{where}: min_coverage")
+            typed(data.get("min_coverage", 0.8), (int, float), f"{where}: min_coverage")
         ),
-        equalize=_typed(data.get("equalize", "none"), str, f"{where}: equalize"),
-        allow_pickle=_typed(data.get("allow_pickle", False), bool, f"{where}: allow_pickle"),
-        fasttext_oov=_typed(data.get("fasttext_oov", False), bool, f"{where}: fasttext_oov"),
+        equalize=typed(data.get("equalize", "none"), str, f"{where}: equalize"),
+        allow_pickle=typed(data.get("allow_pickle", False), bool, f"{where}: allow_pickle"),
+        fasttext_oov=typed(data.get("fasttext_oov", False), bool, f"{where}: fasttext_oov"),
         engine=engine,
         contextual=contextual,
         isomorphism=reference,
@@ -202,7 +181,7 @@ def _build_config(data: dict[str, Any], file: Path, sha256: str, output: str | N
     return GridConfig(
         path=file,
         sha256=sha256,
-        output=Path(_path(out, base, f"{where}: output")),
+        output=Path(config_path(out, base, f"{where}: output")),
         languages=languages,
         sources=sources,
         run=run,
@@ -218,13 +197,13 @@ def _sources(
     sources: list[GridSource] = []
     for i, entry in enumerate(entries, 1):
         at = f"{where}: embeddings entry {i}"
-        entry = _mapping(entry, at)
-        _check_keys(entry, _ENTRY_KEYS, at)
-        name = _typed(entry.get("name"), str, f"{at}: name")
+        entry = mapping(entry, at)
+        check_keys(entry, _ENTRY_KEYS, at)
+        name = typed(entry.get("name"), str, f"{at}: name")
         if not name or any(c in name for c in "=/\\"):
             raise WeatkitError(f"{at}: name must be non-empty, without '=', '/' or '\\'")
         at = f"{where}: embeddings {name!r}"
-        baseline = _typed(entry.get("baseline"), (str, type(None)), f"{at}: baseline")
+        baseline = typed(entry.get("baseline"), (str, type(None)), f"{at}: baseline")
         for spec in _entry_specs(entry, name, base, contextual, at):
             own_layer = spec.layer is not None and len(spec.layers) > 1 and baseline == spec.name
             sources.append(GridSource(spec, None if own_layer else baseline))
@@ -251,16 +230,16 @@ def _entry_specs(
         for key in ("layers", "contextual"):
             if key in entry:
                 raise WeatkitError(f"{at}: {key} is for models, not static vectors")
-        location = _typed(entry["path"], str, f"{at}: path")
+        location = typed(entry["path"], str, f"{at}: path")
         if location.lower() != "glove-6b-50d":
-            location = _path(location, base, f"{at}: path")
+            location = config_path(location, base, f"{at}: path")
         spec = parse_embeddings_spec(f"{name}={location}")
-        fmt = _typed(entry.get("format", "auto"), str, f"{at}: format")
+        fmt = typed(entry.get("format", "auto"), str, f"{at}: format")
         return [replace(spec, fmt=fmt)]
     if "format" in entry:
         raise WeatkitError(f"{at}: format is for static vectors, not models")
-    model = _typed(entry["model"], str, f"{at}: model")
-    local = _path(model, base, f"{at}: model")
+    model = typed(entry["model"], str, f"{at}: model")
+    local = config_path(model, base, f"{at}: model")
     if looks_like_path(model) or Path(local).exists():
         model = local
     layers = entry.get("layers")
@@ -269,10 +248,10 @@ def _entry_specs(
     if not isinstance(layers, list) or not layers:
         raise WeatkitError(f"{at}: give the model's layers, e.g. layers: [0, -2]")
     for layer in layers:
-        _typed(layer, int, f"{at}: layers")
-    overrides = _mapping(entry.get("contextual", {}), f"{at}: contextual")
-    options = _dataclass_from(
-        ContextualOptions, {**_as_dict(contextual), **overrides}, f"{at}: contextual"
+        typed(layer, int, f"{at}: layers")
+    overrides = mapping(entry.get("contextual", {}), f"{at}: contextual")
+    options = dataclass_from(
+        ContextualOptions, {**as_dict(contextual), **overrides}, f"{at}: contextual"
     )
     layer_text = ",".join(str(layer) for layer in layers)
     return parse_embeddings_specs(f"{name}=hf:{model}@{layer_text}", options)
@@ -281,103 +260,18 @@ def _entry_specs(
 def _asymmetry(section: Any, base: Path, where: str) -> str | None:
     if section is None:
         return None
-    section = _mapping(section, f"{where}: asymmetry")
-    _check_keys(section, {"counts"}, f"{where}: asymmetry")
-    counts = _typed(section.get("counts", "wordfreq"), str, f"{where}: asymmetry.counts")
+    section = mapping(section, f"{where}: asymmetry")
+    check_keys(section, {"counts"}, f"{where}: asymmetry")
+    counts = typed(section.get("counts", "wordfreq"), str, f"{where}: asymmetry.counts")
     if counts == "wordfreq":
         return counts
     if "{lang}" not in counts:
         raise WeatkitError(f"{where}: asymmetry.counts: a corpus path needs {{lang}}, or wordfreq")
-    return _path(counts, base, f"{where}: asymmetry.counts")
+    return config_path(counts, base, f"{where}: asymmetry.counts")
 
 
 def _list_location(entry: str, base: Path) -> str:
     """A list-set name stays as it is; a list file is read relative to the experiment."""
     if canonical_name(entry) is not None:
         return entry
-    return _path(entry, base, "lists")
-
-
-def _path(value: Any, base: Path, at: str) -> str:
-    text = _typed(value, str, at)
-    if not text:
-        raise WeatkitError(f"{at}: empty path")
-    expanded = os.path.expanduser(os.path.expandvars(text))
-    return str(base / expanded) if not os.path.isabs(expanded) else expanded
-
-
-def _check_keys(data: Mapping[str, Any], known: set[str], where: str) -> None:
-    for key in data:
-        if key not in known:
-            raise WeatkitError(
-                f"{where}: unknown option {key!r} (known: {', '.join(sorted(known))})"
-            )
-
-
-def _mapping(value: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise WeatkitError(f"{where}: expected a mapping of options, got {_kind(value)}")
-    return value
-
-
-def _strings(value: Any, where: str, required: bool = False) -> tuple[str, ...]:
-    if value is None and not required:
-        return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise WeatkitError(f"{where}: expected a non-empty list of names, got {_kind(value)}")
-    return tuple(value)
-
-
-def _typed(value: Any, types: type | tuple[type, ...], where: str) -> Any:
-    allowed = types if isinstance(types, tuple) else (types,)
-    bad_bool = isinstance(value, bool) and bool not in allowed
-    if not isinstance(value, allowed) or bad_bool:
-        names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
-        raise WeatkitError(f"{where}: expected {names}, got {_kind(value)}")
-    return value
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    return f"{type(value).__name__} {value!r}"[:80]
-
-
-def _as_dict(options: Any) -> dict[str, Any]:
-    return {f.name: getattr(options, f.name) for f in fields(options)}
-
-
-def _dataclass_from(cls: type[_T], values: Any, where: str) -> _T:
-    """``cls(**values)`` with unknown keys and wrong types reported, then ``validate()``d."""
-    values = _mapping(values, where)
-    defaults = cls()
-    _check_keys(values, {f.name for f in fields(cls)}, where)  # type: ignore[arg-type]
-    kwargs: dict[str, Any] = {}
-    for key, value in values.items():
-        default = getattr(defaults, key)
-        at = f"{where}.{key}"
-        if isinstance(default, tuple):
-            if isinstance(value, str | int):
-                value = [value]
-            if not isinstance(value, list):
-                raise WeatkitError(f"{at}: expected a list, got {_kind(value)}")
-            value = tuple(value)
-        elif isinstance(default, dict):
-            value = dict(_mapping(value, at))
-        elif isinstance(default, bool):
-            value = _typed(value, bool, at)
-        elif isinstance(default, float):
-            value = float(_typed(value, (int, float), at))
-        elif isinstance(default, int):
-            value = _typed(value, int, at)
-        elif isinstance(default, str):
-            value = _typed(value, str, at)
-        kwargs[key] = value
-    built = cls(**kwargs)
-    try:
-        built.validate()  # type: ignore[attr-defined]
-    except WeatkitError as err:
-        raise WeatkitError(f"{where}: {err}") from None
-    return built
+    return config_path(entry, base, "lists")
