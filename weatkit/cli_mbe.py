@@ -1,0 +1,327 @@
+"""``weatkit mbe``: the Multilingual Bias Evaluation score of a masked LM (Kaneko et al. 2022).
+
+Inputs (exactly one):
+
+* ``--parallel FILE.tsv`` — ``English<TAB>target`` lines;
+* ``--english FILE --target FILE`` — aligned plain-text files;
+* ``--mbe-set LANG --corpus ted|news`` — the reference repository's token-id sets (tokenised with
+  :data:`weatkit.mbe.data.MBE_MODELS`\\ ``[LANG]``; :func:`~weatkit.mbe.data.check_tokenizer`
+  refuses a model whose tokenizer does not match).
+
+Text inputs go through Step 1 (:func:`~weatkit.mbe.data.gendered_indices` with the English word
+lists); then sentences longer than the model takes are skipped (an error with
+``--no-skip-long``), both sides are down-sampled to equal size (and to ``--max-sentences``) with
+``--seed``, and :func:`~weatkit.mbe.score.evaluate_mbe` scores them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from weatkit.cli_common import err_console, friendly, note
+from weatkit.cli_contextual import contextual_from_opts, loading_options
+from weatkit.errors import WeatkitError
+from weatkit.mbe.data import (
+    MBE_MODELS,
+    MBE_SETS,
+    check_tokenizer,
+    downsample,
+    gendered_indices,
+    load_gender_words,
+    load_mbe_set,
+    read_parallel_texts,
+    read_parallel_tsv,
+)
+from weatkit.mbe.score import METHODS, WEIGHTS, MbeResult, evaluate_mbe
+from weatkit.report.tables import render, write_outputs
+from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    """One sentence to score, with its texts when it came from a parallel corpus."""
+
+    tokens: TokenizedSentence
+    english: str = ""
+    target: str = ""
+
+
+def _model_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """How the model is loaded and run (as in ``weatkit gest --model``)."""
+    options = [
+        click.option(
+            "--model", required=True, help="Masked LM to evaluate: Hugging Face hub id or path."
+        ),
+        click.option(
+            "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
+        ),
+        *loading_options(32, "Sentences per forward pass."),
+        click.option(
+            "--allow-pickle",
+            is_flag=True,
+            help="Allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
+        ),
+        click.option(
+            "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _check_modes(opts: dict[str, Any]) -> str:
+    """The input mode (``parallel``, ``texts`` or ``set``); WeatkitError for a bad combination."""
+    modes = [
+        name
+        for name, given in (
+            ("parallel", opts["parallel"]),
+            ("texts", opts["english"] or opts["target"]),
+            ("set", opts["mbe_set"]),
+        )
+        if given
+    ]
+    if len(modes) != 1:
+        raise WeatkitError(
+            "give exactly one of --parallel FILE, --english FILE --target FILE or "
+            "--mbe-set LANG --corpus ted|news"
+        )
+    mode = modes[0]
+    if mode == "texts" and not (opts["english"] and opts["target"]):
+        raise WeatkitError("--english and --target go together: give both files")
+    if mode == "set" and not opts["corpus"]:
+        raise WeatkitError(f"--mbe-set {opts['mbe_set']} needs --corpus ted or --corpus news")
+    if mode != "set" and opts["corpus"]:
+        raise WeatkitError("--corpus is for --mbe-set")
+    if mode == "set" and (opts["male_words"] or opts["female_words"]):
+        raise WeatkitError(
+            "the MBE sets are already split into male and female sentences; --male-words and "
+            "--female-words are for --parallel and --english/--target"
+        )
+    return mode
+
+
+def _tokenized_texts(
+    lm: MaskedLM, english: list[str], target: list[str], indices: list[int], side: str
+) -> list[_Sentence]:
+    """The target sentences at ``indices``, tokenised; those that give no token are skipped."""
+    texts = [target[i].strip() for i in indices]
+    pieces = lm.tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+    kept = [i for i, ids in zip(indices, pieces, strict=True) if len(ids) > 0]
+    if len(kept) < len(indices):
+        note(f"{len(indices) - len(kept)} {side} sentence(s) skipped: the tokenizer gives no token")
+    tokens = lm.tokenize([target[i].strip() for i in kept])
+    return [_Sentence(t, english[i], target[i].strip()) for t, i in zip(tokens, kept, strict=True)]
+
+
+def _from_texts(
+    lm: MaskedLM, opts: dict[str, Any], mode: str
+) -> tuple[list[_Sentence], list[_Sentence], str]:
+    if mode == "parallel":
+        english, target = read_parallel_tsv(opts["parallel"])
+        name = str(opts["parallel"])
+    else:
+        english, target = read_parallel_texts(opts["english"], opts["target"])
+        name = f"{opts['english']} + {opts['target']}"
+    male_words, female_words = load_gender_words(opts["male_words"], opts["female_words"])
+    male_idx, female_idx = gendered_indices(english, target, male_words, female_words)
+    note(
+        f"{len(english)} sentence pairs: {len(male_idx)} male, {len(female_idx)} female "
+        "(English side with words of one list only)"
+    )
+    if not male_idx or not female_idx:
+        raise WeatkitError(
+            f"found {len(male_idx)} male and {len(female_idx)} female sentences in {name}; MBE "
+            "needs at least one of each (check the word lists and which column is English)"
+        )
+    male = _tokenized_texts(lm, english, target, male_idx, "male")
+    female = _tokenized_texts(lm, english, target, female_idx, "female")
+    return male, female, name
+
+
+def _from_set(lm: MaskedLM, lang: str, corpus: str) -> tuple[list[_Sentence], list[_Sentence]]:
+    male_ids, female_ids = load_mbe_set(lang, corpus)
+    check_tokenizer(lm.tokenizer, [male_ids, female_ids], lang)
+    male = [_Sentence(TokenizedSentence.from_ids(ids)) for ids in male_ids]
+    female = [_Sentence(TokenizedSentence.from_ids(ids)) for ids in female_ids]
+    return male, female
+
+
+def _drop_long(
+    lm: MaskedLM, male: list[_Sentence], female: list[_Sentence], skip: bool
+) -> tuple[list[_Sentence], list[_Sentence], int]:
+    """Both sides without the sentences longer than the model takes, and how many were left out."""
+    limit = lm.max_length
+    if limit is None:
+        return male, female, 0
+    if not skip:
+        lm.check_lengths([s.tokens for s in male], "male sentence")
+        lm.check_lengths([s.tokens for s in female], "female sentence")
+        return male, female, 0
+    short_m = [s for s in male if len(s.tokens.ids) <= limit]
+    short_f = [s for s in female if len(s.tokens.ids) <= limit]
+    n_long = len(male) + len(female) - len(short_m) - len(short_f)
+    if n_long:
+        note(
+            f"{n_long} sentence(s) longer than {limit} tokens skipped "
+            f"({len(male) - len(short_m)} male, {len(female) - len(short_f)} female)"
+        )
+    return short_m, short_f, n_long
+
+
+def _print_result(result: MbeResult, model: str, data: str) -> None:
+    view = Table(title=f"MBE of {model} on {data}")
+    view.add_column("")
+    view.add_column("value", justify="right")
+    view.add_row(
+        f"MBE score ({result.method.upper()}, {result.weight} weights)", f"{result.score:.2f}"
+    )
+    view.add_row("sentences (male / female)", f"{result.n_male} / {result.n_female}")
+    view.add_row("pairs", f"{result.n_pairs:,}")
+    view.add_row("McNemar vs random: b / c", f"{result.b:,} / {result.c:,}")
+    view.add_row("McNemar p (exact)", f"{result.p_value:.3g}")
+    verdict = "significant" if result.significant else "not significant"
+    view.add_row(f"vs random at α = {result.alpha:g}", verdict)
+    console = Console()
+    console.print(view)
+    side = "male" if result.score > 50 else "female" if result.score < 50 else "neither"
+    console.print(
+        f"50 = no preference; above 50 the model prefers the male sentences. Here: {side}, "
+        f"{verdict}.",
+        highlight=False,
+    )
+
+
+@click.command("mbe")
+@click.option(
+    "--parallel",
+    type=click.Path(dir_okay=False),
+    help="Parallel corpus: English<TAB>target per line (.gz accepted; optional header en<TAB>…).",
+)
+@click.option(
+    "--english", type=click.Path(dir_okay=False), help="English side, one sentence per line."
+)
+@click.option(
+    "--target",
+    type=click.Path(dir_okay=False),
+    help="Target-language side, aligned line by line with --english.",
+)
+@click.option(
+    "--mbe-set",
+    type=click.Choice(sorted(MBE_MODELS)),
+    help="The reference repository's token-id sets of this language (needs --corpus and a model "
+    "with the tokenizer of the language's model in weatkit.mbe.MBE_MODELS).",
+)
+@click.option("--corpus", type=click.Choice(list(MBE_SETS)), help="With --mbe-set: TED or news.")
+@_model_options
+@click.option(
+    "--male-words",
+    type=click.Path(dir_okay=False),
+    help="English male words, one per line [default: GN-GloVe male_word_file.txt].",
+)
+@click.option(
+    "--female-words",
+    type=click.Path(dir_okay=False),
+    help="English female words, one per line [default: GN-GloVe female_word_file.txt].",
+)
+@click.option(
+    "--method",
+    type=click.Choice(METHODS),
+    default="aula",
+    show_default=True,
+    help="Sentence likelihood: AULA (paper) or AUL.",
+)
+@click.option(
+    "--weight",
+    type=click.Choice(WEIGHTS),
+    default="cosine",
+    show_default=True,
+    help="Pair weight: cosine similarity (paper) or dot product (reference eval.py).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the down-sampling and of McNemar's random indicator.",
+)
+@click.option(
+    "--max-sentences",
+    type=click.IntRange(min=1),
+    help="Keep at most this many sentences per side (a seeded sample, after down-sampling).",
+)
+@click.option(
+    "--skip-long/--no-skip-long",
+    default=True,
+    show_default=True,
+    help="Skip sentences longer than the model takes (else stop with an error).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Write sentences.csv and summary.csv here.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json"]),
+    help="Print the summary in this format instead of the readable table.",
+)
+@friendly
+def mbe_command(**opts: Any) -> None:
+    """MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022)."""
+    mode = _check_modes(opts)
+    lm = MaskedLM(opts["model"], contextual_from_opts(opts))
+    if mode == "set":
+        data = f"mbe:{opts['mbe_set']}/{opts['corpus']}"
+        male, female = _from_set(lm, opts["mbe_set"], opts["corpus"])
+    else:
+        male, female, data = _from_texts(lm, opts, mode)
+    male, female, n_long = _drop_long(lm, male, female, opts["skip_long"])
+    if not male or not female:
+        raise WeatkitError(
+            f"{len(male)} male and {len(female)} female sentences left after skipping those "
+            "longer than the model takes; MBE needs at least one of each"
+        )
+    n_before = (len(male), len(female))
+    male, female = downsample(male, female, opts["seed"], opts["max_sentences"])
+    if (len(male), len(female)) != n_before:
+        note(f"down-sampled {n_before[0]} male and {n_before[1]} female to {len(male)} each")
+    result, sentences = evaluate_mbe(
+        lm,
+        [s.tokens for s in male],
+        [s.tokens for s in female],
+        method=opts["method"],
+        weight=opts["weight"],
+        seed=opts["seed"],
+        show_progress=opts["progress"],
+    )
+    if mode != "set":
+        sentences["english"] = [s.english for s in (*male, *female)]
+        sentences["target"] = [s.target for s in (*male, *female)]
+    if not 0 <= result.score <= 100:
+        note(
+            f"the MBE score {result.score:.2f} is outside 0–100: some similarity weights are "
+            "negative and the weighted mean is unstable; compare with --weight dot"
+        )
+    summary = result.to_frame()
+    summary.insert(0, "data", data)
+    summary.insert(0, "model", opts["model"])
+    summary["n_skipped_long"] = n_long
+    if opts["out_dir"]:
+        files = {"sentences.csv": render(sentences, "csv"), "summary.csv": render(summary, "csv")}
+        for path in write_outputs(opts["out_dir"], files):
+            err_console.print(f"wrote {path}", highlight=False)
+    if opts["fmt"]:
+        sys.stdout.buffer.write(render(summary, opts["fmt"]))
+        sys.stdout.flush()
+    else:
+        _print_result(result, opts["model"], data)
