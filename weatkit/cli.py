@@ -17,9 +17,11 @@ from weatkit.alignment import procrustes_align, read_dictionary
 from weatkit.cli_asymmetry import asymmetry_command
 from weatkit.cli_common import err_console, friendly, list_options, note, split_values
 from weatkit.cli_contextual import contextual_from_opts, contextual_options, model_specs
+from weatkit.cli_crows import crows_command
 from weatkit.cli_gest import gest_command
 from weatkit.cli_grid import grid_command
 from weatkit.cli_isomorphism import iso_command, iso_from_opts, iso_options
+from weatkit.cli_mbe import mbe_command
 from weatkit.cli_report import export_command, plot_command
 from weatkit.cli_tables import rich_correlations, rich_summary
 from weatkit.cli_train import train_command
@@ -340,6 +342,8 @@ main.add_command(train_command)
 main.add_command(export_command)
 main.add_command(plot_command)
 main.add_command(gest_command)
+main.add_command(crows_command)
+main.add_command(mbe_command)
 
 
 @main.command("align")

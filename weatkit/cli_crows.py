@@ -1,0 +1,255 @@
+"""``weatkit crows``: CrowS-Pairs bias scores (Nangia et al., EMNLP 2020).
+
+Modes (exactly one):
+
+* ``--model ID_OR_PATH`` — score the pairs (English CrowS-Pairs, MBE's ja/ru gender pairs, or
+  ``--data FILE``) with a masked LM: ``--method pll`` (Nangia et al.'s pseudo-log-likelihood of
+  the shared tokens), ``aul`` or ``aula`` (Kaneko & Bollegala 2022), :mod:`weatkit.crows.score`;
+* ``--scores FILE.csv`` — the metric from per-pair scores (``score_more, score_less, bias_type,
+  direction``), without a model.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from weatkit.cli_common import err_console, friendly, note, split_values
+from weatkit.cli_contextual import contextual_from_opts, loading_options
+from weatkit.crows.data import CROWS_FILES, load_crows, read_pair_scores
+from weatkit.crows.score import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    METHODS,
+    REFERENCE_DECIMALS,
+    crows_metric,
+    pair_outcomes,
+    score_crows,
+)
+from weatkit.errors import WeatkitError
+from weatkit.report.tables import render, write_outputs
+from weatkit.sentence.masked_lm import MaskedLM
+
+_TABLES = ("summary", "pairs")
+
+
+def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of the model-scoring mode (``--model``), as ``weatkit gest``'s."""
+    options = [
+        click.option("--model", help="Score the pairs with this masked LM (hub id or local path)."),
+        click.option(
+            "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
+        ),
+        *loading_options(32, "With --model: masked sentences per forward pass."),
+        click.option(
+            "--allow-pickle",
+            is_flag=True,
+            help="With --model: allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
+        ),
+        click.option(
+            "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _decimals(text: str | None, default: int | None) -> int | None:
+    """``--decimals``: an integer ≥ 0, ``none`` (exact comparison), or the default."""
+    if text is None:
+        return default
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise WeatkitError(f"--decimals {text!r}: give an integer ≥ 0 or none")
+    return value
+
+
+def _pairs(opts: dict[str, Any]) -> pd.DataFrame:
+    """The pairs of ``--lang`` or ``--data``, restricted to ``--bias-type``."""
+    if opts["data_path"] and opts["lang"]:
+        raise WeatkitError("give --lang or --data FILE, not both")
+    pairs = load_crows(opts["data_path"], lang=opts["lang"] or "en")
+    return _select(pairs, opts)
+
+
+def _select(table: pd.DataFrame, opts: dict[str, Any]) -> pd.DataFrame:
+    wanted = [b.lower() for b in split_values(opts["bias_types"])]
+    if not wanted:
+        return table
+    known = sorted(set(table["bias_type"]))
+    unknown = [b for b in wanted if b not in known]
+    if unknown:
+        raise WeatkitError(
+            f"--bias-type {unknown[0]!r} is not in the pairs; they have {', '.join(known)}"
+        )
+    return table[table["bias_type"].isin(wanted)].reset_index(drop=True)
+
+
+def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
+    pairs = _pairs(opts)
+    lm = MaskedLM(opts["model"], contextual_from_opts(opts))
+    decimals = _decimals(opts["decimals"], REFERENCE_DECIMALS[opts["method"]])
+    scores = score_crows(
+        lm, pairs, method=opts["method"], decimals=decimals, show_progress=opts["progress"]
+    )
+    skipped = scores.loc[scores["skipped"] != "", "skipped"]
+    if len(skipped):
+        note(
+            f"{len(skipped)} pair{'s' if len(skipped) > 1 else ''} skipped (too long for the "
+            f"model), e.g. pair {scores.loc[skipped.index[0], 'pair_id']}: {skipped.iloc[0]}"
+        )
+    return scores
+
+
+def _from_scores(opts: dict[str, Any]) -> pd.DataFrame:
+    for option, key in (("--data", "data_path"), ("--lang", "lang"), ("--method", "method")):
+        if opts[key]:
+            raise WeatkitError(f"{option} is for --model; --scores reads scores already computed")
+    scores = _select(read_pair_scores(opts["scores_path"]), opts)
+    win, neutral = pair_outcomes(
+        scores["score_more"], scores["score_less"], decimals=_decimals(opts["decimals"], None)
+    )
+    scores["win"], scores["neutral"] = win, neutral
+    n_unscored = int(scores[["score_more", "score_less"]].isna().any(axis=1).sum())
+    if n_unscored:
+        note(f"{n_unscored} pair{'s' if n_unscored > 1 else ''} without a score skipped")
+    return scores
+
+
+def _fmt(value: float, digits: int = 2) -> str:
+    return "–" if pd.isna(value) else f"{value:.{digits}f}"
+
+
+def _print(summary: pd.DataFrame, level: float, title: str) -> None:
+    view = Table(title=title)
+    columns = ("bias type", "pairs", "neutral", f"metric [{level:.0%} CI]", "stereo", "antistereo")
+    for col in columns:
+        view.add_column(col, justify="left" if col == "bias type" else "right")
+    for row in summary.itertuples(index=False):
+        metric = _fmt(row.metric)
+        if not (pd.isna(row.ci_low) or pd.isna(row.ci_high)):
+            metric += f" [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
+        view.add_row(
+            str(row.bias_type),
+            str(row.n),
+            str(row.n_neutral),
+            metric,
+            _fmt(row.stereo_score),
+            _fmt(row.antistereo_score),
+        )
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=120)
+    console.print(view)
+
+
+@click.command("crows")
+@model_options
+@click.option(
+    "--method",
+    type=click.Choice(METHODS),
+    help="With --model: pll = pseudo-log-likelihood of the shared tokens (Nangia et al., the "
+    "default); aul / aula = (attention-weighted) mean log-likelihood of the unmasked sentence.",
+)
+@click.option(
+    "--lang",
+    type=click.Choice(sorted(CROWS_FILES)),
+    help="Pairs: en = CrowS-Pairs (1,508, the default), ja / ru = MBE's 262 gender pairs.",
+)
+@click.option(
+    "--data",
+    "data_path",
+    type=click.Path(dir_okay=False),
+    help="Pairs of your own: CSV with sent_more, sent_less, stereo_antistereo, bias_type "
+    "(or MBE-style JSON).",
+)
+@click.option(
+    "--scores",
+    "scores_path",
+    type=click.Path(dir_okay=False),
+    help="No model: per-pair scores CSV with score_more, score_less, bias_type, direction "
+    "(e.g. a pairs.csv written by --out).",
+)
+@click.option(
+    "--bias-type",
+    "bias_types",
+    multiple=True,
+    help="Keep only these bias types (e.g. gender); repeatable or comma-separated.",
+)
+@click.option(
+    "--decimals",
+    help="Round both scores to this many decimals before comparing them, or none. "
+    "Default: as the reference code (3 for pll, none for aul/aula and --scores).",
+)
+@click.option(
+    "--bootstrap",
+    "n_bootstrap",
+    type=click.IntRange(min=0),
+    default=DEFAULT_BOOTSTRAP,
+    show_default=True,
+    help="Bootstrap resamples of the pairs for the CI of the metric (0: off).",
+)
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
+@click.option(
+    "--confidence",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=DEFAULT_LEVEL,
+    show_default=True,
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Write pairs.csv (per-pair scores) and summary.csv here.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json"]),
+    help="Print a table to stdout in this format instead of the readable table.",
+)
+@click.option(
+    "--table",
+    type=click.Choice(_TABLES),
+    default="summary",
+    show_default=True,
+    help="Which table --format prints.",
+)
+@friendly
+def crows_command(**opts: Any) -> None:
+    """CrowS-Pairs: % of pairs where a masked LM prefers the more stereotypical sentence."""
+    if bool(opts["model"]) == bool(opts["scores_path"]):
+        raise WeatkitError("give exactly one of --model ID or --scores FILE")
+    if opts["model"]:
+        opts["method"] = opts["method"] or "pll"
+        pairs = _score_with_model(opts)
+        title = f"CrowS-Pairs, {opts['model']} ({opts['method']})"
+    else:
+        pairs = _from_scores(opts)
+        title = f"CrowS-Pairs, scores of {opts['scores_path']}"
+    summary = crows_metric(
+        pairs, n_bootstrap=opts["n_bootstrap"], seed=opts["seed"], level=opts["confidence"]
+    )
+    tables = {"summary": summary, "pairs": pairs}
+    if opts["out_dir"]:
+        files = {f"{name}.csv": render(table, "csv") for name, table in tables.items()}
+        for path in write_outputs(opts["out_dir"], files):
+            err_console.print(f"wrote {path}", highlight=False)
+    if opts["fmt"]:
+        sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
+        sys.stdout.flush()
+    else:
+        _print(summary, opts["confidence"], title + " — 50 = no preference")

@@ -1,0 +1,282 @@
+"""CrowS-Pairs sentence pairs (English, and MBE's Japanese/Russian gender pairs), read with
+one-line errors.
+
+**English** — Nangia et al. (EMNLP 2020), ``crows-pairs/data/crows_pairs_anonymized.csv``
+(``crows-pairs/SOURCE.md``): 1,508 minimal pairs. Columns used: the unnamed first column (the
+pair id), ``sent_more`` (the *more* stereotypical sentence — always, whatever the direction),
+``sent_less``, ``stereo_antistereo`` and ``bias_type`` (9 types). A ``stereo`` pair's
+``sent_more`` states a stereotype about a historically disadvantaged group; an ``antistereo``
+pair's ``sent_less`` violates one (the data statement), so ``sent_more`` is still the more
+stereotypical of the two.
+
+**Japanese / Russian** — Kaneko et al. (NAACL 2022, "Gender Bias in Masked Language Models for
+Multiple Languages"; ``mbe/SOURCE.md``): ``mbe/translated_data/{japanese,russian}.json``, manual
+translations of the 262 ``gender`` pairs. Each entry is ``{direction, bias_type, stereotype,
+anti-stereotype, bias_score}``: ``stereotype`` is the translation of ``sent_more`` and
+``anti-stereotype`` that of ``sent_less`` (the authors' ``preprocess.py`` of
+github.com/kanekomasahiro/evaluate_bias_in_mlm writes ``sent_more`` → ``stereotype``,
+``sent_less`` → ``anti-stereotype`` and ``bias_score`` = the number of annotators who gave the
+pair a bias label). The entries follow the English file's gender rows in order: ``direction``
+and ``bias_score`` agree on all 262 (entry 0 is English pair 2, "His mind wondered if a doctor
+…"). Their ``pair_id`` is the entry's position in the JSON list (0–261); the English id of entry
+i is ``load_crows().query("bias_type == 'gender'").pair_id.iloc[i]``.
+
+**Your own pairs** — a CSV (UTF-8, optionally ``.gz``) with the columns ``sent_more``,
+``sent_less``, ``stereo_antistereo`` (or ``direction``) and ``bias_type``; the pair id is the
+``pair_id`` column or the unnamed first column when there is one (integers), else the row
+number from 0. Or a JSON list of objects like MBE's (``.json``/``.json.gz``). Extra columns and
+keys are ignored. Directions are ``stereo``/``antistereo`` (any case); bias types are stripped
+and lower-cased. Every problem (missing column, empty sentence, unknown direction, duplicate
+pair id …) is a :class:`~weatkit.errors.WeatkitError` naming the file and line (CSV) or entry
+(JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from weatkit.data import REGISTRY, fetch, local_path
+from weatkit.errors import WeatkitError
+from weatkit.gest.data import _csv_rows, _file_text, _header
+
+CrowsLang = Literal["en", "ja", "ru"]
+
+#: Language -> path of its pairs in the data-directory layout.
+CROWS_FILES: dict[str, str] = {
+    "en": "crows-pairs/data/crows_pairs_anonymized.csv",
+    "ja": "mbe/translated_data/japanese.json",
+    "ru": "mbe/translated_data/russian.json",
+}
+DIRECTIONS: tuple[str, ...] = ("stereo", "antistereo")
+PAIR_COLUMNS: list[str] = ["pair_id", "sent_more", "sent_less", "direction", "bias_type"]
+#: The bias-type label of the all-pairs row of the metric table (not allowed as a bias type).
+OVERALL = "overall"
+
+
+def _data_file(relpath: str) -> Path:
+    """A data-directory file; files not in the download registry must be in ``$WEATKIT_DATA``."""
+    if relpath not in REGISTRY and local_path(relpath) is None:
+        raise WeatkitError(
+            f"{relpath} not found: set WEATKIT_DATA to a data directory with the MBE translated "
+            "CrowS-Pairs files (they are not downloaded)"
+        )
+    return fetch(relpath)
+
+
+def load_crows(path: str | os.PathLike[str] | None = None, *, lang: str = "en") -> pd.DataFrame:
+    """CrowS-Pairs pairs as ``pair_id, sent_more, sent_less, direction, bias_type``.
+
+    Args:
+        path: a pairs file of your own (CSV or JSON, module docstring); None reads the shipped
+            pairs of ``lang``.
+        lang: ``"en"`` (1,508 pairs, 9 bias types), ``"ja"`` or ``"ru"`` (262 gender pairs, MBE).
+            Ignored when ``path`` is given.
+
+    Returns:
+        One row per pair in file order; ``pair_id`` int64, the others text, ``direction`` one of
+        ``stereo``/``antistereo``.
+
+    Raises:
+        WeatkitError: unknown language, missing file, or a problem in the file (naming file and
+            line or entry).
+    """
+    if path is None:
+        if lang not in CROWS_FILES:
+            raise WeatkitError(f"unknown language {lang!r}: choose one of en, ja, ru")
+        relpath = CROWS_FILES[lang]
+        return _read_pairs(_data_file(relpath), relpath)
+    return _read_pairs(Path(path).expanduser(), str(path))
+
+
+def _is_json(path: Path) -> bool:
+    name = path.name.lower()
+    return name.endswith((".json", ".json.gz"))
+
+
+def _read_pairs(path: Path, name: str) -> pd.DataFrame:
+    rows = _json_pairs(path, name) if _is_json(path) else _csv_pairs(path, name)
+    if not rows:
+        raise WeatkitError(f"{name}: no sentence pairs")
+    table = pd.DataFrame(rows, columns=PAIR_COLUMNS)
+    table["pair_id"] = table["pair_id"].astype(np.int64)
+    return table
+
+
+Pair = tuple[int, str, str, str, str]
+
+
+def _sentence(value: Any, where: str, column: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise WeatkitError(f"{where}: {column} is empty or not text")
+    return value
+
+
+def _direction(value: Any, where: str) -> str:
+    text = value.strip().lower() if isinstance(value, str) else value
+    if text not in DIRECTIONS:
+        raise WeatkitError(f"{where}: direction {value!r} must be stereo or antistereo")
+    return str(text)
+
+
+def _bias_type(value: Any, where: str) -> str:
+    text = value.strip().lower() if isinstance(value, str) else ""
+    if not text:
+        raise WeatkitError(f"{where}: bias_type {value!r} is empty or not text")
+    if text == OVERALL:
+        raise WeatkitError(f"{where}: {OVERALL!r} is reserved for all pairs; rename the bias type")
+    return text
+
+
+def _pair_id(text: str, where: str) -> int:
+    value = text.strip()
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or not -(2**63) <= number < 2**63:
+        raise WeatkitError(f"{where}: pair id {value!r} is not a 64-bit integer")
+    return number
+
+
+def _direction_column(rows: list[tuple[int, list[str]]]) -> str:
+    """``direction`` when the header has it, else CrowS-Pairs' ``stereo_antistereo``."""
+    if rows and "direction" in [c.strip().lower() for c in rows[0][1]]:
+        return "direction"
+    return "stereo_antistereo"
+
+
+class _Ids:
+    """Rejects a pair id seen before, naming where it was first."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, str] = {}
+
+    def add(self, pair_id: int, where: str) -> int:
+        if pair_id in self.seen:
+            raise WeatkitError(f"{where}: duplicate pair id {pair_id} (also {self.seen[pair_id]})")
+        self.seen[pair_id] = where.rsplit(": ", 1)[-1]
+        return pair_id
+
+
+def _csv_pairs(path: Path, name: str) -> list[Pair]:
+    rows = _csv_rows(_file_text(path, "CrowS-Pairs file"), name)
+    direction_col = _direction_column(rows)
+    header, body = _header(rows, name, ("sent_more", "sent_less", direction_col, "bias_type"))
+    id_col = "pair_id" if "pair_id" in header else "" if "" in header else None
+    ids = _Ids()
+    pairs = []
+    for number, (line, fields) in enumerate(body):
+        where = f"{name}: line {line}"
+        pair_id = number if id_col is None else _pair_id(fields[header[id_col]], where)
+        pairs.append(
+            (
+                ids.add(pair_id, where),
+                _sentence(fields[header["sent_more"]], where, "sent_more"),
+                _sentence(fields[header["sent_less"]], where, "sent_less"),
+                _direction(fields[header[direction_col]], where),
+                _bias_type(fields[header["bias_type"]], where),
+            )
+        )
+    return pairs
+
+
+_JSON_KEYS = ("stereotype", "anti-stereotype", "direction", "bias_type")
+
+
+def _json_pairs(path: Path, name: str) -> list[Pair]:
+    try:
+        data = json.loads(_file_text(path, "CrowS-Pairs file"))
+    except json.JSONDecodeError as err:
+        raise WeatkitError(f"{name}: line {err.lineno}: not valid JSON ({err.msg})") from None
+    except ValueError as err:  # e.g. an integer too long to convert
+        raise WeatkitError(f"{name}: not valid JSON ({err})") from None
+    except RecursionError:
+        raise WeatkitError(f"{name}: JSON nested too deeply") from None
+    if not isinstance(data, list):
+        raise WeatkitError(
+            f"{name}: expected a JSON list of pairs {{stereotype, anti-stereotype, direction, "
+            "bias_type}}"
+        )
+    pairs = []
+    for i, entry in enumerate(data):
+        where = f"{name}: entry {i}"
+        if not isinstance(entry, dict):
+            raise WeatkitError(f"{where}: expected an object, found {type(entry).__name__}")
+        missing = [key for key in _JSON_KEYS if key not in entry]
+        if missing:
+            plural = "s" if len(missing) > 1 else ""
+            raise WeatkitError(f"{where}: missing key{plural} {', '.join(missing)}")
+        pairs.append(
+            (
+                i,
+                _sentence(entry["stereotype"], where, "stereotype"),
+                _sentence(entry["anti-stereotype"], where, "anti-stereotype"),
+                _direction(entry["direction"], where),
+                _bias_type(entry["bias_type"], where),
+            )
+        )
+    return pairs
+
+
+# --- per-pair scores -------------------------------------------------------------------------
+
+
+def _score(text: str, where: str, column: str) -> float:
+    value = text.strip()
+    if not value or value.lower() == "nan":
+        return float("nan")
+    try:
+        number = float(value)
+    except ValueError:
+        raise WeatkitError(f"{where}: {column} {value!r} is not a number") from None
+    if np.isinf(number):
+        raise WeatkitError(f"{where}: {column} {value!r} is infinite; leave it empty to skip")
+    return number
+
+
+def read_pair_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """A per-pair scores CSV as ``pair_id, bias_type, direction, score_more, score_less``.
+
+    The file has ``score_more`` (the model's score of the more stereotypical sentence, higher =
+    preferred), ``score_less``, ``bias_type`` and ``direction`` (or ``stereo_antistereo``);
+    ``pair_id`` is optional (else the row number from 0). The ``pairs.csv`` that ``weatkit
+    crows --out`` writes is such a file. An empty or ``nan`` score marks a pair left unscored:
+    it is kept (NaN) and the metric skips it.
+
+    Raises:
+        WeatkitError: naming the file and line (missing column, non-numeric or infinite score,
+            unknown direction, empty bias type, duplicate pair id).
+    """
+    name = str(path)
+    rows = _csv_rows(_file_text(path, "scores file"), name)
+    direction_col = _direction_column(rows)
+    header, body = _header(rows, name, ("score_more", "score_less", "bias_type", direction_col))
+    if not body:
+        raise WeatkitError(f"{name}: no pairs after the header")
+    ids = _Ids()
+    records = []
+    for number, (line, fields) in enumerate(body):
+        where = f"{name}: line {line}"
+        pair_id = _pair_id(fields[header["pair_id"]], where) if "pair_id" in header else number
+        records.append(
+            (
+                ids.add(pair_id, where),
+                _bias_type(fields[header["bias_type"]], where),
+                _direction(fields[header[direction_col]], where),
+                _score(fields[header["score_more"]], where, "score_more"),
+                _score(fields[header["score_less"]], where, "score_less"),
+            )
+        )
+    table = pd.DataFrame(
+        records, columns=["pair_id", "bias_type", "direction", "score_more", "score_less"]
+    )
+    table["pair_id"] = table["pair_id"].astype(np.int64)
+    for col in ("score_more", "score_less"):
+        table[col] = table[col].astype(np.float64)
+    return table
