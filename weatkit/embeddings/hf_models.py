@@ -162,14 +162,17 @@ def load_network(
     auto = getattr(transformers, _AUTO_CLASSES[head])
     device = resolve_device(options.device)
     hf_logging.disable_progress_bar()  # one "Loading weights" bar per model is noise here
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the load report is checked below, not printed
     try:
-        network = auto.from_pretrained(
+        network, info = auto.from_pretrained(
             os.path.expanduser(model),
             config=config,
             dtype=DTYPES[options.dtype],
             use_safetensors=None if options.allow_pickle else True,
             revision=options.revision,
             trust_remote_code=options.trust_remote_code,
+            output_loading_info=True,
         )
     except (OSError, ValueError) as err:
         message = first_line(err)
@@ -185,6 +188,15 @@ def load_network(
                 f"(kind={head!r})"
             ) from err
         raise WeatkitError(f"cannot load the weights of {model}: {message}") from err
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    missing = sorted(info.get("missing_keys") or [])
+    if head is not None and missing:
+        what = "masked" if head == "mlm" else "causal"
+        raise WeatkitError(
+            f"{model} has no trained {what}-LM weights for {', '.join(missing[:3])}"
+            f"{' …' if len(missing) > 3 else ''}: its likelihoods would be random"
+        )
     if head is None and getattr(config, "is_encoder_decoder", False):
         network = network.get_encoder()
     network.eval()
