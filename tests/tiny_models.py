@@ -415,3 +415,90 @@ def make_gest_glm(path: Path, *, bos: bool = False, drop: tuple[str, ...] = ()) 
     GPT2LMHeadModel(config).eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+# -------------------------------------------------------------------------- StereoSet scoring
+
+#: Words of the StereoSet tests' contexts and sentences (one token each in the word-level
+#: tokenizers).
+STEREOSET_WORDS = (
+    "The", "the", "My", "nurse", "doctor", "friend", "was", "is", "very", "said", "then", "left",
+    "and", "a", "caring", "strong", "purple", "smart", "lazy", "table", "hello", "goodbye",
+    "banana", "kind", "rude", "unfriendly", "green",
+)  # fmt: skip
+STEREOSET_PUNCTUATION = (".", ",", "!", "?", "'")
+#: Pieces of the split (WordPiece) vocabulary: caring = car ##ing, banana = ban ##ana,
+#: unfriendly = un ##friend ##ly; the whole words are left out of that vocabulary.
+STEREOSET_SPLIT = {
+    "caring": ("car", "##ing"),
+    "banana": ("ban", "##ana"),
+    "unfriendly": ("un", "##friend", "##ly"),
+}
+
+
+def make_stereoset_mlm(path: Path, *, split_words: bool = False) -> Path:
+    """A 2-layer ``BertForMaskedLM`` (hidden 24) with a word-level tokenizer for StereoSet tests.
+
+    ``[CLS] ... [SEP]`` are added; ``[MASK]`` is the mask token. With ``split_words`` the
+    tokenizer is WordPiece (with its decoder, so ``decode([un, ##friend]) == "unfriend"``) and the
+    words of :data:`STEREOSET_SPLIT` are 2 or 3 tokens.
+    """
+    from tokenizers import decoders, processors
+    from transformers import BertForMaskedLM, PreTrainedTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(3)
+    split = set(STEREOSET_SPLIT) if split_words else set()
+    words = [w for w in STEREOSET_WORDS if w not in split]
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    pieces = [p for w in sorted(split) for p in STEREOSET_SPLIT[w]]
+    vocab = list(dict.fromkeys([*specials, *words, *STEREOSET_PUNCTUATION, *pieces]))
+    post = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        special_tokens=[("[CLS]", vocab.index("[CLS]")), ("[SEP]", vocab.index("[SEP]"))],
+    )
+    tk = _gest_tokenizer(vocab, wordpiece=split_words, unk="[UNK]", post_processor=post)
+    if split_words:
+        tk.decoder = decoders.WordPiece()
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=tk,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+        model_max_length=64,
+    )
+    for word in split:
+        got = tok.convert_ids_to_tokens(tok(word, add_special_tokens=False)["input_ids"])
+        assert tuple(got) == STEREOSET_SPLIT[word], (word, got)
+    BertForMaskedLM(_bert_config(len(vocab))).eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def make_stereoset_glm(path: Path) -> Path:
+    """A 2-layer ``GPT2LMHeadModel`` (hidden 24) with a word-level tokenizer for StereoSet
+    tests: no pad token and no special tokens added (like GPT-2); BOS = EOS =
+    ``<|endoftext|>``."""
+    from transformers import GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(4)
+    vocab = list(
+        dict.fromkeys(["<unk>", "<|endoftext|>", *STEREOSET_WORDS, *STEREOSET_PUNCTUATION])
+    )
+    tk = _gest_tokenizer(vocab, wordpiece=False, unk="<unk>")
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=tk,
+        unk_token="<unk>",
+        bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>",
+        model_max_length=64,
+    )
+    eot = vocab.index("<|endoftext|>")
+    GPT2LMHeadModel(_gpt2_config(len(vocab), bos=eot, eos=eot)).eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

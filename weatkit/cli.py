@@ -23,6 +23,7 @@ from weatkit.cli_grid import grid_command
 from weatkit.cli_isomorphism import iso_command, iso_from_opts, iso_options
 from weatkit.cli_mbe import mbe_command
 from weatkit.cli_report import export_command, plot_command
+from weatkit.cli_stereoset import stereoset_command
 from weatkit.cli_tables import rich_correlations, rich_summary
 from weatkit.cli_train import train_command
 from weatkit.embeddings.contextual import ContextualExtractor
@@ -344,6 +345,7 @@ main.add_command(plot_command)
 main.add_command(gest_command)
 main.add_command(crows_command)
 main.add_command(mbe_command)
+main.add_command(stereoset_command)
 
 
 @main.command("align")

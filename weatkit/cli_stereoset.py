@@ -1,0 +1,186 @@
+"""``weatkit stereoset``: StereoSet LMS, SS and ICAT (Nadeem et al. 2021; Öztürk et al.).
+
+Modes (exactly one):
+
+* ``--predictions FILE`` — score a reference predictions file (``{"intrasentence": [{"id",
+  "score"}], "intersentence": [...]}``) against the dataset, :mod:`weatkit.stereoset.metrics`;
+* ``--model ID_OR_DIR`` — score the intrasentence task with a masked or causal language model
+  first, :mod:`weatkit.stereoset.scoring`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from weatkit.cli_common import err_console, friendly, note
+from weatkit.cli_contextual import contextual_from_opts, loading_options
+from weatkit.errors import WeatkitError
+from weatkit.report.tables import render, write_outputs
+from weatkit.stereoset.data import LANGS, load_stereoset, read_predictions
+from weatkit.stereoset.metrics import evaluate, to_nested
+
+_SPLIT_TITLES = {
+    "intrasentence": "intrasentence (fill in the blank)",
+    "intersentence": "intersentence (next sentence)",
+    "overall": "overall (both tasks)",
+}
+
+
+def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of the model-scoring mode (``--model``), as ``weatkit gest``'s."""
+    options = [
+        click.option(
+            "--model", help="Score the intrasentence task with this Hugging Face model or path."
+        ),
+        click.option(
+            "--kind",
+            type=click.Choice(["mlm", "glm"]),
+            help="With --model: masked (mlm) or causal (glm) language model (default: from "
+            "the model's config).",
+        ),
+        click.option(
+            "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
+        ),
+        *loading_options(32, "With --model: inputs per forward pass."),
+        click.option(
+            "--allow-pickle",
+            is_flag=True,
+            help="With --model: allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
+        ),
+        click.option(
+            "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _fmt(value: float) -> str:
+    return "" if pd.isna(value) else f"{value:.2f}"
+
+
+def _print_tables(table: pd.DataFrame, lang: str) -> None:
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    for split, group in table.groupby("split", sort=False):
+        view = Table(
+            title=f"StereoSet {_SPLIT_TITLES.get(str(split), split)}, {lang}",
+            caption="LMS, SS, ICAT: means over target terms (StereoSet's evaluation.py); "
+            "pooled: over all examples",
+        )
+        for col in ("bias type", "n", "terms", "LMS", "SS", "ICAT", "SS std", "macro ICAT"):
+            view.add_column(col, justify="left" if col == "bias type" else "right")
+        for col in ("pooled LMS", "pooled SS", "pooled ICAT"):
+            view.add_column(col, justify="right")
+        for row in group.itertuples(index=False):
+            view.add_row(
+                str(row.bias_type),
+                str(row.n),
+                str(row.n_terms),
+                *(_fmt(v) for v in (row.term_lms, row.term_ss, row.micro_icat)),
+                *(_fmt(v) for v in (row.term_ss_std, row.macro_icat)),
+                *(_fmt(v) for v in (row.lms, row.ss, row.icat)),
+            )
+        console.print(view)
+
+
+@click.command("stereoset")
+@click.option(
+    "--predictions",
+    "predictions_path",
+    type=click.Path(dir_okay=False),
+    help='Score a predictions file: {"intrasentence": [{"id", "score"}], "intersentence": '
+    "[...]} (JSON, optionally .gz; StereoSet's format).",
+)
+@model_options
+@click.option(
+    "--lang",
+    default="en",
+    show_default=True,
+    help=f"Dataset language: {', '.join(LANGS)} (en = StereoSet dev; others = the "
+    "translations of Öztürk et al.).",
+)
+@click.option(
+    "--dataset",
+    "dataset_path",
+    type=click.Path(dir_okay=False),
+    help="A dataset file in StereoSet's dev.json schema instead of --lang's (JSON or .json.gz).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Write scores.csv (the metrics) here; with --model also predictions.json.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "csv"]),
+    help="Print the metrics in this format instead of the readable tables: json = "
+    "{split: {bias_type: {...}}} like StereoSet's results, csv = the tidy table.",
+)
+@friendly
+def stereoset_command(**opts: Any) -> None:
+    """StereoSet stereotype scores (LMS, SS, ICAT) of a language model or a predictions file."""
+    modes = [m for m in ("predictions_path", "model") if opts[m]]
+    if len(modes) != 1:
+        raise WeatkitError("give exactly one of --predictions FILE or --model ID")
+    lang = opts["lang"]
+    if opts["dataset_path"] is None and lang not in LANGS:
+        raise WeatkitError(f"unknown --lang {lang!r}: choose one of {', '.join(LANGS)}")
+    dataset = load_stereoset(lang, opts["dataset_path"])
+    files: dict[str, bytes] = {}
+    if opts["predictions_path"]:
+        predictions = read_predictions(opts["predictions_path"])
+    else:
+        from weatkit.stereoset.scoring import to_predictions
+
+        scores = _score_with_model(dataset, opts)
+        predictions = {"intrasentence": scores}
+        files["predictions.json"] = (json.dumps(to_predictions(scores), indent=1) + "\n").encode()
+    table = evaluate(dataset, predictions)
+    if opts["out_dir"]:
+        files["scores.csv"] = render(table, "csv")
+        written = write_outputs(opts["out_dir"], files)
+        err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
+    if opts["fmt"] == "json":
+        sys.stdout.write(json.dumps(to_nested(table), indent=2) + "\n")
+        sys.stdout.flush()
+    elif opts["fmt"] == "csv":
+        sys.stdout.buffer.write(render(table, "csv"))
+        sys.stdout.flush()
+    else:
+        _print_tables(table, lang)
+
+
+def _score_with_model(dataset: Any, opts: dict[str, Any]) -> dict[str, float]:
+    """Intrasentence scores of ``--model`` (imported here: torch loads only for this mode)."""
+    from weatkit.stereoset.scoring import IntrasentenceScorer
+
+    scorer = IntrasentenceScorer(
+        opts["model"], kind=opts["kind"], options=contextual_from_opts(opts)
+    )
+    scores = scorer.score(dataset, show_progress=opts["progress"])
+    stats = scorer.stats
+    if stats.n_unknown:
+        note(
+            f"{stats.n_unknown} candidate word(s) contain the unknown token of {opts['model']}; "
+            "they are scored as such (as the reference does)"
+        )
+    err_console.print(
+        f"{len(scores)} intrasentence sentences ({scorer.kind}): {stats.n_sentences} distinct "
+        f"inputs, {stats.n_computed} scored, {stats.n_cached} from the cache",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return scores

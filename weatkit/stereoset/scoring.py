@@ -1,0 +1,358 @@
+"""StereoSet intrasentence scores from masked (MLM) and causal (GLM) language models.
+
+Each intrasentence sentence fills the ``BLANK`` of its context with a candidate word ``w``
+(:attr:`weatkit.stereoset.data.Sentence.word`); its score (higher = more likely) is, as in the
+reference inference code (github.com/moinnadeem/StereoSet ``code/dataloader.py``
+``IntrasentenceLoader`` and ``code/models``; github.com/slds-lmu/stereotypes-multi
+``code/intrasentence_inference.py``):
+
+**Masked LMs** — ``w`` is tokenised alone, ``t_1 … t_k = tokenizer(w, add_special_tokens=False)``
+(the reference's ``tokenizer.encode(w, add_special_tokens=False)``). Step ``i`` (1 … k) puts
+``decode(t_1 … t_{i−1}) + mask_token`` in place of ``BLANK`` (one mask; the rest of the word is
+absent), encodes the context with the model's special tokens and reads
+
+    p_i = softmax(logits at the mask)[t_i]
+
+and the score is the mean of the probabilities (not of their logs): ``score = (1/k) Σ_i p_i``.
+A context with several ``BLANK`` s (two in the English dev set) gets the mask at the last one
+(the word's position, see :func:`weatkit.stereoset.data.template_word`) and ``w`` in the others;
+the reference replaces every ``BLANK`` with the mask, which puts two masks in one input and
+misaligns its batch.
+
+**Causal LMs** — the sentence's tokens ``t_1 … t_n`` (no special tokens) follow the BOS token
+(``tokenizer.bos_token_id``, else ``eos_token_id``; ``<|endoftext|>`` for GPT-2) and
+
+    score = exp((1/n) Σ_j log P(t_j | BOS, t_1 … t_{j−1}))
+
+the geometric mean of the token probabilities (the reference's ``2 ** mean(log2 p)``). The
+reference reads ``P(t_1 | BOS)`` from a BOS-only pass and the later tokens from a pass over the
+sentence *without* the BOS (``P(t_j | t_1 … t_{j−1})``); here all tokens are conditioned on the
+BOS, in one pass.
+
+All steps of all sentences run in batches sorted by length and padded on the right with an
+attention mask, so a score does not depend on its batch. Scores are float32 (the precision of
+the forward pass) and are cached on disk per model identity, kind and dtype
+(:class:`weatkit.embeddings.cache.VectorCache` under ``$WEATKIT_CACHE/stereoset``); a run whose
+scores are all cached loads neither the tokenizer nor the model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from weatkit.data import cache_dir
+from weatkit.embeddings.cache import VectorCache
+from weatkit.embeddings.contextual import ContextualOptions, _pad_id
+from weatkit.embeddings.hf_models import (
+    is_decoder_only,
+    load_config,
+    load_network,
+    load_tokenizer,
+    max_length,
+    model_identity,
+)
+from weatkit.errors import WeatkitError
+from weatkit.stereoset.data import BLANK, StereoSet
+
+KINDS = ("mlm", "glm")
+#: Bump when the meaning of cached scores changes.
+SCORING_VERSION = 1
+
+
+@dataclass
+class ScoringStats:
+    """Counts for one scorer, cumulative over its calls.
+
+    Attributes:
+        n_sentences: distinct inputs scored (cached or computed).
+        n_cached: inputs whose score came from the on-disk cache.
+        n_computed: inputs that went through the model.
+        n_steps: model rows (MLM: one per token of each candidate word; GLM: one per sentence).
+        n_unknown: MLM candidate words containing the unknown token (scored as such, as the
+            reference does).
+        n_batches: forward passes.
+    """
+
+    n_sentences: int = 0
+    n_cached: int = 0
+    n_computed: int = 0
+    n_steps: int = 0
+    n_unknown: int = 0
+    n_batches: int = 0
+
+
+@dataclass
+class _Item:
+    """One row of a forward pass and where its log-probabilities are read."""
+
+    owner: int  # index of the input it belongs to
+    ids: list[int]
+    positions: list[int]  # positions whose distributions are read
+    targets: list[int]  # the token read at each position
+
+
+def fill_blank(context: str, insertion: str, word: str) -> str:
+    """``context`` with its last ``BLANK`` replaced by ``insertion`` and any other by ``word``."""
+    head, _, tail = context.rpartition(BLANK)
+    return head.replace(BLANK, word) + insertion + tail
+
+
+class IntrasentenceScorer:
+    """StereoSet intrasentence scores of one model (a hub id or a local directory).
+
+    The tokenizer and network are loaded on first need and kept for later calls.
+
+    Example:
+        >>> scorer = IntrasentenceScorer("bert-base-cased")  # doctest: +SKIP
+        >>> scores = scorer.score(load_stereoset("en"))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self, model: str, kind: str | None = None, options: ContextualOptions | None = None
+    ) -> None:
+        self.model_name = str(model)
+        self.options = options or ContextualOptions()
+        self.options.validate()
+        self._config = load_config(self.model_name, self.options)
+        if kind is None:
+            kind = "glm" if is_decoder_only(self._config) else "mlm"
+        if kind not in KINDS:
+            raise WeatkitError(f"unknown model kind {kind!r}: choose mlm or glm")
+        self.kind = kind
+        self.identity = model_identity(self.model_name, self._config, self.options)
+        self.stats = ScoringStats()
+        self._tokenizer_obj: Any = None
+        self._network: tuple[Any, Any] | None = None
+
+    def score(self, dataset: StereoSet, show_progress: bool | None = None) -> dict[str, float]:
+        """``{sentence_id: score}`` for every intrasentence sentence of ``dataset``."""
+        keys: dict[str, str] = {}
+        inputs: dict[str, tuple[str, str]] = {}
+        for example, sentence in dataset.sentences("intrasentence"):
+            if self.kind == "mlm":
+                key = json.dumps([example.context, sentence.word], ensure_ascii=False)
+            else:
+                key = sentence.sentence
+            keys[sentence.id] = key
+            inputs.setdefault(key, (sentence.id, key))
+        scores = self._scores(inputs, show_progress)
+        return {sid: scores[key] for sid, key in keys.items()}
+
+    # -- scores ---------------------------------------------------------------------------------
+
+    def _scores(
+        self, inputs: dict[str, tuple[str, str]], show_progress: bool | None
+    ) -> dict[str, float]:
+        cache = None
+        found: dict[str, float] = {}
+        if self.options.cache:
+            key_inputs = {
+                "task": "stereoset-intrasentence",
+                "scoring_version": SCORING_VERSION,
+                **self.identity,
+                "kind": self.kind,
+                "dtype": self.options.dtype,
+            }
+            cache = VectorCache(key_inputs, root=cache_dir() / "stereoset")
+            found = {k: float(v[0]) for k, v in cache.get(list(inputs), 0).items()}
+        missing = [k for k in inputs if k not in found]
+        self.stats.n_cached += len(inputs) - len(missing)
+        if missing:
+            sources = [inputs[k] for k in missing]
+            computed = self._compute(sources, show_progress)
+            if cache is not None:
+                cache.put(missing, {0: computed[:, None]})
+            found.update(zip(missing, (float(x) for x in computed), strict=True))
+        self.stats.n_sentences += len(inputs)
+        return found
+
+    def _compute(self, sources: list[tuple[str, str]], show_progress: bool | None) -> np.ndarray:
+        """float32 scores of the inputs (``(sentence id, key)`` pairs)."""
+        items = self._encode_mlm(sources) if self.kind == "mlm" else self._encode_glm(sources)
+        mean_logp = self._run(items, show_progress)
+        owners = np.array([e.owner for e in items], dtype=np.int64)
+        n = len(sources)
+        count = np.bincount(owners, minlength=n)
+        if self.kind == "mlm":  # mean of the step probabilities
+            scores = np.bincount(owners, weights=np.exp(mean_logp), minlength=n) / count
+        else:  # one item per sentence: exp(mean log-probability)
+            scores = np.exp(np.bincount(owners, weights=mean_logp, minlength=n) / count)
+        self.stats.n_computed += n
+        return scores.astype(np.float32)
+
+    def _run(self, items: list[_Item], show_progress: bool | None) -> np.ndarray:
+        """Mean log-probability of each item's targets (float64), in batches sorted by length."""
+        network, device = self._load()
+        pad = _pad_id(self._tokenizer())
+        order = sorted(range(len(items)), key=lambda i: len(items[i].ids))
+        out = np.zeros(len(items), dtype=np.float64)
+        size = self.options.batch_size
+        name = Path(self.model_name).name or self.model_name
+        with tqdm(
+            total=len(items),
+            desc=f"StereoSet {self.kind} intrasentence with {name}",
+            unit="input",
+            disable=None if show_progress is None else not show_progress,
+        ) as bar:
+            for start in range(0, len(order), size):
+                rows = order[start : start + size]
+                batch = [items[i] for i in rows]
+                try:
+                    out[rows] = forward_logprobs(network, device, batch, pad, self.kind == "glm")
+                except torch.OutOfMemoryError as err:
+                    width = max(len(e.ids) for e in batch)
+                    raise WeatkitError(
+                        f"out of memory on {device} scoring with {self.model_name} at "
+                        f"--batch-size {size} ({len(batch)} inputs of up to {width} tokens); "
+                        "try a smaller --batch-size or --dtype float16"
+                    ) from err
+                self.stats.n_batches += 1
+                bar.update(len(batch))
+        self.stats.n_steps += len(items)
+        return out
+
+    # -- encoding -------------------------------------------------------------------------------
+
+    def _encode_mlm(self, sources: list[tuple[str, str]]) -> list[_Item]:
+        tok = self._tokenizer()
+        mask_id, mask = tok.mask_token_id, tok.mask_token
+        if mask_id is None or mask is None:
+            raise WeatkitError(
+                f"{self.model_name} has no mask token: it cannot be scored as a masked LM "
+                "(kind='mlm')"
+            )
+        parsed = [json.loads(key) for _, key in sources]
+        pieces = tok([word for _, word in parsed], add_special_tokens=False)["input_ids"]
+        owners: list[int] = []
+        targets: list[int] = []
+        texts: list[str] = []
+        unk = tok.unk_token_id
+        for i, ((sid, _), (context, word), ids) in enumerate(
+            zip(sources, parsed, pieces, strict=True)
+        ):
+            if not ids:
+                raise WeatkitError(
+                    f"sentence {sid}: the candidate word {word!r} gives no token with "
+                    f"{self.model_name}"
+                )
+            self.stats.n_unknown += int(unk is not None and unk in ids)
+            for step, target in enumerate(ids):
+                prefix = tok.decode(ids[:step]) if step else ""
+                texts.append(fill_blank(context, prefix + mask, word))
+                owners.append(i)
+                targets.append(int(target))
+        encoded = tok(texts)["input_ids"]
+        limit = max_length(tok, self._config)
+        items = []
+        for owner, target, ids in zip(owners, targets, encoded, strict=True):
+            sid = sources[owner][0]
+            ids = list(ids)
+            if limit is not None and len(ids) > limit:
+                raise WeatkitError(
+                    f"sentence {sid}: {len(ids)} tokens, longer than {self.model_name}'s {limit}"
+                )
+            where = [j for j, t in enumerate(ids) if t == mask_id]
+            if len(where) != 1:
+                raise WeatkitError(
+                    f"sentence {sid}: the masked context has {len(where)} mask tokens, not 1"
+                )
+            items.append(_Item(owner, ids, where, [target]))
+        return items
+
+    def _encode_glm(self, sources: list[tuple[str, str]]) -> list[_Item]:
+        tok = self._tokenizer()
+        bos = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+        if bos is None:
+            raise WeatkitError(
+                f"{self.model_name} has neither a BOS nor an EOS token to start sentences with"
+            )
+        encoded = tok([key for _, key in sources], add_special_tokens=False)["input_ids"]
+        limit = max_length(tok, self._config)
+        items = []
+        for i, ((sid, _), ids) in enumerate(zip(sources, encoded, strict=True)):
+            ids = [int(bos), *ids]
+            if len(ids) < 2:
+                raise WeatkitError(f"sentence {sid} gives no token with {self.model_name}")
+            if limit is not None and len(ids) > limit:
+                raise WeatkitError(
+                    f"sentence {sid}: {len(ids)} tokens with the BOS, longer than "
+                    f"{self.model_name}'s {limit}"
+                )
+            items.append(_Item(i, ids, list(range(len(ids) - 1)), ids[1:]))
+        return items
+
+    # -- loading --------------------------------------------------------------------------------
+
+    def _tokenizer(self) -> Any:
+        if self._tokenizer_obj is None:
+            self._tokenizer_obj = load_tokenizer(self.model_name, self.options)
+        return self._tokenizer_obj
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._network is None:
+            self._network = load_network(self.model_name, self._config, self.options, self.kind)
+        return self._network
+
+
+def forward_logprobs(
+    network: Any, device: Any, batch: Sequence[_Item], pad_id: int, causal: bool
+) -> np.ndarray:
+    """One right-padded forward pass; per item the mean over its positions ``p`` of
+    ``log softmax(logits[p])[target]`` (natural log; float32 softmax, float64 mean)."""
+    n = len(batch)
+    width = max(len(e.ids) for e in batch)
+    ids = torch.full((n, width), pad_id, dtype=torch.long)
+    mask = torch.zeros((n, width), dtype=torch.long)
+    rows: list[int] = []
+    cols: list[int] = []
+    targets: list[int] = []
+    for r, e in enumerate(batch):
+        ids[r, : len(e.ids)] = torch.tensor(e.ids)
+        mask[r, : len(e.ids)] = 1
+        rows += [r] * len(e.positions)
+        cols += e.positions
+        targets += e.targets
+    kwargs = {"use_cache": False} if causal else {}
+    with torch.inference_mode():
+        logits = network(input_ids=ids.to(device), attention_mask=mask.to(device), **kwargs).logits
+        picked = logits[torch.tensor(rows, device=device), torch.tensor(cols, device=device)]
+        logp = torch.log_softmax(picked.float(), dim=-1)
+        logp = logp.gather(1, torch.tensor(targets, device=device)[:, None])[:, 0]
+    values = logp.cpu().double().numpy()
+    row_idx = np.asarray(rows, dtype=np.int64)
+    total = np.bincount(row_idx, weights=values, minlength=n)
+    return total / np.bincount(row_idx, minlength=n)
+
+
+def score_intrasentence(
+    model: str,
+    dataset: StereoSet,
+    *,
+    kind: str | None = None,
+    options: ContextualOptions | None = None,
+    show_progress: bool | None = None,
+) -> dict[str, float]:
+    """``{sentence_id: score}`` of every intrasentence sentence of ``dataset`` under ``model``.
+
+    ``kind`` is ``"mlm"`` or ``"glm"``; None decides from the config (decoder-only → ``glm``).
+    Scores are probabilities (MLM: mean token probability of the candidate word; GLM: geometric
+    mean token probability of the sentence), see the module docstring.
+    """
+    return IntrasentenceScorer(model, kind=kind, options=options).score(dataset, show_progress)
+
+
+def to_predictions(scores: dict[str, float]) -> dict[str, list[dict[str, object]]]:
+    """``{"intrasentence": [{"id", "score"}, ...]}``: the reference's predictions format."""
+    for sid, value in scores.items():
+        if not math.isfinite(value):
+            raise WeatkitError(f"sentence {sid}: score {value} is not finite")
+    return {"intrasentence": [{"id": sid, "score": float(v)} for sid, v in scores.items()]}
