@@ -16,6 +16,7 @@ import weatkit
 from weatkit.alignment import procrustes_align, read_dictionary
 from weatkit.cli_asymmetry import asymmetry_command
 from weatkit.cli_common import err_console, friendly, list_options, note, split_values
+from weatkit.cli_compare import compare_command
 from weatkit.cli_contextual import contextual_from_opts, contextual_options, model_specs
 from weatkit.cli_crows import crows_command
 from weatkit.cli_gest import gest_command
@@ -346,6 +347,7 @@ main.add_command(gest_command)
 main.add_command(crows_command)
 main.add_command(mbe_command)
 main.add_command(stereoset_command)
+main.add_command(compare_command)
 
 
 @main.command("align")

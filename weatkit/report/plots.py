@@ -56,7 +56,7 @@ LISTS_LABEL = "individual lists"
 COUNT_X = "count_difference"
 D_LABEL = "effect size d"
 
-_STYLE = {
+STYLE = {
     "font.size": 10,
     "axes.titlesize": 11,
     "axes.labelsize": 10,
@@ -123,7 +123,7 @@ def figure_bytes(fig: Figure, fmt: str, dpi: float = 150) -> bytes:
     if dpi <= 0:
         raise WeatkitError(f"--dpi must be positive, not {dpi}")
     buffer = io.BytesIO()
-    with mpl.rc_context(_STYLE):
+    with mpl.rc_context(STYLE):
         fig.savefig(buffer, format=fmt, dpi=dpi, metadata=_METADATA[fmt])
     return buffer.getvalue()
 
@@ -164,8 +164,8 @@ def forest_plot(
     offsets = {slot: (i - (len(slots) - 1) / 2) * band / len(slots) for i, slot in enumerate(slots)}
     panels = list(summary["test"].unique())
     height = 1.4 + len(langs_shown) * float(np.clip(0.15 * len(slots), 0.45, 1.8))
-    with mpl.rc_context(_STYLE):
-        fig = _new_figure(1.6 + 3.4 * len(panels) + 2.0, height)
+    with mpl.rc_context(STYLE):
+        fig = new_figure(1.6 + 3.4 * len(panels) + 2.0, height)
         axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
         for ax, test in zip(axes, panels, strict=True):
             y_of = {lang: i for i, lang in enumerate(langs_shown)}
@@ -275,8 +275,8 @@ def scatter_plot(
     sets = list(points["list_set"].unique())
     markers = dict(zip(sets, MARKERS * len(sets), strict=False))
     panels = list(points["test"].unique())
-    with mpl.rc_context(_STYLE):
-        fig = _new_figure(1.2 + 3.6 * len(panels) + 2.0, 3.6)
+    with mpl.rc_context(STYLE):
+        fig = new_figure(1.2 + 3.6 * len(panels) + 2.0, 3.6)
         axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
         for ax, test in zip(axes, panels, strict=True):
             _scatter_panel(ax, points[points["test"] == test], x, models, markers)
@@ -396,8 +396,8 @@ def heatmap_plot(
     norm = Normalize(-limit, limit)
     width = 1.8 + len(panel_tests) * (1.0 + 0.62 * len(langs_shown)) + 1.0
     height = 0.8 + len(sets) * (0.9 + 0.42 * len(models))
-    with mpl.rc_context(_STYLE):
-        fig = _new_figure(width, height)
+    with mpl.rc_context(STYLE):
+        fig = new_figure(width, height)
         axes = fig.subplots(len(sets), len(panel_tests), squeeze=False)
         image = None
         for (i, list_set), (j, test) in (
@@ -449,7 +449,7 @@ def _heat_panel(ax: Axes, grid: pd.DataFrame, norm: Normalize) -> mpl.image.Axes
 # shared
 
 
-def _new_figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
     """A figure with constrained layout and an Agg canvas, not registered with pyplot."""
     fig = Figure(figsize=(round(width, 2), round(height, 2)), layout="constrained")
     FigureCanvasAgg(fig)

@@ -1,0 +1,215 @@
+"""Comparison files: YAML and TOML, defaults, one-line errors naming the key, fuzzing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from weatkit.crossmethod.config import load_compare_config
+from weatkit.errors import WeatkitError
+
+YAML = """
+output: out
+languages: [en, de]
+models:
+  - {name: A, model: models/a}
+  - {name: B, model: org/some-model, kind: glm}
+contextual: {batch_size: 4, device: cpu}
+weat: {lists: [weat, my-lists.yaml], tests: [weat1], engine: {n_bootstrap: 10}}
+gest: {templates: [2, 3]}
+stereoset: {}
+crows: {method: aul}
+mbe:
+  corpora: {de: de.tsv, fr: {english: en.txt, target: fr.txt}}
+  weight: dot
+  max_sentences: 50
+correlation: {n_bootstrap: 99, by_language: false}
+"""
+
+TOML = """
+output = "out"
+languages = ["en", "de"]
+contextual = {batch_size = 4, device = "cpu"}
+weat = {lists = ["weat", "my-lists.yaml"], tests = ["weat1"], engine = {n_bootstrap = 10}}
+gest = {templates = [2, 3]}
+stereoset = {}
+crows = {method = "aul"}
+correlation = {n_bootstrap = 99, by_language = false}
+
+[[models]]
+name = "A"
+model = "models/a"
+
+[[models]]
+name = "B"
+model = "org/some-model"
+kind = "glm"
+
+[mbe]
+corpora = {de = "de.tsv", fr = {english = "en.txt", target = "fr.txt"}}
+weight = "dot"
+max_sentences = 50
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "cmp.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_yaml_and_toml_give_the_same_config(tmp_path: Path) -> None:
+    (tmp_path / "models" / "a").mkdir(parents=True)
+    from_yaml = load_compare_config(_write(tmp_path, YAML))
+    from_toml = load_compare_config(_write(tmp_path, TOML, "cmp.toml"))
+    for field in ("output", "languages", "models", "contextual", "weat", "gest", "mbe", "crows"):
+        assert getattr(from_yaml, field) == getattr(from_toml, field), field
+    c = from_yaml
+    assert c.output == tmp_path / "out"
+    assert c.methods == ("weat", "gest", "stereoset", "crows", "mbe")
+    assert c.models[0].model == str(tmp_path / "models" / "a")  # a local directory
+    assert c.models[1].model == "org/some-model" and c.models[1].kind == "glm"  # a hub id
+    assert c.weat.lists == ("weat", str(tmp_path / "my-lists.yaml"))
+    assert c.weat.layers == (0, -2)  # layer 0 and the next-to-last layer by default
+    assert c.weat.engine.n_bootstrap == 10
+    assert c.gest.templates == (2, 3)
+    assert c.mbe.corpora == {
+        "de": str(tmp_path / "de.tsv"),
+        "fr": (str(tmp_path / "en.txt"), str(tmp_path / "fr.txt")),
+    }
+    assert (c.mbe.weight, c.mbe.method, c.mbe.max_sentences) == ("dot", "aula", 50)
+    assert c.correlation.n_bootstrap == 99 and not c.correlation.by_language
+    assert c.contextual.batch_size == 4
+
+
+def test_only_named_methods_run_and_output_can_be_overridden(tmp_path: Path) -> None:
+    path = _write(tmp_path, "languages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\n")
+    config = load_compare_config(path, output=str(tmp_path / "elsewhere"))
+    assert config.methods == ("crows",)
+    assert config.output == tmp_path / "elsewhere"
+    assert config.crows.method == "pll"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("languages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\n", "output directory"),
+        ("output: o\nmodels: [{name: A, model: m}]\ncrows: {}\n", "languages"),
+        ("output: o\nlanguages: [en]\ncrows: {}\n", "models"),
+        ("output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\n", "at least one method"),
+        ("output: o\nlanguages: [en]\nmodels: [{name: A}]\ncrows: {}\n", r"models\[0\].model"),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m, kind: seq2seq}]\ncrows: {}\n",
+            r"models\[0\].kind",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}, {name: A, model: n}]\n"
+            "crows: {}\n",
+            "unique",
+        ),
+        ("output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {method: x}\n", "pll"),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\nweat: {layers: [top]}\n",
+            "weat.layers",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ngest: {templates: 2}\n",
+            "gest.templates",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\nmbe: {weight: cos}\n",
+            "mbe.corpora",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\n"
+            "mbe: {corpora: {de: x.tsv}, weight: cos}\n",
+            "mbe.weight",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\n"
+            "mbe: {corpora: {de: {english: e.txt}}}\n",
+            "mbe.corpora.de",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\n"
+            "mbe: {corpora: {de: x.tsv}, max_sentences: 0}\n",
+            "max_sentences",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\nplots: 1\n",
+            "unknown option 'plots'",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\n"
+            "correlation: {level: 2}\n",
+            "correlation",
+        ),
+        ("output: o\nlanguages: [en\n", "line"),
+    ],
+)
+def test_errors_name_the_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    path = _write(tmp_path, text)
+    with pytest.raises(WeatkitError, match=message) as info:
+        load_compare_config(path)
+    assert str(path) in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_unreadable_or_unknown_format(tmp_path: Path) -> None:
+    with pytest.raises(WeatkitError, match="cannot read comparison file"):
+        load_compare_config(tmp_path / "missing.yaml")
+    with pytest.raises(WeatkitError, match=r"\.yaml, \.yml or \.toml"):
+        load_compare_config(_write(tmp_path, "x", "cmp.json"))
+
+
+KEYS = [
+    "output",
+    "languages",
+    "models",
+    "name",
+    "model",
+    "kind",
+    "weat",
+    "gest",
+    "crows",
+    "mbe",
+    "stereoset",
+    "corpora",
+    "layers",
+    "lists",
+    "templates",
+    "method",
+    "weight",
+    "correlation",
+    "contextual",
+    "engine",
+    "x",
+]
+SCALARS = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.recursive(
+        SCALARS,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=5)
+        ),
+        max_leaves=20,
+    )
+)
+def test_fuzzed_files_never_crash(tmp_path: Path, data: object) -> None:
+    import yaml
+
+    path = _write(tmp_path, yaml.safe_dump(data))
+    try:
+        load_compare_config(path)
+    except WeatkitError as err:
+        assert "\n" not in str(err)

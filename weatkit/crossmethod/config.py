@@ -1,0 +1,269 @@
+"""Comparison files for ``weatkit compare``: YAML or TOML, validated into a :class:`CompareConfig`.
+
+A comparison file lists language models, languages and the bias measures to compute for each
+model in each language; a method section that is absent is not run. Relative paths are read
+from the file's directory. Example (YAML)::
+
+    output: runs/methods                 # tables, plot and manifest go here
+    languages: [en, de]
+    models:
+      - {name: mBERT, model: bert-base-multilingual-cased}
+      - {name: XLM-R, model: xlm-roberta-base, kind: mlm}     # kind: mlm or glm (auto)
+    contextual: {batch_size: 32, device: auto}   # model loading options (all methods)
+    weat:                                # word level: effect sizes of the model's word vectors
+      lists: [ca-weat]                   # list sets or list files
+      tests: [weat1, weat2]              # optional
+      layers: [0, -2]                    # default: layer 0 and the next-to-last layer
+      engine: {n_bootstrap: 1000, n_permutations: 0}
+    gest: {templates: [0, 1, 2, 3]}      # English; g_s averaged over the templates
+    stereoset: {}                        # en, de, fr, es, tr
+    crows: {method: pll}                 # en (all bias types); ja, ru (gender, MBE's translations)
+    mbe:                                 # masked LMs; a parallel corpus per language
+      method: aula
+      weight: cosine
+      corpora: {de: "corpora/en-de.tsv"}   # or {de: {english: en.txt, target: de.txt}}
+      max_sentences: 500
+    correlation: {n_bootstrap: 2000, seed: 0, level: 0.95, by_language: true}
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from weatkit.configfile import (
+    check_keys,
+    config_path,
+    dataclass_from,
+    describe,
+    mapping,
+    read_config,
+    strings,
+    typed,
+)
+from weatkit.embeddings.contextual import ContextualOptions
+from weatkit.engine.weat import EngineOptions
+from weatkit.errors import WeatkitError
+from weatkit.lists.sources import canonical_name
+
+METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
+_TOP_KEYS = {"output", "languages", "models", "contextual", "correlation", *METHODS}
+_MODEL_KEYS = {"name", "model", "kind"}
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One language model: display ``name``, hub id or local directory, and its LM kind."""
+
+    name: str
+    model: str
+    kind: str | None = None
+
+
+@dataclass(frozen=True)
+class WeatSection:
+    """Word-level tests on the model's word vectors at ``layers``."""
+
+    lists: tuple[str, ...] = ("ca-weat",)
+    tests: tuple[str, ...] | None = None
+    layers: tuple[int, ...] = (0, -2)
+    engine: EngineOptions = field(default_factory=EngineOptions)
+
+
+@dataclass(frozen=True)
+class GestSection:
+    templates: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class CrowsSection:
+    method: str = "pll"
+
+    def validate(self) -> None:
+        if self.method not in ("pll", "aul", "aula"):
+            raise WeatkitError(f"method {self.method!r}: choose pll, aul or aula")
+
+
+@dataclass(frozen=True)
+class MbeSection:
+    """Parallel corpora per language: a TSV path, or ``(english, target)`` aligned text files."""
+
+    corpora: dict[str, str | tuple[str, str]] = field(default_factory=dict)
+    method: str = "aula"
+    weight: str = "cosine"
+    max_sentences: int | None = None
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class StereosetSection:
+    pass
+
+
+@dataclass(frozen=True)
+class CorrelationOptions:
+    n_bootstrap: int = 2000
+    seed: int = 0
+    level: float = 0.95
+    by_language: bool = True
+
+    def validate(self) -> None:
+        if self.n_bootstrap < 0:
+            raise WeatkitError(f"n_bootstrap must be >= 0, not {self.n_bootstrap}")
+        if not 0 < self.level < 1:
+            raise WeatkitError(f"level must be between 0 and 1, not {self.level}")
+
+
+@dataclass(frozen=True)
+class CompareConfig:
+    """A validated comparison file (see the module docstring)."""
+
+    path: Path
+    sha256: str
+    output: Path
+    languages: tuple[str, ...]
+    models: tuple[ModelEntry, ...]
+    contextual: ContextualOptions
+    correlation: CorrelationOptions
+    weat: WeatSection | None = None
+    gest: GestSection | None = None
+    stereoset: StereosetSection | None = None
+    crows: CrowsSection | None = None
+    mbe: MbeSection | None = None
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return tuple(m for m in METHODS if getattr(self, m) is not None)
+
+
+def load_compare_config(path: str | os.PathLike, output: str | None = None) -> CompareConfig:
+    """Read and validate a comparison file; errors name the file and the key."""
+    file = Path(path)
+    data, sha256 = read_config(file, "comparison file")
+    where = str(file)
+    base = file.parent
+    check_keys(data, _TOP_KEYS, where)
+    out = output or data.get("output")
+    if out is None:
+        raise WeatkitError(f"{where}: give an output directory (output: DIR or --out DIR)")
+    languages = strings(data.get("languages"), f"{where}: languages", required=True)
+    models = _models(data.get("models"), base, where)
+    contextual = dataclass_from(
+        ContextualOptions, data.get("contextual", {}), f"{where}: contextual"
+    )
+    sections: dict[str, Any] = {}
+    for method in METHODS:
+        if method in data:
+            sections[method] = _section(method, data[method], base, f"{where}: {method}")
+    if not sections:
+        raise WeatkitError(f"{where}: name at least one method ({', '.join(METHODS)})")
+    return CompareConfig(
+        path=file,
+        sha256=sha256,
+        output=Path(config_path(out, base, f"{where}: output") if output is None else out),
+        languages=languages,
+        models=models,
+        contextual=contextual,
+        correlation=dataclass_from(
+            CorrelationOptions, data.get("correlation", {}), f"{where}: correlation"
+        ),
+        **sections,
+    )
+
+
+def _models(value: Any, base: Path, where: str) -> tuple[ModelEntry, ...]:
+    if not isinstance(value, list) or not value:
+        raise WeatkitError(f"{where}: models: expected a non-empty list of {{name, model}}")
+    entries = []
+    for i, raw in enumerate(value):
+        at = f"{where}: models[{i}]"
+        item = mapping(raw, at)
+        check_keys(item, _MODEL_KEYS, at)
+        name = typed(item.get("name"), str, f"{at}.name")
+        model = typed(item.get("model"), str, f"{at}.model")
+        kind = item.get("kind")
+        if kind is not None and kind not in ("mlm", "glm"):
+            raise WeatkitError(f"{at}.kind: choose mlm or glm, not {kind!r}")
+        if not name or not model:
+            raise WeatkitError(f"{at}: name and model must not be empty")
+        local = config_path(model, base, f"{at}.model")
+        entries.append(ModelEntry(name, local if Path(local).is_dir() else model, kind))
+    names = [e.name for e in entries]
+    if len(set(names)) != len(names):
+        raise WeatkitError(f"{where}: models: names must be unique ({', '.join(names)})")
+    return tuple(entries)
+
+
+def _section(method: str, value: Any, base: Path, where: str) -> Any:
+    values = dict(mapping(value if value is not None else {}, where))
+    if method == "weat":
+        lists = strings(values.pop("lists", None), f"{where}.lists") or ("ca-weat",)
+        tests = strings(values.pop("tests", None), f"{where}.tests") or None
+        layers = values.pop("layers", [0, -2])
+        if (
+            not isinstance(layers, list)
+            or not layers
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in layers)
+        ):
+            raise WeatkitError(f"{where}.layers: expected a list of layer numbers")
+        engine = dataclass_from(EngineOptions, values.pop("engine", {}), f"{where}.engine")
+        check_keys(values, set(), where)
+        located = tuple(
+            x if canonical_name(x) is not None else config_path(x, base, f"{where}.lists")
+            for x in lists
+        )
+        return WeatSection(located, tests, tuple(layers), engine)
+    if method == "gest":
+        templates = values.pop("templates", None)
+        check_keys(values, {"templates"}, where)
+        return GestSection(
+            None if templates is None else _integers(templates, f"{where}.templates")
+        )
+    if method == "stereoset":
+        return dataclass_from(StereosetSection, values, where)
+    if method == "crows":
+        return dataclass_from(CrowsSection, values, where)
+    corpora = _corpora(values.pop("corpora", None), base, f"{where}.corpora")
+    section = dataclass_from(MbeSection, values, where)
+    if section.method not in ("aula", "aul"):
+        raise WeatkitError(f"{where}.method: choose aula or aul, not {section.method!r}")
+    if section.weight not in ("cosine", "dot"):
+        raise WeatkitError(f"{where}.weight: choose cosine or dot, not {section.weight!r}")
+    if section.max_sentences is not None:
+        typed(section.max_sentences, int, f"{where}.max_sentences")
+        if section.max_sentences < 1:
+            raise WeatkitError(f"{where}.max_sentences: must be at least 1")
+    return MbeSection(corpora, section.method, section.weight, section.max_sentences, section.seed)
+
+
+def _integers(value: Any, where: str) -> tuple[int, ...]:
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+    ):
+        raise WeatkitError(f"{where}: expected a non-empty list of integers, got {describe(value)}")
+    return tuple(value)
+
+
+def _corpora(value: Any, base: Path, where: str) -> dict[str, str | tuple[str, str]]:
+    table = mapping(value, where)
+    if not table:
+        raise WeatkitError(f"{where}: give a parallel corpus for at least one language")
+    out: dict[str, str | tuple[str, str]] = {}
+    for lang, entry in table.items():
+        at = f"{where}.{lang}"
+        if isinstance(entry, str):
+            out[str(lang)] = config_path(entry, base, at)
+            continue
+        pair = mapping(entry, at)
+        check_keys(pair, {"english", "target"}, at)
+        if set(pair) != {"english", "target"}:
+            raise WeatkitError(f"{at}: give a TSV path or both english and target files")
+        out[str(lang)] = (
+            config_path(pair["english"], base, f"{at}.english"),
+            config_path(pair["target"], base, f"{at}.target"),
+        )
+    return out

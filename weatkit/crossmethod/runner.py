@@ -1,0 +1,189 @@
+"""``weatkit compare``: every method for every model and language, joined and correlated.
+
+Outputs (:func:`write_compare`):
+
+====================  ======================================================================
+``scores.csv``        long table, one row per model × language × measure
+                      (:data:`weatkit.crossmethod.methods.SCORE_COLUMNS`)
+``table.csv``         the joined table: one row per model × language, one column per measure
+``correlations.csv``  Spearman and Kendall correlations between measures across the
+                      model × language units, with bootstrap CIs
+                      (:data:`weatkit.crossmethod.correlate.CORRELATION_COLUMNS`)
+``skipped.csv``       ``model, lang, method, status, reason``: ``not applicable`` (no data in
+                      that language, a causal LM where a masked LM is needed) or ``failed``
+``manifest.json``     the comparison file's hash, options, environment, timings
+``correlations.png``  :func:`weatkit.crossmethod.plot.correlation_heatmap` (pooled scope)
+====================  ======================================================================
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from weatkit.crossmethod.config import CompareConfig
+from weatkit.crossmethod.correlate import correlation_table
+from weatkit.crossmethod.methods import (
+    SCORE_COLUMNS,
+    MethodContext,
+    NotApplicable,
+    crows_rows,
+    gest_rows,
+    stereoset_rows,
+    weat_rows,
+)
+from weatkit.crossmethod.plot import correlation_heatmap
+from weatkit.embeddings.hf_models import is_decoder_only, load_config
+from weatkit.errors import WeatkitError
+from weatkit.pipeline import environment
+from weatkit.report.plots import figure_bytes
+from weatkit.report.tables import manifest_bytes, render, write_outputs
+
+SKIPPED_COLUMNS = ["model", "lang", "method", "status", "reason"]
+#: How each method computes its rows for one model in one language.
+RUNNERS = {
+    "weat": weat_rows,
+    "gest": gest_rows,
+    "stereoset": stereoset_rows,
+    "crows": crows_rows,
+}
+
+
+@dataclass
+class CompareResult:
+    """Tables of a comparison (columns: see the module docstring)."""
+
+    scores: pd.DataFrame
+    table: pd.DataFrame
+    correlations: pd.DataFrame
+    skipped: pd.DataFrame
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_failed(self) -> int:
+        return int((self.skipped["status"] == "failed").sum())
+
+
+def run_compare(
+    config: CompareConfig,
+    *,
+    show_progress: bool | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> CompareResult:
+    """Compute every configured measure for every model and language, then correlate them.
+
+    A method that does not apply is recorded as ``not applicable``; a method that raises a
+    :class:`WeatkitError` for one model is recorded as ``failed`` and the others go on.
+    """
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+    timings: dict[str, float] = {}
+
+    def attempt(model: str, lang: str, method: str, compute: Callable[[], list]) -> None:
+        if on_step is not None:
+            on_step(f"{method} · {model} · {lang}")
+        t0 = time.perf_counter()
+        try:
+            rows.extend(compute())
+        except NotApplicable as err:
+            skipped.append(_skip(model, lang, method, "not applicable", str(err)))
+        except WeatkitError as err:
+            skipped.append(_skip(model, lang, method, "failed", str(err)))
+        key = f"{method}:{model}:{lang}"
+        timings[key] = round(timings.get(key, 0.0) + time.perf_counter() - t0, 3)
+
+    ctx = MethodContext(config.contextual, show_progress)
+    for entry in config.models:
+        try:
+            kind = entry.kind or _kind(entry.model, ctx.options)
+        except WeatkitError as err:
+            for method in config.methods:
+                skipped.append(_skip(entry.name, "*", method, "failed", str(err)))
+            continue
+        for method in config.methods:
+            section = getattr(config, method)
+            for lang in config.languages:
+                compute = partial(RUNNERS[method], entry, kind, lang, section, ctx)
+                attempt(entry.name, lang, method, compute)
+    scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
+    table = joined_table(scores, config)
+    measures = [c for c in table.columns if c not in ("model", "lang")]
+    corr = config.correlation
+    correlations = correlation_table(
+        table,
+        measures,
+        by_language=corr.by_language,
+        n_bootstrap=corr.n_bootstrap,
+        seed=corr.seed,
+        level=corr.level,
+    )
+    timings["total"] = round(time.perf_counter() - started, 3)
+    manifest = {
+        "command": "weatkit compare",
+        "config_file": str(config.path),
+        "config_sha256": config.sha256,
+        "languages": list(config.languages),
+        "models": [asdict(m) for m in config.models],
+        "methods": {m: _plain(getattr(config, m)) for m in config.methods},
+        "contextual": asdict(ctx.options),
+        "correlation": asdict(corr),
+        "environment": environment(),
+        "timings_s": timings,
+    }
+    return CompareResult(
+        scores=scores,
+        table=table,
+        correlations=correlations,
+        skipped=pd.DataFrame(skipped, columns=SKIPPED_COLUMNS),
+        manifest=manifest,
+    )
+
+
+def joined_table(scores: pd.DataFrame, config: CompareConfig) -> pd.DataFrame:
+    """One row per model × language (in the file's order), one column per measure."""
+    units = pd.DataFrame(
+        [(m.name, lang) for m in config.models for lang in config.languages],
+        columns=["model", "lang"],
+    )
+    if scores.empty:
+        return units
+    wide = scores.pivot_table(
+        index=["model", "lang"], columns="measure", values="value", aggfunc="first", sort=False
+    )
+    wide.columns = [str(c) for c in wide.columns]
+    table = units.merge(wide.reset_index(), on=["model", "lang"], how="left")
+    present = [c for c in table.columns[2:] if table[c].notna().any()]
+    return table[["model", "lang", *present]]
+
+
+def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = True) -> list[Path]:
+    """Write the tables, the manifest and (when there are correlations) the plot, atomically."""
+    files = {
+        "scores.csv": render(result.scores, "csv"),
+        "table.csv": render(result.table, "csv"),
+        "correlations.csv": render(result.correlations, "csv"),
+        "skipped.csv": render(result.skipped, "csv"),
+        "manifest.json": manifest_bytes(result.manifest),
+    }
+    if plot and (result.correlations["scope"] == "all").any():
+        files["correlations.png"] = figure_bytes(correlation_heatmap(result.correlations), "png")
+    return write_outputs(out_dir, files)
+
+
+def _kind(model: str, options: Any) -> str:
+    return "glm" if is_decoder_only(load_config(model, options)) else "mlm"
+
+
+def _skip(model: str, lang: str, method: str, status: str, reason: str) -> dict[str, str]:
+    return {"model": model, "lang": lang, "method": method, "status": status, "reason": reason}
+
+
+def _plain(section: Any) -> Any:
+    return asdict(section) if section is not None else None
