@@ -23,6 +23,7 @@ from weatkit.errors import WeatkitError
 from weatkit.mbe import (
     MBE_MODELS,
     MBE_SETS,
+    MbeSentence,
     check_tokenizer,
     downsample,
     evaluate_mbe,
@@ -33,8 +34,11 @@ from weatkit.mbe import (
     mcnemar_random,
     read_parallel_texts,
     read_parallel_tsv,
+    run_mbe,
+    run_mbe_parallel,
     select_gendered,
 )
+from weatkit.report.tables import render
 from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
 
 FUZZ = settings(
@@ -455,3 +459,82 @@ def test_cli_errors(tiny_mlm: Path, data_dir: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.tsv"
     bad.write_text("a\tb\nc\n")
     assert "bad.tsv: line 2" in _error_line(invoke("--parallel", str(bad), "--model", model))
+
+
+# --- the pipeline from Python (weatkit.mbe.run) -----------------------------------------------
+
+
+def _notes(res) -> list[str]:
+    return [line[len("note: ") :] for line in res.output.splitlines() if line.startswith("note: ")]
+
+
+def test_run_mbe_parallel_equals_the_cli(tiny_mlm: Path, data_dir: Path, tmp_path: Path) -> None:
+    tsv = _write_tsv(tmp_path / "p.tsv")
+    out = tmp_path / "out"
+    res = invoke("--parallel", str(tsv), "--model", str(tiny_mlm), "--out", str(out),
+                 "--format", "csv", "--seed", "3")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    printed: list[str] = []
+    run = run_mbe_parallel(MaskedLM(str(tiny_mlm)), str(tsv), seed=3, on_note=printed.append)
+    # the same files, byte for byte, and the same notes in the same order
+    assert render(run.summary(str(tiny_mlm)), "csv") == (out / "summary.csv").read_bytes()
+    assert render(run.sentences, "csv") == (out / "sentences.csv").read_bytes()
+    assert run.notes == printed == _notes(res)
+    assert run.notes == [
+        "11 sentence pairs: 5 male, 4 female (English side with words of one list only)",
+        "down-sampled 5 male and 4 female to 4 each",
+    ]
+    summary = pd.read_csv(out / "summary.csv")
+    assert run.result.score == pytest.approx(summary.loc[0, "score"], abs=1e-12)
+    assert (run.result.n_male, run.result.n_female, run.result.seed) == (4, 4, 3)
+    assert (run.data, run.n_long) == (str(tsv), 0)
+
+
+def test_run_mbe_parallel_takes_a_pair_of_text_files(
+    tiny_mlm: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    lm = MaskedLM(str(tiny_mlm))
+    en, tgt = tmp_path / "c.en", tmp_path / "c.de"
+    en.write_text("".join(e + "\n" for e, _ in PAIRS))
+    tgt.write_text("".join(t + "\n" for _, t in PAIRS))
+    pair = run_mbe_parallel(lm, (en, tgt), method="aul", weight="dot", max_sentences=3)
+    tsv = run_mbe_parallel(lm, _write_tsv(tmp_path / "p.tsv"), method="aul", weight="dot",
+                           max_sentences=3)  # fmt: skip
+    assert pair.result == tsv.result and pair.notes == tsv.notes
+    assert pair.data == f"{en} + {tgt}"
+    assert (pair.result.method, pair.result.weight, pair.result.n_male) == ("aul", "dot", 3)
+    pd.testing.assert_frame_equal(pair.sentences, tsv.sentences)
+    res = invoke("--english", str(en), "--target", str(tgt), "--model", str(tiny_mlm),
+                 "--method", "aul", "--weight", "dot", "--max-sentences", "3",
+                 "--format", "csv")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert render(pair.summary(str(tiny_mlm)), "csv").decode() == res.stdout
+    # sentences without texts (as from the token-id sets): no english/target columns
+    male = [MbeSentence(s) for s in lm.tokenize(["I was happy today .", "I cried often ."])]
+    female = [MbeSentence(s) for s in lm.tokenize(["I love flowers ."])]
+    plain = run_mbe(lm, male, female, data="ids")
+    assert "english" not in plain.sentences and "target" not in plain.sentences
+    assert (plain.data, plain.result.n_male, plain.result.n_female) == ("ids", 1, 1)
+
+
+def test_run_mbe_parallel_notes_and_errors(tiny_mlm: Path, data_dir: Path, tmp_path: Path) -> None:
+    lm = MaskedLM(str(tiny_mlm))
+    long = " ".join(["happy"] * 70) + " ."
+    tsv = _write_tsv(tmp_path / "p.tsv", [*PAIRS, ("She was happy.", long)])
+    run = run_mbe_parallel(lm, tsv)
+    assert run.n_long == 1 and run.summary("m").loc[0, "n_skipped_long"] == 1
+    assert "1 sentence(s) longer than 64 tokens skipped (0 male, 1 female)" in run.notes
+    res = invoke("--parallel", str(tsv), "--model", str(tiny_mlm), "--format", "csv")
+    assert run.notes == _notes(res)
+    with pytest.raises(WeatkitError, match="is 73 tokens long"):
+        run_mbe_parallel(lm, tsv, skip_long=False)
+    # the notes made before an error are kept in the list passed in
+    neutral = _write_tsv(tmp_path / "n.tsv", [("It rains.", "I am sad ."), ("He ran.", "I am .")])
+    notes: list[str] = []
+    with pytest.raises(WeatkitError, match="found 1 male and 0 female sentences"):
+        run_mbe_parallel(lm, neutral, notes=notes)
+    assert notes == [
+        "2 sentence pairs: 1 male, 0 female (English side with words of one list only)"
+    ]
+    with pytest.raises(WeatkitError, match="male word list not found"):
+        run_mbe_parallel(lm, tsv, male_words=tmp_path / "missing.txt")

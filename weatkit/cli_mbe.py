@@ -11,14 +11,15 @@ Inputs (exactly one):
 Text inputs go through Step 1 (:func:`~weatkit.mbe.data.gendered_indices` with the English word
 lists); then sentences longer than the model takes are skipped (an error with
 ``--no-skip-long``), both sides are down-sampled to equal size (and to ``--max-sentences``) with
-``--seed``, and :func:`~weatkit.mbe.score.evaluate_mbe` scores them.
+``--seed``, and :func:`~weatkit.mbe.score.evaluate_mbe` scores them. The pipeline is
+:mod:`weatkit.mbe.run` (:func:`~weatkit.mbe.run.run_mbe_parallel`,
+:func:`~weatkit.mbe.run.run_mbe_set`); this module reads the options and prints or writes.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -28,29 +29,11 @@ from rich.table import Table
 from weatkit.cli_common import err_console, friendly, note
 from weatkit.cli_contextual import contextual_from_opts, loading_options
 from weatkit.errors import WeatkitError
-from weatkit.mbe.data import (
-    MBE_MODELS,
-    MBE_SETS,
-    check_tokenizer,
-    downsample,
-    gendered_indices,
-    load_gender_words,
-    load_mbe_set,
-    read_parallel_texts,
-    read_parallel_tsv,
-)
-from weatkit.mbe.score import METHODS, WEIGHTS, MbeResult, evaluate_mbe
+from weatkit.mbe.data import MBE_MODELS, MBE_SETS
+from weatkit.mbe.run import run_mbe_parallel, run_mbe_set
+from weatkit.mbe.score import METHODS, WEIGHTS, MbeResult
 from weatkit.report.tables import render, write_outputs
-from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
-
-
-@dataclass(frozen=True)
-class _Sentence:
-    """One sentence to score, with its texts when it came from a parallel corpus."""
-
-    tokens: TokenizedSentence
-    english: str = ""
-    target: str = ""
+from weatkit.sentence.masked_lm import MaskedLM
 
 
 def _model_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -106,74 +89,6 @@ def _check_modes(opts: dict[str, Any]) -> str:
             "--female-words are for --parallel and --english/--target"
         )
     return mode
-
-
-def _tokenized_texts(
-    lm: MaskedLM, english: list[str], target: list[str], indices: list[int], side: str
-) -> list[_Sentence]:
-    """The target sentences at ``indices``, tokenised; those that give no token are skipped."""
-    texts = [target[i].strip() for i in indices]
-    pieces = lm.tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
-    kept = [i for i, ids in zip(indices, pieces, strict=True) if len(ids) > 0]
-    if len(kept) < len(indices):
-        note(f"{len(indices) - len(kept)} {side} sentence(s) skipped: the tokenizer gives no token")
-    tokens = lm.tokenize([target[i].strip() for i in kept])
-    return [_Sentence(t, english[i], target[i].strip()) for t, i in zip(tokens, kept, strict=True)]
-
-
-def _from_texts(
-    lm: MaskedLM, opts: dict[str, Any], mode: str
-) -> tuple[list[_Sentence], list[_Sentence], str]:
-    if mode == "parallel":
-        english, target = read_parallel_tsv(opts["parallel"])
-        name = str(opts["parallel"])
-    else:
-        english, target = read_parallel_texts(opts["english"], opts["target"])
-        name = f"{opts['english']} + {opts['target']}"
-    male_words, female_words = load_gender_words(opts["male_words"], opts["female_words"])
-    male_idx, female_idx = gendered_indices(english, target, male_words, female_words)
-    note(
-        f"{len(english)} sentence pairs: {len(male_idx)} male, {len(female_idx)} female "
-        "(English side with words of one list only)"
-    )
-    if not male_idx or not female_idx:
-        raise WeatkitError(
-            f"found {len(male_idx)} male and {len(female_idx)} female sentences in {name}; MBE "
-            "needs at least one of each (check the word lists and which column is English)"
-        )
-    male = _tokenized_texts(lm, english, target, male_idx, "male")
-    female = _tokenized_texts(lm, english, target, female_idx, "female")
-    return male, female, name
-
-
-def _from_set(lm: MaskedLM, lang: str, corpus: str) -> tuple[list[_Sentence], list[_Sentence]]:
-    male_ids, female_ids = load_mbe_set(lang, corpus)
-    check_tokenizer(lm.tokenizer, [male_ids, female_ids], lang)
-    male = [_Sentence(TokenizedSentence.from_ids(ids)) for ids in male_ids]
-    female = [_Sentence(TokenizedSentence.from_ids(ids)) for ids in female_ids]
-    return male, female
-
-
-def _drop_long(
-    lm: MaskedLM, male: list[_Sentence], female: list[_Sentence], skip: bool
-) -> tuple[list[_Sentence], list[_Sentence], int]:
-    """Both sides without the sentences longer than the model takes, and how many were left out."""
-    limit = lm.max_length
-    if limit is None:
-        return male, female, 0
-    if not skip:
-        lm.check_lengths([s.tokens for s in male], "male sentence")
-        lm.check_lengths([s.tokens for s in female], "female sentence")
-        return male, female, 0
-    short_m = [s for s in male if len(s.tokens.ids) <= limit]
-    short_f = [s for s in female if len(s.tokens.ids) <= limit]
-    n_long = len(male) + len(female) - len(short_m) - len(short_f)
-    if n_long:
-        note(
-            f"{n_long} sentence(s) longer than {limit} tokens skipped "
-            f"({len(male) - len(short_m)} male, {len(female) - len(short_f)} female)"
-        )
-    return short_m, short_f, n_long
 
 
 def _print_result(result: MbeResult, model: str, data: str) -> None:
@@ -280,48 +195,36 @@ def mbe_command(**opts: Any) -> None:
     """MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022)."""
     mode = _check_modes(opts)
     lm = MaskedLM(opts["model"], contextual_from_opts(opts))
+    settings: dict[str, Any] = {
+        "method": opts["method"],
+        "weight": opts["weight"],
+        "seed": opts["seed"],
+        "max_sentences": opts["max_sentences"],
+        "skip_long": opts["skip_long"],
+        "show_progress": opts["progress"],
+        "on_note": note,
+    }
     if mode == "set":
-        data = f"mbe:{opts['mbe_set']}/{opts['corpus']}"
-        male, female = _from_set(lm, opts["mbe_set"], opts["corpus"])
+        run = run_mbe_set(lm, opts["mbe_set"], opts["corpus"], **settings)
     else:
-        male, female, data = _from_texts(lm, opts, mode)
-    male, female, n_long = _drop_long(lm, male, female, opts["skip_long"])
-    if not male or not female:
-        raise WeatkitError(
-            f"{len(male)} male and {len(female)} female sentences left after skipping those "
-            "longer than the model takes; MBE needs at least one of each"
+        corpus = opts["parallel"] if mode == "parallel" else (opts["english"], opts["target"])
+        run = run_mbe_parallel(
+            lm,
+            corpus,
+            male_words=opts["male_words"],
+            female_words=opts["female_words"],
+            **settings,
         )
-    n_before = (len(male), len(female))
-    male, female = downsample(male, female, opts["seed"], opts["max_sentences"])
-    if (len(male), len(female)) != n_before:
-        note(f"down-sampled {n_before[0]} male and {n_before[1]} female to {len(male)} each")
-    result, sentences = evaluate_mbe(
-        lm,
-        [s.tokens for s in male],
-        [s.tokens for s in female],
-        method=opts["method"],
-        weight=opts["weight"],
-        seed=opts["seed"],
-        show_progress=opts["progress"],
-    )
-    if mode != "set":
-        sentences["english"] = [s.english for s in (*male, *female)]
-        sentences["target"] = [s.target for s in (*male, *female)]
-    if not 0 <= result.score <= 100:
-        note(
-            f"the MBE score {result.score:.2f} is outside 0–100: some similarity weights are "
-            "negative and the weighted mean is unstable; compare with --weight dot"
-        )
-    summary = result.to_frame()
-    summary.insert(0, "data", data)
-    summary.insert(0, "model", opts["model"])
-    summary["n_skipped_long"] = n_long
+    summary = run.summary(opts["model"])
     if opts["out_dir"]:
-        files = {"sentences.csv": render(sentences, "csv"), "summary.csv": render(summary, "csv")}
+        files = {
+            "sentences.csv": render(run.sentences, "csv"),
+            "summary.csv": render(summary, "csv"),
+        }
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:
         sys.stdout.buffer.write(render(summary, opts["fmt"]))
         sys.stdout.flush()
     else:
-        _print_result(result, opts["model"], data)
+        _print_result(run.result, opts["model"], run.data)

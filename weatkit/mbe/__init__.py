@@ -6,7 +6,8 @@ bias_eval_in_multiple_mlm (``eval.py``). :mod:`weatkit.mbe.data` reads English w
 parallel corpora, selects the target-language sentences whose English side is male or female
 (Step 1) and loads the shipped token-id sets; :mod:`weatkit.mbe.score` computes the weighted MBE
 score (Eq. 2) from AUL/AULA likelihoods (Step 2, :mod:`weatkit.sentence.masked_lm`) and the
-McNemar test against a random indicator.
+McNemar test against a random indicator; :mod:`weatkit.mbe.run` runs the whole pipeline
+(:func:`~weatkit.mbe.run.run_mbe_parallel`: a parallel corpus in, an :class:`MbeRun` out).
 """
 
 from weatkit.mbe.data import (
@@ -21,12 +22,23 @@ from weatkit.mbe.data import (
     read_parallel_tsv,
     select_gendered,
 )
+from weatkit.mbe.run import (
+    MbeRun,
+    MbeSentence,
+    run_mbe,
+    run_mbe_parallel,
+    run_mbe_set,
+    sentences_from_parallel,
+    sentences_from_set,
+)
 from weatkit.mbe.score import MbeResult, McNemarResult, evaluate_mbe, mbe_score, mcnemar_random
 
 __all__ = [
     "MBE_MODELS",
     "MBE_SETS",
     "MbeResult",
+    "MbeRun",
+    "MbeSentence",
     "McNemarResult",
     "check_tokenizer",
     "downsample",
@@ -38,5 +50,10 @@ __all__ = [
     "mcnemar_random",
     "read_parallel_texts",
     "read_parallel_tsv",
+    "run_mbe",
+    "run_mbe_parallel",
+    "run_mbe_set",
     "select_gendered",
+    "sentences_from_parallel",
+    "sentences_from_set",
 ]
