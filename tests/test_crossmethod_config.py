@@ -19,7 +19,7 @@ models:
   - {name: B, model: org/some-model, kind: glm}
 contextual: {batch_size: 4, device: cpu}
 weat: {lists: [weat, my-lists.yaml], tests: [weat1], engine: {n_bootstrap: 10}}
-gest: {templates: [2, 3]}
+gest: {mlm_templates: [2, 3]}
 stereoset: {}
 crows: {method: aul}
 mbe:
@@ -34,7 +34,7 @@ output = "out"
 languages = ["en", "de"]
 contextual = {batch_size = 4, device = "cpu"}
 weat = {lists = ["weat", "my-lists.yaml"], tests = ["weat1"], engine = {n_bootstrap = 10}}
-gest = {templates = [2, 3]}
+gest = {mlm_templates = [2, 3]}
 stereoset = {}
 crows = {method = "aul"}
 correlation = {n_bootstrap = 99, by_language = false}
@@ -75,7 +75,7 @@ def test_yaml_and_toml_give_the_same_config(tmp_path: Path) -> None:
     assert c.weat.lists == ("weat", str(tmp_path / "my-lists.yaml"))
     assert c.weat.layers == (0, -2)  # layer 0 and the next-to-last layer by default
     assert c.weat.engine.n_bootstrap == 10
-    assert c.gest.templates == (2, 3)
+    assert c.gest.mlm_templates == (2, 3) and c.gest.glm_templates is None
     assert c.mbe.corpora == {
         "de": str(tmp_path / "de.tsv"),
         "fr": (str(tmp_path / "en.txt"), str(tmp_path / "fr.txt")),
@@ -116,8 +116,8 @@ def test_only_named_methods_run_and_output_can_be_overridden(tmp_path: Path) -> 
             "weat.layers",
         ),
         (
-            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ngest: {templates: 2}\n",
-            "gest.templates",
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ngest: {mlm_templates: 2}\n",
+            "gest.mlm_templates",
         ),
         (
             "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\nmbe: {weight: cos}\n",
@@ -180,7 +180,8 @@ KEYS = [
     "corpora",
     "layers",
     "lists",
-    "templates",
+    "mlm_templates",
+    "glm_templates",
     "method",
     "weight",
     "correlation",

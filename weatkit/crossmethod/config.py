@@ -15,7 +15,7 @@ from the file's directory. Example (YAML)::
       tests: [weat1, weat2]              # optional
       layers: [0, -2]                    # default: layer 0 and the next-to-last layer
       engine: {n_bootstrap: 1000, n_permutations: 0}
-    gest: {templates: [0, 1, 2, 3]}      # English; g_s averaged over the templates
+    gest: {mlm_templates: [0, 1, 2, 3], glm_templates: [0, 1]}   # English; g_s averaged
     stereoset: {}                        # en, de, fr, es, tr
     crows: {method: pll}                 # en (all bias types); ja, ru (gender, MBE's translations)
     mbe:                                 # masked LMs; a parallel corpus per language
@@ -74,7 +74,13 @@ class WeatSection:
 
 @dataclass(frozen=True)
 class GestSection:
-    templates: tuple[int, ...] | None = None
+    """Template ids (GEST paper Table 2) for masked and for causal LMs; None = all of them."""
+
+    mlm_templates: tuple[int, ...] | None = None
+    glm_templates: tuple[int, ...] | None = None
+
+    def templates(self, kind: str) -> tuple[int, ...] | None:
+        return self.mlm_templates if kind == "mlm" else self.glm_templates
 
 
 @dataclass(frozen=True)
@@ -216,11 +222,13 @@ def _section(method: str, value: Any, base: Path, where: str) -> Any:
         )
         return WeatSection(located, tests, tuple(layers), engine)
     if method == "gest":
-        templates = values.pop("templates", None)
-        check_keys(values, {"templates"}, where)
-        return GestSection(
-            None if templates is None else _integers(templates, f"{where}.templates")
-        )
+        check_keys(values, {"mlm_templates", "glm_templates"}, where)
+        chosen = {
+            key: _integers(value, f"{where}.{key}")
+            for key, value in values.items()
+            if value is not None
+        }
+        return GestSection(**chosen)
     if method == "stereoset":
         return dataclass_from(StereosetSection, values, where)
     if method == "crows":

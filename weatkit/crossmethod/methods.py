@@ -32,6 +32,7 @@ import numpy as np
 from weatkit.crossmethod.config import (
     CrowsSection,
     GestSection,
+    MbeSection,
     ModelEntry,
     StereosetSection,
     WeatSection,
@@ -45,6 +46,7 @@ from weatkit.gest.aggregate import aggregate_scores
 from weatkit.gest.data import load_gest
 from weatkit.gest.scoring import score_samples
 from weatkit.lists.sources import available_languages
+from weatkit.mbe.run import run_mbe_parallel
 from weatkit.pipeline import RunConfig, run
 from weatkit.sentence import MaskedLM
 from weatkit.stereoset.data import LANGS as STEREOSET_LANGS
@@ -152,7 +154,7 @@ def gest_rows(
         entry.model,
         samples["sentence"].tolist(),
         kind=kind,
-        templates=section.templates,
+        templates=section.templates(kind),
         options=ctx.options,
         show_progress=ctx.show_progress,
     )
@@ -215,3 +217,23 @@ def stereoset_rows(
         _row(entry.name, lang, "stereoset", f"stereoset:{name}", row[column], n=row["n"])
         for name, column in (("ss", "term_ss"), ("lms", "term_lms"), ("icat", "micro_icat"))
     ]
+
+
+def mbe_rows(
+    entry: ModelEntry, kind: str, lang: str, section: MbeSection, ctx: MethodContext
+) -> list[dict[str, Any]]:
+    """MBE score (Kaneko et al. 2022, Eq. 2) from the language's parallel corpus."""
+    if lang not in section.corpora:
+        raise NotApplicable(f"no parallel corpus for {lang} in the mbe section")
+    lm = ctx.masked_lm(entry, kind, "MBE")
+    run_ = run_mbe_parallel(
+        lm,
+        section.corpora[lang],
+        method=section.method,
+        weight=section.weight,
+        seed=section.seed,
+        max_sentences=section.max_sentences,
+        show_progress=ctx.show_progress,
+    )
+    n = run_.result.n_male + run_.result.n_female
+    return [_row(entry.name, lang, "mbe", f"mbe:{section.method}", run_.result.score, n=n)]

@@ -35,6 +35,7 @@ from weatkit.crossmethod.methods import (
     NotApplicable,
     crows_rows,
     gest_rows,
+    mbe_rows,
     stereoset_rows,
     weat_rows,
 )
@@ -52,6 +53,7 @@ RUNNERS = {
     "gest": gest_rows,
     "stereoset": stereoset_rows,
     "crows": crows_rows,
+    "mbe": mbe_rows,
 }
 
 
