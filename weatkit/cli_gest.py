@@ -6,7 +6,8 @@ Modes (exactly one):
   per-sample scores, :mod:`weatkit.gest.aggregate`;
 * ``--translations FILE.csv`` — machine-translation metrics (p_i, p_f, p_m, f_s, f_m, p_fam)
   from per-sample translation genders, :mod:`weatkit.gest.mt`;
-* ``--model ID_OR_PATH`` — score GEST with a language model first (not implemented yet).
+* ``--model ID_OR_PATH`` — score GEST with a masked or causal language model first
+  (:mod:`weatkit.gest.scoring`).
 """
 
 from __future__ import annotations
