@@ -98,8 +98,7 @@ def run_compare(
             skipped.append(_skip(model, lang, method, "not applicable", str(err)))
         except WeatkitError as err:
             skipped.append(_skip(model, lang, method, "failed", str(err)))
-        key = f"{method}:{model}:{lang}"
-        timings[key] = round(timings.get(key, 0.0) + time.perf_counter() - t0, 3)
+        timings[f"{method}:{model}:{lang}"] = round(time.perf_counter() - t0, 3)
 
     ctx = MethodContext(config.contextual, show_progress)
     for entry in config.models:
@@ -133,7 +132,7 @@ def run_compare(
         "config_sha256": config.sha256,
         "languages": list(config.languages),
         "models": [asdict(m) for m in config.models],
-        "methods": {m: _plain(getattr(config, m)) for m in config.methods},
+        "methods": {m: asdict(getattr(config, m)) for m in config.methods},
         "contextual": asdict(ctx.options),
         "correlation": asdict(corr),
         "environment": environment(),
@@ -185,7 +184,3 @@ def _kind(model: str, options: Any) -> str:
 
 def _skip(model: str, lang: str, method: str, status: str, reason: str) -> dict[str, str]:
     return {"model": model, "lang": lang, "method": method, "status": status, "reason": reason}
-
-
-def _plain(section: Any) -> Any:
-    return asdict(section) if section is not None else None
