@@ -1,4 +1,4 @@
-"""Command-line options for transformer models, shared by ``weatkit run`` and ``weatkit embed``."""
+"""Command-line options for transformer models, shared by the commands that load one."""
 
 from __future__ import annotations
 
@@ -45,6 +45,45 @@ def loading_options(batch_size: int, batch_help: str) -> list[Callable[..., Any]
             help="Reuse and store computed vectors and scores in the on-disk cache.",
         ),
     ]
+
+
+def language_model_options(
+    model_help: str, batch_help: str, *, required: bool = False, kind: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--model`` (and ``--kind``), ``--device``, :func:`loading_options`, ``--allow-pickle``
+    and ``--progress``: the options of the commands that score sentences with a language model
+    (``gest``, ``stereoset``, ``crows``, ``mbe``)."""
+    options = [click.option("--model", required=required, help=model_help)]
+    if kind:
+        options.append(
+            click.option(
+                "--kind",
+                type=click.Choice(["mlm", "glm"]),
+                help="With --model: masked (mlm) or causal (glm) language model (default: from "
+                "the model's config).",
+            )
+        )
+    options += [
+        click.option(
+            "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
+        ),
+        *loading_options(32, batch_help),
+        click.option(
+            "--allow-pickle",
+            is_flag=True,
+            help="Allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
+        ),
+        click.option(
+            "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
+        ),
+    ]
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
 
 
 _OPTIONS = [

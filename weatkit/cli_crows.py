@@ -12,7 +12,6 @@ Modes (exactly one):
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
@@ -21,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli_common import err_console, friendly, note, split_values
-from weatkit.cli_contextual import contextual_from_opts, loading_options
+from weatkit.cli_contextual import contextual_from_opts, language_model_options
 from weatkit.crows.data import CROWS_FILES, load_crows, read_pair_scores
 from weatkit.crows.score import (
     DEFAULT_BOOTSTRAP,
@@ -38,28 +37,6 @@ from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.masked_lm import MaskedLM
 
 _TABLES = ("summary", "pairs")
-
-
-def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Options of the model-scoring mode (``--model``), as ``weatkit gest``'s."""
-    options = [
-        click.option("--model", help="Score the pairs with this masked LM (hub id or local path)."),
-        click.option(
-            "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
-        ),
-        *loading_options(32, "With --model: masked sentences per forward pass."),
-        click.option(
-            "--allow-pickle",
-            is_flag=True,
-            help="With --model: allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
-        ),
-        click.option(
-            "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
 
 
 def _decimals(text: str | None, default: int | None) -> int | None:
@@ -157,7 +134,10 @@ def _print(summary: pd.DataFrame, level: float, title: str) -> None:
 
 
 @click.command("crows")
-@model_options
+@language_model_options(
+    "Score the pairs with this masked LM (hub id or local path).",
+    "With --model: masked sentences per forward pass.",
+)
 @click.option(
     "--method",
     type=click.Choice(METHODS),

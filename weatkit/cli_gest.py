@@ -13,7 +13,6 @@ Modes (exactly one):
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
@@ -22,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli_common import err_console, friendly, note, split_values
-from weatkit.cli_contextual import contextual_from_opts, loading_options
+from weatkit.cli_contextual import contextual_from_opts, language_model_options
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import (
     DEFAULT_BOOTSTRAP,
@@ -38,38 +37,6 @@ from weatkit.gest.scoring import score_samples
 from weatkit.report.tables import render, write_outputs
 
 _TABLES = ("stereotypes", "summary")
-
-
-def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Options of the model-scoring mode (``--model``)."""
-    options = [
-        click.option("--model", help="Score GEST with this Hugging Face model id or local path."),
-        click.option(
-            "--kind",
-            type=click.Choice(["mlm", "glm"]),
-            help="With --model: masked (mlm) or generative (glm) language model.",
-        ),
-        click.option(
-            "--templates",
-            multiple=True,
-            help="With --model: template ids (paper Table 2); repeatable or comma-separated.",
-        ),
-        click.option(
-            "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
-        ),
-        *loading_options(32, "With --model: sentences per forward pass."),
-        click.option(
-            "--allow-pickle",
-            is_flag=True,
-            help="With --model: allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
-        ),
-        click.option(
-            "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
 
 
 def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
@@ -194,7 +161,16 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     help="Per-sample translation genders CSV: sample_id or sentence, stereotype, gender "
     "(male/female; other labels are counted and excluded).",
 )
-@model_options
+@language_model_options(
+    "Score GEST with this Hugging Face model id or local path.",
+    "With --model: sentences per forward pass.",
+    kind=True,
+)
+@click.option(
+    "--templates",
+    multiple=True,
+    help="With --model: template ids (paper Table 2); repeatable or comma-separated.",
+)
 @click.option(
     "--gest-version",
     type=click.Choice(sorted(GEST_FILES)),

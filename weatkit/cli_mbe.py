@@ -19,7 +19,6 @@ lists); then sentences longer than the model takes are skipped (an error with
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
@@ -27,37 +26,13 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli_common import err_console, friendly, note
-from weatkit.cli_contextual import contextual_from_opts, loading_options
+from weatkit.cli_contextual import contextual_from_opts, language_model_options
 from weatkit.errors import WeatkitError
 from weatkit.mbe.data import MBE_MODELS, MBE_SETS
 from weatkit.mbe.run import run_mbe_parallel, run_mbe_set
 from weatkit.mbe.score import METHODS, WEIGHTS, MbeResult
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.masked_lm import MaskedLM
-
-
-def _model_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """How the model is loaded and run (as in ``weatkit gest --model``)."""
-    options = [
-        click.option(
-            "--model", required=True, help="Masked LM to evaluate: Hugging Face hub id or path."
-        ),
-        click.option(
-            "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
-        ),
-        *loading_options(32, "Sentences per forward pass."),
-        click.option(
-            "--allow-pickle",
-            is_flag=True,
-            help="Allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
-        ),
-        click.option(
-            "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
 
 
 def _check_modes(opts: dict[str, Any]) -> str:
@@ -135,7 +110,11 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
     "with the tokenizer of the language's model in weatkit.mbe.MBE_MODELS).",
 )
 @click.option("--corpus", type=click.Choice(list(MBE_SETS)), help="With --mbe-set: TED or news.")
-@_model_options
+@language_model_options(
+    "Masked LM to evaluate: Hugging Face hub id or path.",
+    "Sentences per forward pass.",
+    required=True,
+)
 @click.option(
     "--male-words",
     type=click.Path(dir_okay=False),

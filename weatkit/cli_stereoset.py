@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
@@ -21,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli_common import err_console, friendly, note
-from weatkit.cli_contextual import contextual_from_opts, loading_options
+from weatkit.cli_contextual import contextual_from_opts, language_model_options
 from weatkit.errors import WeatkitError
 from weatkit.report.tables import render, write_outputs
 from weatkit.stereoset.data import LANGS, load_stereoset, read_predictions
@@ -32,36 +31,6 @@ _SPLIT_TITLES = {
     "intersentence": "intersentence (next sentence)",
     "overall": "overall (both tasks)",
 }
-
-
-def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Options of the model-scoring mode (``--model``), as ``weatkit gest``'s."""
-    options = [
-        click.option(
-            "--model", help="Score the intrasentence task with this Hugging Face model or path."
-        ),
-        click.option(
-            "--kind",
-            type=click.Choice(["mlm", "glm"]),
-            help="With --model: masked (mlm) or causal (glm) language model (default: from "
-            "the model's config).",
-        ),
-        click.option(
-            "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
-        ),
-        *loading_options(32, "With --model: inputs per forward pass."),
-        click.option(
-            "--allow-pickle",
-            is_flag=True,
-            help="With --model: allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
-        ),
-        click.option(
-            "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
 
 
 def _fmt(value: float) -> str:
@@ -102,7 +71,11 @@ def _print_tables(table: pd.DataFrame, lang: str) -> None:
     help='Score a predictions file: {"intrasentence": [{"id", "score"}], "intersentence": '
     "[...]} (JSON, optionally .gz; StereoSet's format).",
 )
-@model_options
+@language_model_options(
+    "Score the intrasentence task with this Hugging Face model or path.",
+    "With --model: inputs per forward pass.",
+    kind=True,
+)
 @click.option(
     "--lang",
     default="en",
