@@ -68,8 +68,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
 
+from weatkit.batching import run_batches
 from weatkit.data import cache_dir
 from weatkit.embeddings.cache import VectorCache
 from weatkit.embeddings.contextual import ContextualOptions, _pad_id
@@ -364,32 +364,21 @@ class GestScorer:
     def _compute(self, items: list[_Item], show_progress: bool | None, label: str) -> np.ndarray:
         network, device = self._load()
         pad = _pad_id(self._tokenizer())
-        order = sorted(range(len(items)), key=lambda i: len(items[i].ids))
-        out = np.zeros(len(items), dtype=np.float32)
-        size = self.options.batch_size
-        name = Path(self.model_name).name or self.model_name
-        with tqdm(
-            total=len(items),
-            desc=f"GEST {self.kind} {label} with {name}",
+        causal = self.kind == "glm"
+        out, n_batches = run_batches(
+            items,
+            lambda batch: forward_scores(network, device, batch, pad, causal),
+            length=lambda e: len(e.ids),
+            batch_size=self.options.batch_size,
+            desc=f"GEST {self.kind} {label} with {Path(self.model_name).name or self.model_name}",
+            model_name=self.model_name,
+            device=device,
             unit="sample",
-            disable=None if show_progress is None else not show_progress,
-        ) as bar:
-            for start in range(0, len(order), size):
-                rows = order[start : start + size]
-                batch = [items[i] for i in rows]
-                try:
-                    out[rows] = forward_scores(network, device, batch, pad, self.kind == "glm")
-                except torch.OutOfMemoryError as err:
-                    width = max(len(e.ids) for e in batch)
-                    raise WeatkitError(
-                        f"out of memory on {device} scoring with {self.model_name} at "
-                        f"--batch-size {size} ({len(batch)} samples of up to {width} tokens); "
-                        "try a smaller --batch-size or --dtype float16"
-                    ) from err
-                self.stats.n_batches += 1
-                bar.update(len(batch))
+            show_progress=show_progress,
+        )
+        self.stats.n_batches += n_batches
         self.stats.n_computed += len(items)
-        return out
+        return out.astype(np.float32)
 
     # -- loading --------------------------------------------------------------------------------
 

@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
+from weatkit.batching import run_batches
 from weatkit.data import cache_dir
 from weatkit.embeddings.cache import VectorCache
 from weatkit.embeddings.contextual import ContextualOptions, _pad_id
@@ -269,32 +269,23 @@ class MaskedLM:
         self.n_cached += len(items) - len(missing)
         if not missing:
             return found
-        order = sorted(missing, key=lambda k: _length(items[k]))
-        size = self.options.batch_size
-        name = Path(self.model_name).name or self.model_name
-        computed: list[np.ndarray] = []
-        with tqdm(
-            total=len(order),
-            desc=f"{label} with {name}",
+        _, device = self._load()
+        values, _ = run_batches(
+            [items[k] for k in missing],
+            compute,
+            length=_length,
+            batch_size=self.options.batch_size,
+            desc=f"{label} with {Path(self.model_name).name or self.model_name}",
+            model_name=self.model_name,
+            device=device,
             unit="row",
-            disable=None if show_progress is None else not show_progress,
-        ) as bar:
-            for start in range(0, len(order), size):
-                batch = [items[k] for k in order[start : start + size]]
-                try:
-                    computed.append(compute(batch))
-                except torch.OutOfMemoryError as err:
-                    raise WeatkitError(
-                        f"out of memory scoring with {self.model_name} at --batch-size {size} "
-                        f"(rows of up to {max(_length(b) for b in batch)} tokens); try a "
-                        "smaller --batch-size or --dtype float16"
-                    ) from err
-                bar.update(len(batch))
-        values = np.concatenate(computed).astype(np.float32)
-        self.n_computed += len(order)
+            show_progress=show_progress,
+        )
+        values = values.astype(np.float32)
+        self.n_computed += len(missing)
         if cache is not None:
-            cache.put(order, {0: values})
-        found.update(zip(order, values, strict=True))
+            cache.put(missing, {0: values})
+        found.update(zip(missing, values, strict=True))
         return found
 
 
