@@ -13,6 +13,8 @@ from weatkit.cli_common import err_console, friendly, note
 from weatkit.cli_tables import rich_comparisons, rich_correlations, rich_summary
 from weatkit.errors import WeatkitError
 from weatkit.grid.config import GridConfig, load_grid_config
+from weatkit.grid.executors import Executor, LocalExecutor
+from weatkit.grid.ray_executor import RayExecutor, import_ray
 from weatkit.grid.runner import PlannedJob, plan, run_grid
 
 
@@ -25,6 +27,41 @@ from weatkit.grid.runner import PlannedJob, plan, run_grid
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Run jobs one by one here, or as Ray tasks (pip install 'weatkit[ray]').",
+)
+@click.option(
+    "--address",
+    help="Ray cluster to join: 'auto' (started with `ray start`) or ray://HOST:PORT "
+    "(default: start a local Ray instance for this run).",
+)
+@click.option(
+    "--num-cpus", type=click.IntRange(min=1), help="CPUs of a local Ray instance (default: all)."
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="Ray: times a failing job is retried before it is reported as failed.",
+)
+@click.option(
+    "--cpus-per-job",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Ray: CPUs each job reserves.",
+)
+@click.option(
+    "--gpus-per-job",
+    type=click.FloatRange(min=0),
+    help="Ray: GPUs each transformer-model job reserves; fractions share a GPU "
+    "(default: 1 when the cluster has GPUs, else 0).",
+)
 @friendly
 def grid_command(**opts: Any) -> None:
     """Run the experiment in EXPERIMENT (.yaml or .toml): one job per embeddings × language.
@@ -33,8 +70,13 @@ def grid_command(**opts: Any) -> None:
     inputs changed, so an interrupted grid resumes where it stopped. Writes results.csv,
     summary.csv, manifest.json and, when configured, isomorphism.csv, correlations.csv,
     comparisons.csv and asymmetry.csv into the output directory.
+
+    With --executor ray, each job is a Ray task (GPUs for model jobs where the cluster has
+    them); a failing job is retried, then reported in manifest.json while the rest finish.
+    On a cluster, every node must see the inputs at the same paths.
     """
     config = load_grid_config(opts["experiment"], opts["output"])
+    executor = _executor(opts)
     if opts["dry_run"]:
         _print_plan(config, plan(config, force=opts["force"]))
         return
@@ -44,6 +86,7 @@ def grid_command(**opts: Any) -> None:
             force=opts["force"],
             fail_fast=opts["fail_fast"],
             show_progress=opts["progress"],
+            executor=executor,
         )
     except KeyboardInterrupt:
         err_console.print(
@@ -71,6 +114,23 @@ def grid_command(**opts: Any) -> None:
             f"{len(result.failed)} job(s) failed (first: {first['job']}: {first['error']}); "
             "the tables hold the other jobs; rerun to retry"
         )
+
+
+def _executor(opts: dict[str, Any]) -> Executor:
+    if opts["executor"] == "local":
+        ray_only = ("address", "num_cpus", "gpus_per_job")
+        given = [f"--{name.replace('_', '-')}" for name in ray_only if opts[name] is not None]
+        if given:
+            raise WeatkitError(f"{', '.join(given)}: only with --executor ray")
+        return LocalExecutor()
+    import_ray()
+    return RayExecutor(
+        address=opts["address"],
+        num_cpus=opts["num_cpus"],
+        retries=opts["retries"],
+        cpus_per_job=opts["cpus_per_job"],
+        gpus_per_model_job=opts["gpus_per_job"],
+    )
 
 
 def _print_plan(config: GridConfig, planned: list[PlannedJob]) -> None:

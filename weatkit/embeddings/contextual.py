@@ -181,6 +181,11 @@ class ContextualExtractor:
             else None
         )
 
+    @property
+    def model_loaded(self) -> bool:
+        """Whether the network has been loaded (it is only when a vector is not cached)."""
+        return self._loaded is not None
+
     # -- layers ---------------------------------------------------------------------------------
 
     def layer_index(self, layer: int) -> int:
@@ -422,6 +427,11 @@ class ExtractorPool:
         if key not in self.extractors:
             self.extractors[key] = ContextualExtractor(model, options)
         return self.extractors[key]
+
+    @property
+    def models_loaded(self) -> int:
+        """How many networks this pool has loaded (each at most once)."""
+        return sum(ex.model_loaded for ex in self.extractors.values())
 
     def describe(self) -> list[dict[str, object]]:
         """Model identities, options and extraction counts, for the manifest."""

@@ -1,4 +1,4 @@
-"""Run a grid: plan, skip finished jobs, run the rest one by one, collate the tables.
+"""Run a grid: plan, skip finished jobs, run the rest on an executor, collate the tables.
 
 Every job's outcome is written to ``OUTPUT/jobs/`` as soon as it finishes (atomically), so
 Ctrl-C or a killed process loses only the job that was running. Tables are always collated from
@@ -13,33 +13,33 @@ uninterrupted one's. Output files (written atomically, all at the end):
 * ``asymmetry.csv``, ``asymmetry_correlations.csv``: with an ``asymmetry`` section
   (:mod:`weatkit.asymmetry`);
 * ``manifest.json``: versions, the experiment (path, SHA-256, parsed options), every job with
-  its key, status (``ran``, ``reused`` or ``failed`` with the error) and timings, skipped tests,
-  report lines.
+  its key, status (``ran``, ``reused`` or ``failed`` with the error), timings and, for a job
+  run now, its ``worker`` (host, process id, models that process had loaded), skipped tests,
+  report lines, and what each worker's transformer models computed (``contextual_models``).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from weatkit.asymmetry import asymmetry_correlations, asymmetry_table, attribute_counts
-from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.errors import WeatkitError
-from weatkit.grid.compare import COMPARISON_COLUMNS, paired_differences
+from weatkit.grid.compare import COMPARISON_COLUMNS
 from weatkit.grid.config import GridConfig
+from weatkit.grid.executors import Executor, LocalExecutor
 from weatkit.grid.jobs import Job, plan_jobs
 from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import bars_disabled, environment
-from weatkit.pipeline import run as run_tests
 from weatkit.report.tables import (
     RESULT_COLUMNS,
     manifest_bytes,
@@ -99,6 +99,7 @@ def run_grid(
     fail_fast: bool = False,
     show_progress: bool | None = None,
     on_job_done: Callable[[Job], None] | None = None,
+    executor: Executor | None = None,
 ) -> GridResult:
     """Run every unfinished job, then collate and write the tables into ``config.output``.
 
@@ -108,6 +109,10 @@ def run_grid(
         fail_fast: stop at the first failing job (else record the error and go on).
         show_progress: progress bar (None: only on a terminal).
         on_job_done: called after each job's record is written.
+        executor: where jobs run (default: :class:`LocalExecutor`, one after another in this
+            process; :class:`weatkit.grid.ray_executor.RayExecutor` for Ray). Records are
+            written here as jobs finish, whatever the executor, so every executor resumes the
+            same way and gives the same tables.
 
     Raises:
         WeatkitError: a planning error, or a failing job with ``fail_fast``.
@@ -117,74 +122,41 @@ def run_grid(
     planned = plan(config, force=force)
     store = JobStore(config.output)
     store.clean_temporaries()
-    extractors = ExtractorPool()
+    executor = executor if executor is not None else LocalExecutor()
     status: dict[str, dict[str, Any]] = {}
     todo = [p.job for p in planned if not p.done]
-    with tqdm(
-        total=len(todo), desc="grid jobs", unit="job", disable=bars_disabled(show_progress)
-    ) as bar:
-        for job in todo:
+    bar = tqdm(total=len(todo), desc="grid jobs", unit="job", disable=bars_disabled(show_progress))
+    with bar, closing(executor.run(config, todo)) as outcomes:
+        for outcome in outcomes:
+            job = outcome.job
             bar.set_postfix_str(job.id, refresh=True)
-            t0 = time.perf_counter()
-            try:
-                record = _execute(config, job, extractors)
-            except WeatkitError as err:
+            if outcome.record is None:
                 if fail_fast:
-                    raise WeatkitError(f"job {job.id} failed: {err}") from err
-                status[job.id] = {"status": "failed", "error": str(err)}
+                    raise WeatkitError(f"job {job.id} failed: {outcome.error}")
+                status[job.id] = {"status": "failed", "error": outcome.error}
             else:
-                record["timings_s"]["job"] = round(time.perf_counter() - t0, 3)
-                store.save(job, record)
-                status[job.id] = {"status": "ran"}
+                store.save(job, outcome.record)
+                status[job.id] = {"status": "ran", "worker": outcome.worker}
                 if on_job_done is not None:
                     on_job_done(job)
             bar.update(1)
-    result = collate(config, [p.job for p in planned], status, extractors)
+    result = collate(config, [p.job for p in planned], status, executor.contextual_models())
     result.manifest["timings_s"]["total"] = round(time.perf_counter() - started, 3)
     write_grid_outputs(config, result)
     return result
-
-
-def _execute(config: GridConfig, job: Job, extractors: ExtractorPool) -> dict[str, Any]:
-    source = config.source(job.source)
-    if job.kind == "compare":
-        assert job.baseline is not None
-        t0 = time.perf_counter()
-        table, skipped = paired_differences(
-            source.spec, config.source(job.baseline).spec, job.lang, config.run, extractors
-        )
-        return {
-            "comparisons": _records(table),
-            "skipped": skipped,
-            "timings_s": {"compare": round(time.perf_counter() - t0, 3)},
-        }
-    run_config = replace(config.run, embeddings=(source.spec,), langs=(job.lang,))
-    result = run_tests(run_config, show_progress=False, extractors=extractors, allow_empty=True)
-    return {
-        "results": _records(result.results),
-        "isomorphism": _records(result.isomorphism),
-        "skipped": result.skipped,
-        "report": result.report,
-        "embeddings": result.manifest["embeddings"],
-        "list_sources": result.manifest["list_sources"],
-        "timings_s": dict(result.manifest["timings_s"]),  # type: ignore[arg-type]
-    }
-
-
-def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
-    return [
-        {k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
-        for row in table.to_dict(orient="records")
-    ]
 
 
 def collate(
     config: GridConfig,
     jobs: list[Job],
     status: dict[str, dict[str, Any]],
-    extractors: ExtractorPool | None = None,
+    contextual_models: list[dict[str, Any]] | None = None,
 ) -> GridResult:
-    """The grid's tables from the records of ``jobs`` (in plan order) and the manifest."""
+    """The grid's tables from the records of ``jobs`` (in plan order) and the manifest.
+
+    ``status`` holds what this run did per job id (``ran`` with its ``worker``, or ``failed``
+    with its ``error``); ``contextual_models`` what the executor's models did.
+    """
     store = JobStore(config.output)
     records: list[tuple[Job, dict[str, Any]]] = []
     job_rows = []
@@ -209,7 +181,7 @@ def collate(
     comparisons = pd.DataFrame(rows("compare", "comparisons"), columns=COMPARISON_COLUMNS)
     asymmetry, asymmetry_corr = _asymmetry(config, results)
     failed = [{"job": r["id"], "error": r["error"]} for r in job_rows if r["status"] == "failed"]
-    manifest = _manifest(config, records, job_rows, extractors)
+    manifest = _manifest(config, records, job_rows, contextual_models or [])
     return GridResult(
         results=results[RESULT_COLUMNS],
         summary=summary,
@@ -239,7 +211,7 @@ def _manifest(
     config: GridConfig,
     records: list[tuple[Job, dict[str, Any]]],
     job_rows: list[dict[str, Any]],
-    extractors: ExtractorPool | None,
+    contextual_models: list[dict[str, Any]],
 ) -> dict[str, Any]:
     report: list[str] = []
     for _, record in records:
@@ -263,7 +235,7 @@ def _manifest(
         "embeddings": [e for _, rec in records for e in rec.get("embeddings", [])],
         "skipped": [s for _, rec in records for s in rec.get("skipped", [])],
         "report": report,
-        "contextual_models": extractors.describe() if extractors else [],
+        "contextual_models": contextual_models,
         "timings_s": {},
     }
 
