@@ -1,23 +1,31 @@
-"""Time the batched engine on the CA-WEAT paper's grid against a plain per-resample loop.
+"""Time the batched engine on the CA-WEAT paper's grid against a per-resample loop and WEFE.
 
 The grid: 2 tests × 91 lists × 16 embeddings = 2,912 WEATs on 300-d vectors, 25 items per set
-(a few lists one or two short, as after OOV removal), 5,000 bootstraps and 10,000 permutations
-per test. The baseline is what the XWEAT / CA-WEAT reference code does per test: precomputed
-similarities, then a Python loop over resamples (and over words inside each resample). It is
-timed on a few tests and scaled to the grid.
+(a few sets one or two short, as after OOV removal), 5,000 bootstraps and 10,000 permutations
+per test, in one :func:`weatkit.engine.weat.run_weat` call. Baselines, measured in the same run:
 
-    python benchmarks/bench_engine.py [--device auto] [--baseline-tests 2]
+* a plain per-resample loop, as the XWEAT / CA-WEAT reference code: similarities once, then a
+  Python loop over resamples (and over words inside each resample); timed on
+  ``--baseline-tests`` tests and scaled to the grid;
+* WEFE's ``WEAT.run_query`` (``pip install 'weatkit[bench]'``) with the same 10,000
+  permutations (``p_value_iterations``), on ``--wefe-tests`` tests, against weatkit on the same
+  tests with the same permutations (no bootstrap: WEFE has none) and WEFE's conventions
+  (ddof 0, right-sided). The effect sizes must agree; the p-values differ by Monte-Carlo error
+  and because WEFE draws its "permutations" with replacement;
+* with a GPU, the same grid on the CPU.
+
+    python benchmarks/bench_engine.py [--device auto] [--baseline-tests 2] [--wefe-tests 1]
 """
 
 from __future__ import annotations
 
 import argparse
-import platform
-import time
 
 import numpy as np
 import torch
+from common import Figure, print_table, timed
 
+from weatkit.engine.device import resolve_device
 from weatkit.engine.resampling import bootstrap_indices
 from weatkit.engine.weat import EngineOptions, WeatInput, run_weat
 
@@ -70,6 +78,28 @@ def loop_baseline(t: WeatInput, n_boot: int, n_perm: int, seed: int) -> None:
         k += sum(scores[w] for w in xi) - sum(scores[w] for w in perm[nx:]) >= observed
 
 
+def wefe_weat(t: WeatInput, n_perm: int) -> tuple[float, float]:
+    """WEFE's effect size and p-value for one test (its words are ``X0``, ``A3``, ...)."""
+    from gensim.models import KeyedVectors
+    from wefe.metrics import WEAT
+    from wefe.query import Query
+    from wefe.word_embedding_model import WordEmbeddingModel
+
+    sets = {"X": t.X, "Y": t.Y, "A": t.A, "B": t.B}
+    kv = KeyedVectors(vector_size=t.X.shape[1])
+    words = {name: [f"{name}{i}" for i in range(len(v))] for name, v in sets.items()}
+    kv.add_vectors([w for ws in words.values() for w in ws], np.concatenate(list(sets.values())))
+    query = Query([words["X"], words["Y"]], [words["A"], words["B"]], ["X", "Y"], ["A", "B"])
+    out = WEAT().run_query(
+        query,
+        WordEmbeddingModel(kv, "bench"),
+        calculate_p_value=True,
+        p_value_iterations=n_perm,
+        p_value_test_type="right-sided",
+    )
+    return float(out["effect_size"]), float(out["p_value"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--tests", type=int, default=2 * 91 * 16)
@@ -78,44 +108,62 @@ def main() -> None:
     ap.add_argument("--permutations", type=int, default=10000)
     ap.add_argument("--device", default="auto")
     ap.add_argument("--baseline-tests", type=int, default=2)
+    ap.add_argument("--wefe-tests", type=int, default=1, help="0 skips WEFE")
     args = ap.parse_args()
 
     tests = make_grid(args.tests, args.dim)
+    device = str(resolve_device(args.device))
     opts = EngineOptions(
-        n_bootstrap=args.bootstrap, n_permutations=args.permutations, device=args.device
+        n_bootstrap=args.bootstrap, n_permutations=args.permutations, device=device
     )
+    grid = f"{args.tests:,} WEATs, {args.dim}-d, B={args.bootstrap:,}, P={args.permutations:,}"
+    figures = []
     run_weat(tests[:4], opts)  # warm-up (kernels, allocator)
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    run_weat(tests, opts)
-    engine_s = time.perf_counter() - t0
+    _, engine_s = timed(lambda: run_weat(tests, opts))
 
-    t0 = time.perf_counter()
-    for t in tests[: args.baseline_tests]:
-        loop_baseline(t, args.bootstrap, args.permutations, 0)
-    per_test = (time.perf_counter() - t0) / args.baseline_tests
-    loop_s = per_test * args.tests
+    few = tests[: args.baseline_tests]
+    _, loop_s = timed(lambda: [loop_baseline(t, args.bootstrap, args.permutations, 0) for t in few])
+    per_test = loop_s / len(few)
+    figures.append(
+        Figure(
+            f"paper grid ({grid}), {device}",
+            engine_s,
+            baseline_name=f"per-resample Python loop (scaled from {args.baseline_tests} tests)",
+            baseline=per_test * args.tests,
+        )
+    )
+    if device != "cpu":
+        cpu = EngineOptions(
+            n_bootstrap=args.bootstrap, n_permutations=args.permutations, device="cpu"
+        )
+        _, cpu_s = timed(lambda: run_weat(tests, cpu))
+        figures.append(
+            Figure(f"paper grid, {device}", engine_s, baseline_name="weatkit, CPU", baseline=cpu_s)
+        )
 
-    device = (
-        opts.device
-        if args.device != "auto"
-        else str("cuda" if torch.cuda.is_available() else "cpu")
-    )
-    print(
-        f"machine: {platform.processor() or platform.machine()}, torch threads "
-        f"{torch.get_num_threads()}, device {device}"
-    )
-    print(f"grid: {args.tests} tests, dim {args.dim}, B={args.bootstrap}, P={args.permutations}")
-    print(f"{'what':<34}{'seconds':>12}{'per test (ms)':>16}")
-    print(
-        f"{'weatkit engine (whole grid)':<34}{engine_s:>12.2f}{1000 * engine_s / args.tests:>16.2f}"
-    )
-    print(
-        f"{'plain loop (scaled from ' + str(args.baseline_tests) + ' tests)':<34}"
-        f"{loop_s:>12.1f}{1000 * per_test:>16.1f}"
-    )
-    print(f"speed-up: {loop_s / engine_s:,.0f}x")
+    if args.wefe_tests:
+        subset = tests[: args.wefe_tests]
+        like_wefe = EngineOptions(
+            ddof=0, n_bootstrap=0, n_permutations=args.permutations, device=device
+        )
+        ours, ours_s = timed(lambda: run_weat(subset, like_wefe))
+        wefe_weat(subset[0], 10)  # imports
+        wefe_results, wefe_s = timed(lambda: [wefe_weat(t, args.permutations) for t in subset])
+        d_diff = max(abs(r.effect_size - w[0]) for r, w in zip(ours, wefe_results, strict=True))
+        pvals = ", ".join(
+            f"{r.pvalue:.4f} vs {w[1]:.4f}" for r, w in zip(ours, wefe_results, strict=True)
+        )
+        figures.append(
+            Figure(
+                f"{len(subset)} WEATs, P={args.permutations:,}, no bootstrap, {device}",
+                ours_s,
+                baseline_name="WEFE 1.0 WEAT.run_query, same P",
+                baseline=wefe_s,
+                note=f"max |d − d_WEFE| = {d_diff:.1e}; p weatkit vs WEFE: {pvals}",
+            )
+        )
+    print_table("Engine: the CA-WEAT paper's grid", figures)
+    print(f"\ntorch device {device}; {torch.get_num_threads()} CPU threads")
 
 
 if __name__ == "__main__":

@@ -19,14 +19,12 @@ Spaces: two independent random 300-d spaces (normalised), or ``--src``/``--tgt``
 from __future__ import annotations
 
 import argparse
-import platform
 import time
-from collections.abc import Callable
 
 import gudhi
 import networkx as nx
 import numpy as np
-import torch
+from common import Figure, print_table, timed
 from scipy.spatial.distance import cdist
 
 from weatkit.isomorphism.eigenvector import eigenvector_similarity, select_k
@@ -34,20 +32,8 @@ from weatkit.isomorphism.gromov_hausdorff import cosine_distance_matrix, gromov_
 from weatkit.isomorphism.gromov_wasserstein import gromov_wasserstein
 from weatkit.isomorphism.preprocess import float64_device, normalize_space
 
-
-def timed(fn: Callable[[], object], repeat: int = 1) -> tuple[object, float]:
-    """Result of ``fn`` and its best wall time over ``repeat`` runs."""
-    best = np.inf
-    out = None
-    for _ in range(repeat):
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        out = fn()
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
-        best = min(best, time.perf_counter() - t0)
-    return out, best
+_EV_BASELINE = "1-NN graph + networkx.laplacian_spectrum (dense)"
+_GH_BASELINE = "full gudhi Rips complex + persistence + bottleneck"
 
 
 def load_spaces(args: argparse.Namespace, n: int) -> tuple[np.ndarray, np.ndarray, str]:
@@ -123,27 +109,23 @@ def main() -> None:
     X, Y, what = load_spaces(args, n_max)
     device = args.device
     resolved = float64_device(device)
-    print(
-        f"machine: {platform.processor() or platform.machine()}, torch threads "
-        f"{torch.get_num_threads()}, device {resolved}"
-    )
-    print(f"spaces: {what}")
     eigenvector_similarity(X[:200], Y[:200], device=device)  # warm-up (imports, kernels)
     gromov_hausdorff(X[:200], Y[:200], device=device)
     gromov_wasserstein(X[:50], Y[:50], device=device)
 
-    rows: list[tuple[str, float, float | None, str]] = []
+    rows: list[Figure] = []
     notes: list[str] = []
 
     n = args.ev_n
     ev, ev_s = timed(lambda: eigenvector_similarity(X[:n], Y[:n], device=device), args.repeat)
     if args.skip_ev_baseline:
-        rows.append((f"EV, {n:,} words", ev_s, None, "not run"))
+        rows.append(Figure(f"EV, {n:,} words", ev_s, note="baseline not run"))
         notes.append(f"EV ours = {ev.value:.12g} (k = {ev.k})")
     else:
         t0 = time.perf_counter()
         ref_value, nn_s, eig_s = ev_reference(X[:n], Y[:n])
-        rows.append((f"EV, {n:,} words", ev_s, time.perf_counter() - t0, ""))
+        base_s = time.perf_counter() - t0
+        rows.append(Figure(f"EV, {n:,} words", ev_s, "s", _EV_BASELINE, base_s))
         notes.append(
             f"EV ours = {ev.value:.12g} (k = {ev.k}), dense reference = {ref_value:.12g}, "
             f"difference = {abs(ev.value - ref_value):.3g}; reference time: 1-NN + graph "
@@ -157,14 +139,23 @@ def main() -> None:
     ref_gh = gh_reference(X[:nb], Y[:nb], device)
     base_s = time.perf_counter() - t0
     if nb == n:
-        rows.append((f"GH (H0), {n:,} words", gh_s, base_s, ""))
+        rows.append(Figure(f"GH (H0), {n:,} words", gh_s, "s", _GH_BASELINE, base_s))
         notes.append(
             f"GH ours = {gh.value:.12g}, gudhi Rips = {ref_gh:.12g}, "
             f"difference = {abs(gh.value - ref_gh):.3g}"
         )
     else:
         scaled = base_s * (n / nb) ** 2
-        rows.append((f"GH (H0), {n:,} words", gh_s, scaled, f"baseline scaled from n={nb:,}"))
+        rows.append(
+            Figure(
+                f"GH (H0), {n:,} words",
+                gh_s,
+                "s",
+                _GH_BASELINE,
+                scaled,
+                note=f"baseline scaled from n={nb:,}",
+            )
+        )
         small = gromov_hausdorff(X[:nb], Y[:nb], device=device).value
         notes.append(
             f"GH baseline run at n = {nb:,} ({base_s:.2f} s) and scaled by (n/{nb})² to "
@@ -174,15 +165,10 @@ def main() -> None:
 
     n = args.gw_n
     gw, gw_s = timed(lambda: gromov_wasserstein(X[:n], Y[:n], device=device), 1)
-    rows.append((f"GW, {n:,} words", gw_s, None, "POT, numpy float64"))
+    rows.append(Figure(f"GW, {n:,} words", gw_s, note="POT, numpy float64"))
     notes.append(f"GW ours = {gw.value:.12g}")
 
-    print()
-    print(f"{'figure':<22}{'ours (s)':>10}{'baseline (s)':>14}{'ratio':>9}  note")
-    for name, ours, base, note in rows:
-        base_txt = f"{base:>14.2f}" if base is not None else f"{'—':>14}"
-        ratio = f"{base / ours:>8.0f}x" if base is not None else f"{'—':>9}"
-        print(f"{name:<22}{ours:>10.3f}{base_txt}{ratio}  {note}")
+    print_table(f"Isomorphism ({resolved}): {what}", rows)
     print()
     for line in notes:
         print(line)

@@ -116,6 +116,44 @@ def test_monte_carlo_pvalue_uses_distinct_splits_and_plus_one_rule() -> None:
     assert res.pvalue == pytest.approx((k + 1) / 501, abs=1e-15)
 
 
+@pytest.mark.parametrize("n_x, n_y", [(5, 4), (40, 35)])  # one packed word; several
+def test_monte_carlo_splits_keep_the_first_draw_of_each_split(n_x: int, n_y: int) -> None:
+    """The de-duplication equals a slow one over the same random stream: draw the missing
+    splits, keep each split's first occurrence in draw order, repeat until there are enough."""
+    sizes, wanted = (n_x, n_y, 3, 3), min(100, n_splits(n_x, n_y) - 10)
+    plan = permutation_plan(n_x, n_y, wanted, 0, 11, sizes)
+    rng = np.random.default_rng([11, *sizes, 1])  # the permutation stream
+    base = np.array([1] * n_x + [0] * n_y, dtype=np.uint8)
+    kept: list[tuple[int, ...]] = []
+    while len(kept) < wanted:
+        drawn = rng.permuted(np.tile(base, (wanted - len(kept), 1)), axis=1)
+        for row in map(tuple, drawn):
+            if row not in kept:
+                kept.append(row)
+    assert plan.membership.tolist() == [list(row) for row in kept]
+    again = permutation_plan(n_x, n_y, wanted, 0, 11, sizes)  # from the cache, unchanged
+    assert np.array_equal(again.membership, plan.membership)
+
+
+def test_percentile_interval_ignores_failed_resamples_row_by_row() -> None:
+    rng = np.random.default_rng(0)
+    dist = rng.normal(size=(6, 400))
+    dist[1, rng.random(400) < 0.1] = np.nan  # degenerate resamples (zero std)
+    dist[4, :] = np.nan
+    low, high = percentile_interval(dist, 0.9)
+    for row, lo, hi in zip(dist, low, high, strict=True):
+        kept = np.sort(row[~np.isnan(row)])
+        if len(kept) == 0:
+            assert np.isnan(lo) and np.isnan(hi)
+            continue
+        pos = 0.05 * (len(kept) - 1), 0.95 * (len(kept) - 1)  # linear interpolation
+        want = [
+            kept[int(p)] + (p - int(p)) * (kept[min(int(p) + 1, len(kept) - 1)] - kept[int(p)])
+            for p in pos
+        ]
+        assert (lo, hi) == pytest.approx(want, rel=1e-13)
+
+
 def test_bca_interval_matches_scipy_on_the_same_distribution() -> None:
     """Feed scipy's own bootstrap distribution to our BCa; the jackknife comes from the formula."""
     X, Y, A, B = random_sets(9, sizes=(6, 5, 5, 4))

@@ -23,7 +23,11 @@ from scipy.special import ndtr, ndtri
 def percentile_interval(distribution: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """``(low, high)`` per row of a ``(T, R)`` bootstrap distribution (NaN resamples ignored)."""
     alpha = 1.0 - level
-    low, high = np.nanquantile(distribution, [alpha / 2, 1 - alpha / 2], axis=-1)
+    q = [alpha / 2, 1 - alpha / 2]
+    low, high = np.quantile(distribution, q, axis=-1)
+    with_nan = np.isnan(distribution).any(axis=-1)
+    if with_nan.any():  # nanquantile goes row by row: only where it is needed
+        low[with_nan], high[with_nan] = np.nanquantile(distribution[with_nan], q, axis=-1)
     return low, high
 
 
