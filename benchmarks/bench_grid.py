@@ -12,26 +12,28 @@ Figures printed:
   languages (the cost of splitting into resumable jobs);
 * rerun with nothing to do (plan with every file fingerprinted again + reading the finished
   jobs + writing the tables);
-* rerun after one vector file changed (only that language's jobs of that space).
+* rerun after one vector file changed (only that language's jobs of that space);
+* with ``--ray CPUS``: the first run on a local Ray instance of CPUS CPUs (``weatkit[ray]``)
+  against the local executor, the tables checked identical.
 
-    python benchmarks/bench_grid.py [--spaces 4] [--filler 20000] [--device auto]
+    python benchmarks/bench_grid.py [--spaces 4] [--filler 20000] [--device auto] [--ray 2]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-import torch
 import yaml
+from common import Figure, print_table
 
-from weatkit.grid import load_grid_config, run_grid
+from weatkit.grid import GridConfig, RayExecutor, load_grid_config, run_grid
 from weatkit.grid.jobs import _cached_fingerprint
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import run
@@ -75,7 +77,7 @@ def experiment(root: Path, n_spaces: int, device: str) -> Path:
     return path
 
 
-def timed(fn):
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     """Wall time of ``fn()``, without fingerprints remembered from an earlier call (as in a new
     process)."""
     _cached_fingerprint.cache_clear()
@@ -89,6 +91,9 @@ def main() -> None:
     parser.add_argument("--spaces", type=int, default=4)
     parser.add_argument("--filler", type=int, default=20_000)
     parser.add_argument("--device", default="auto")
+    parser.add_argument(
+        "--ray", type=int, default=0, metavar="CPUS", help="also run on a local Ray instance"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -96,7 +101,6 @@ def main() -> None:
         config = load_grid_config(experiment(root, args.spaces, args.device))
         first, t_first = timed(lambda: run_grid(config, show_progress=False))
         n_jobs = len(first.manifest["jobs"])
-        n_tests = len(first.results) + len(first.comparisons)
         direct_config = replace(
             config.run, embeddings=tuple(s.spec for s in config.sources), langs=LANGS
         )
@@ -108,24 +112,54 @@ def main() -> None:
         again, t_changed = timed(lambda: run_grid(config, show_progress=False))
         reran = [j["id"] for j in again.manifest["jobs"] if j["status"] == "ran"]
         size = sum(p.stat().st_size for p in root.glob("*.vec")) / 2**20
-    print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-        f"torch {torch.__version__}, cuda: {torch.cuda.is_available()}"
+        figures = [
+            Figure(
+                f"grid, first run ({n_jobs} jobs)",
+                t_first,
+                "s",
+                "one pipeline.run (no comparisons, no job records)",
+                t_direct,
+            ),
+            Figure("rerun, every job finished", t_resume, "s", "first run", t_first),
+            Figure(
+                f"rerun after one file changed ({', '.join(reran)})",
+                t_changed,
+                "s",
+                "first run",
+                t_first,
+            ),
+        ]
+        if args.ray:
+            figures += ray_figures(config, root, args.ray, t_first)
+    print_table(
+        f"Grid: {args.spaces} spaces × {len(LANGS)} languages, {len(first.results)} WEATs + "
+        f"{len(first.comparisons)} paired differences, {size:.0f} MB of .vec; B=5,000, P=10,000",
+        figures,
     )
-    print(
-        f"grid: {args.spaces} spaces × {len(LANGS)} languages, {n_jobs} jobs, "
-        f"{len(first.results)} WEATs + {len(first.comparisons)} paired differences "
-        f"({n_tests} rows), {size:.0f} MB of .vec files; 5,000 bootstraps, 10,000 permutations"
-    )
-    print("| what | time |")
-    print("|---|---|")
-    print(f"| grid, first run (all {n_jobs} jobs) | {t_first:.1f} s |")
-    print(
-        "| one `pipeline.run` over the same spaces (no comparisons, no job records) | "
-        f"{t_direct:.1f} s |"
-    )
-    print(f"| rerun, everything finished | {t_resume:.2f} s |")
-    print(f"| rerun after changing one file ({', '.join(reran)}) | {t_changed:.2f} s |")
+
+
+def ray_figures(config: GridConfig, root: Path, n_cpus: int, t_local: float) -> list[Figure]:
+    """The grid's first run on a local Ray instance of ``n_cpus`` CPUs (tables checked equal)."""
+    import ray
+
+    t0 = time.perf_counter()
+    ray.init(num_cpus=n_cpus, include_dashboard=False, logging_level="WARNING")
+    t_init = time.perf_counter() - t0
+    on_ray = replace(config, output=root / "out-ray")
+    _, t_ray = timed(lambda: run_grid(on_ray, show_progress=False, executor=RayExecutor()))
+    ray.shutdown()
+    for name in ("results.csv", "summary.csv", "comparisons.csv"):
+        assert (root / "out" / name).read_bytes() == (root / "out-ray" / name).read_bytes()
+    return [
+        Figure(
+            f"grid, first run on Ray ({n_cpus} CPUs; + {t_init:.1f} s to start Ray)",
+            t_ray,
+            "s",
+            "local executor, first run",
+            t_local,
+            note="identical tables",
+        )
+    ]
 
 
 if __name__ == "__main__":

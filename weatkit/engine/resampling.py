@@ -116,6 +116,11 @@ def _packed_plan(
     return np.packbits(rows, axis=1), False
 
 
+def clear_plan_cache() -> None:
+    """Forget the cached permutation plans (they are drawn again on next use)."""
+    _packed_plan.cache_clear()
+
+
 def _row_keys(rows: np.ndarray) -> np.ndarray:
     """One sortable scalar per 0/1 row (its packed bits), equal exactly for equal rows."""
     packed = np.packbits(rows, axis=1)
