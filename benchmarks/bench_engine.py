@@ -159,7 +159,7 @@ def main() -> None:
         )
         figures.append(
             Figure(
-                f"{len(subset)} WEATs, P={args.permutations:,}, no bootstrap, {device}",
+                f"{len(subset)} WEAT(s), P={args.permutations:,}, no bootstrap, {device}",
                 ours_s,
                 baseline_name="WEFE 1.0 WEAT.run_query, same P",
                 baseline=wefe_s,

@@ -122,6 +122,20 @@ def test_a_job_failing_every_attempt_is_reported_then_resumed(
     assert_same_outputs(tmp_path / "out", local_reference)
 
 
+def test_fail_fast_stops_the_grid_and_writes_no_tables(cluster, tmp_path: Path) -> None:
+    path = make_grid(tmp_path)
+    (tmp_path / "mono.en.vec").unlink()
+    with pytest.raises(WeatkitError, match=r"job \S+/en failed: embeddings 'mono': no file"):
+        run_grid(
+            load_grid_config(path),
+            show_progress=False,
+            fail_fast=True,
+            executor=RayExecutor(retries=0, cpus_per_job=2),  # one job at a time
+        )
+    assert not (tmp_path / "out" / "results.csv").exists()
+    assert len(list((tmp_path / "out" / "jobs").glob("*.json"))) < 10
+
+
 def test_a_worker_loads_a_model_once_for_all_its_jobs(cluster, tmp_path: Path) -> None:
     langs = ["en", "de", "es"]
     experiment = {
