@@ -196,6 +196,8 @@ def test_cli_joins_a_running_cluster_by_address(
         (["--executor", "ray", "--address", "auto", "--num-cpus", "2"], "set by the cluster"),
         (["--executor", "ray", "--retries", "-1"], "Invalid value for '--retries'"),
         (["--executor", "ray", "--cpus-per-job", "0"], "Invalid value for '--cpus-per-job'"),
+        (["--executor", "ray", "--address", "127.0.0.1:1"], "cannot reach the Ray cluster at"),
+        (["--executor", "ray", "--address", "somewhere"], "give auto, HOST:PORT or ray://"),
     ],
 )
 def test_bad_executor_options_are_one_line_errors(tmp_path: Path, args, message) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -116,6 +117,8 @@ class RayExecutor:
 
     def _connect(self, ray: ModuleType) -> bool:
         """Join or start Ray; True when this call started it (and must stop it)."""
+        if self.address is not None:
+            check_reachable(self.address)
         if ray.is_initialized():
             return False
         env = {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_PREFIXES)}
@@ -149,6 +152,21 @@ class RayExecutor:
                 f"each model job asks for {wanted:g} GPUs; the Ray cluster has {gpus:g}"
             )
         return wanted
+
+
+def check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast when nothing listens at a ``HOST:PORT`` or ``ray://HOST:PORT`` address (Ray
+    itself retries for minutes); ``auto`` is left to Ray, which answers at once."""
+    if address == "auto":
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise WeatkitError(f"Ray address {address!r}: give auto, HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as err:
+        reason = err.strerror or type(err).__name__
+        raise WeatkitError(f"cannot reach the Ray cluster at {address}: {reason}") from err
 
 
 def import_ray() -> ModuleType:
