@@ -36,8 +36,8 @@ from weatkit.grid.runner import PlannedJob, plan, run_grid
 )
 @click.option(
     "--address",
-    help="Ray cluster to join: 'auto' (started with `ray start`) or ray://HOST:PORT "
-    "(default: start a local Ray instance for this run).",
+    help="Ray cluster to join: 'auto' (started here with `ray start`), HOST:PORT or "
+    "ray://HOST:PORT (default: start a local Ray instance for this run).",
 )
 @click.option(
     "--num-cpus", type=click.IntRange(min=1), help="CPUs of a local Ray instance (default: all)."
