@@ -79,46 +79,55 @@ def permutation_plan(
 ) -> PermutationPlan:
     """Every split when there are at most ``max_exact`` (or no more than asked for), else
     ``n_permutations`` distinct random splits."""
-    packed, exact = _packed_plan(n_x, n_y, n_permutations, max_exact, seed, sizes)
+    total = n_splits(n_x, n_y)
+    exact = total <= max_exact or total <= n_permutations
+    packed = (
+        _all_splits(n_x, n_y) if exact else _random_splits(n_x, n_y, n_permutations, seed, sizes)
+    )
     return PermutationPlan(np.unpackbits(packed, axis=1, count=n_x + n_y), exact)
 
 
-@functools.lru_cache(maxsize=256)
-def _packed_plan(
-    n_x: int, n_y: int, n_permutations: int, max_exact: int, seed: int, sizes: Sizes
-) -> tuple[np.ndarray, bool]:
-    """The plan's membership rows, bit-packed (8 items a byte), and whether it is exact.
+# Plans are cached bit-packed (8 items a byte): drawing and de-duplicating splits costs more
+# than the test itself, and the jobs of a grid share list shapes. At most 32 exact plans (each
+# under 2.2 MB: fewer than 10⁶ splits of at most 22 items at the default max_exact) and 128
+# random ones (70 kB for 10,000 splits of 50 items).
 
-    Cached: drawing and de-duplicating splits costs more than the test itself, and the jobs of
-    a grid share list shapes (256 plans of 10,000 splits of 50 items take 18 MB).
-    """
+
+@functools.lru_cache(maxsize=32)
+def _all_splits(n_x: int, n_y: int) -> np.ndarray:
+    """Every split of X∪Y, in lexicographic order of the X positions, bit-packed."""
     n = n_x + n_y
     total = n_splits(n_x, n_y)
-    if total <= max_exact or total <= n_permutations:
-        combos = np.fromiter(
-            itertools.chain.from_iterable(itertools.combinations(range(n), n_x)),
-            dtype=np.int64,
-            count=total * n_x,
-        ).reshape(total, n_x)
-        membership = np.zeros((total, n), dtype=np.uint8)
-        np.put_along_axis(membership, combos, 1, axis=1)
-        return np.packbits(membership, axis=1), True
+    combos = np.fromiter(
+        itertools.chain.from_iterable(itertools.combinations(range(n), n_x)),
+        dtype=np.int64,
+        count=total * n_x,
+    ).reshape(total, n_x)
+    membership = np.zeros((total, n), dtype=np.uint8)
+    np.put_along_axis(membership, combos, 1, axis=1)
+    return np.packbits(membership, axis=1)
+
+
+@functools.lru_cache(maxsize=128)
+def _random_splits(n_x: int, n_y: int, n_permutations: int, seed: int, sizes: Sizes) -> np.ndarray:
+    """``n_permutations`` distinct random splits, in the order first drawn, bit-packed."""
     rng = _rng(seed, sizes, _PERMUTATION_STREAM)
-    base = np.zeros(n, dtype=np.uint8)
+    base = np.zeros(n_x + n_y, dtype=np.uint8)
     base[:n_x] = 1
-    rows = np.empty((0, n), dtype=np.uint8)
+    rows = np.empty((0, n_x + n_y), dtype=np.uint8)
     while rows.shape[0] < n_permutations:
         need = n_permutations - rows.shape[0]
         fresh = rng.permuted(np.tile(base, (need, 1)), axis=1)
         rows = np.concatenate([rows, fresh])
         _, first = np.unique(_row_keys(rows), return_index=True)
         rows = rows[np.sort(first)]
-    return np.packbits(rows, axis=1), False
+    return np.packbits(rows, axis=1)
 
 
 def clear_plan_cache() -> None:
     """Forget the cached permutation plans (they are drawn again on next use)."""
-    _packed_plan.cache_clear()
+    _all_splits.cache_clear()
+    _random_splits.cache_clear()
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:
