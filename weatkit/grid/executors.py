@@ -74,6 +74,7 @@ class LocalExecutor:
 
     Attributes:
         execute: the function that runs one job (:func:`weatkit.grid.execute.execute_job`).
+        extractors: the transformer models loaded so far, reused by every later job.
     """
 
     execute: JobFunction = execute_job

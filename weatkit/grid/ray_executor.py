@@ -44,8 +44,9 @@ class RayExecutor:
 
     Attributes:
         address: the cluster to join (``auto``: the one started with ``ray start`` on this
-            machine; ``ray://HOST:PORT``: a remote one). None: use the Ray already initialised
-            in this process, else start a local instance for the run and stop it after.
+            machine; ``HOST:PORT`` or ``ray://HOST:PORT``: a remote one, checked reachable
+            first). None: use the Ray already initialised in this process, else start a local
+            instance for the run and stop it after.
         num_cpus: CPUs of a local instance started here (None: all).
         retries: how many times Ray retries a failing job before it is reported as failed.
         cpus_per_job: CPUs each job reserves.
@@ -60,7 +61,9 @@ class RayExecutor:
     cpus_per_job: float = 1.0
     gpus_per_model_job: float | None = None
     execute: JobFunction = execute_job
-    _models: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
+    _models: dict[tuple[str, int], list[dict[str, Any]]] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.retries < 0:
