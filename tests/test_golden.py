@@ -1,0 +1,67 @@
+"""The README's offline commands reproduce the frozen golden outputs (numbers must not move).
+
+The goldens in ``tests/golden/`` were written by ``python -m tests.golden_cases`` before the
+redesign of issue 15. Numeric columns must agree to 1e-9 relative (they are computed the same
+way on the same CPU; the tolerance only absorbs formatting), text columns exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.golden_cases import GOLDEN, Case, cases, run_case
+
+RTOL = 1e-9
+
+
+def _same_json(ours: object, theirs: object, where: str = "") -> None:
+    if isinstance(theirs, dict):
+        assert isinstance(ours, dict) and sorted(ours) == sorted(theirs), where
+        for key in theirs:
+            _same_json(ours[key], theirs[key], f"{where}.{key}")
+    elif isinstance(theirs, list):
+        assert isinstance(ours, list) and len(ours) == len(theirs), where
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            _same_json(a, b, f"{where}[{i}]")
+    elif isinstance(theirs, float) and not isinstance(theirs, bool):
+        assert isinstance(ours, int | float), where
+        assert math.isclose(ours, theirs, rel_tol=RTOL, abs_tol=1e-12) or (
+            math.isnan(ours) and math.isnan(theirs)
+        ), f"{where}: {ours!r} != {theirs!r}"
+    else:
+        assert ours == theirs, f"{where}: {ours!r} != {theirs!r}"
+
+
+def _same_csv(ours: Path, theirs: Path) -> None:
+    a = pd.read_csv(ours, keep_default_na=False, na_values=[""])
+    b = pd.read_csv(theirs, keep_default_na=False, na_values=[""])
+    assert list(a.columns) == list(b.columns), f"{theirs.name}: columns differ"
+    assert len(a) == len(b), f"{theirs.name}: {len(a)} rows, golden has {len(b)}"
+    for col in b.columns:
+        if pd.api.types.is_numeric_dtype(b[col]) and pd.api.types.is_numeric_dtype(a[col]):
+            pd.testing.assert_series_equal(
+                a[col].astype(float), b[col].astype(float), rtol=RTOL, atol=1e-12,
+                obj=f"{theirs.name}:{col}",
+            )
+        else:
+            assert a[col].astype(str).tolist() == b[col].astype(str).tolist(), (
+                f"{theirs.name}:{col}"
+            )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", cases(), ids=lambda c: c.name)
+def test_golden(case: Case, data_dir: Path, tmp_path: Path) -> None:
+    outputs = run_case(case, data_dir, tmp_path)
+    for name, path in outputs.items():
+        golden = GOLDEN / case.name / name
+        assert golden.is_file(), f"no golden file {golden}"
+        if name.endswith(".json"):
+            _same_json(json.loads(path.read_text()), json.loads(golden.read_text()), name)
+        else:
+            _same_csv(path, golden)
