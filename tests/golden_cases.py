@@ -47,7 +47,8 @@ def _minilm() -> str:
 
 def _gest_scores(data: Path, work: Path) -> None:
     gest = pd.read_csv(data / "gest/data/gest.csv", keep_default_na=False)
-    preds = data / "gest/data/predictions/english_mlm/bert-base-multilingual-cased_template-1.txt.gz"
+    preds = data / "gest/data/predictions/english_mlm"
+    preds = preds / "bert-base-multilingual-cased_template-1.txt.gz"
     with gzip.open(preds, "rt") as fh:
         scores = [float(line) for line in fh]
     frame = pd.DataFrame({"sample_id": np.arange(len(gest)), "stereotype": gest["stereotype"]})
