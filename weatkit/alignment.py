@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 from scipy.linalg import orthogonal_procrustes
 
+from weatkit._io.textfile import read_text_file
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
-from weatkit.textfile import read_text_file
 
 NORMALIZATION_STEPS = ("unit", "center")
 

@@ -73,10 +73,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from weatkit._io.textfile import decode
 from weatkit.embeddings.loader_utils import reading
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest
-from weatkit.textfile import decode
 
 #: Join keys of the ``results`` and counts tables.
 KEYS = ["lang", "list_set", "list_id", "test"]

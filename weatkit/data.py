@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-from weatkit.atomic import temp_file
+from weatkit._io.atomic import temp_file
 from weatkit.errors import WeatkitError
 
 ENV_DATA = "WEATKIT_DATA"

@@ -23,6 +23,7 @@ import torch
 from tqdm.auto import tqdm
 
 import weatkit
+from weatkit._io.fingerprint import file_fingerprint
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.coverage import CoverageError, CoveredTest, cover_test
 from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings, parse_embeddings_specs
@@ -30,7 +31,6 @@ from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.device import resolve_device
 from weatkit.engine.weat import EngineOptions, WeatInput, WeatResult, run_weat
 from weatkit.errors import WeatkitError
-from weatkit.fingerprint import file_fingerprint
 from weatkit.isomorphism.across_languages import (
     correlation_table,
     isomorphism_to_reference,

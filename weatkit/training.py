@@ -53,12 +53,12 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from weatkit import __version__
-from weatkit.atomic import temp_file
+from weatkit._io.atomic import temp_file
+from weatkit._io.fingerprint import file_fingerprint
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.loader_utils import COMPRESSIONS, READ_ERRORS, split_compression
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
-from weatkit.fingerprint import file_fingerprint
 
 #: Placeholder for the language code in paths (as in ``weatkit.embeddings.spec``).
 LANG_PLACEHOLDER = "{lang}"

@@ -23,7 +23,7 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save_file
 
-from weatkit.atomic import temp_file
+from weatkit._io.atomic import temp_file
 from weatkit.data import cache_dir
 
 #: Bump when the meaning of cached vectors changes, so old entries are never reused.

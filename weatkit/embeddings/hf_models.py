@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from weatkit._io.fingerprint import file_fingerprint
 from weatkit.engine.device import resolve_device
 from weatkit.errors import WeatkitError
-from weatkit.fingerprint import file_fingerprint
 
 if TYPE_CHECKING:  # pragma: no cover
     from weatkit.embeddings.contextual import ContextualOptions

@@ -37,9 +37,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from weatkit._io.textfile import decode, read_text_file
 from weatkit.data import REGISTRY, fetch, local_path
 from weatkit.errors import WeatkitError
-from weatkit.textfile import decode, read_text_file
 
 GestVersion = Literal["1.0", "1.1"]
 

@@ -4,7 +4,7 @@ A grid expands to one ``weat`` job per embeddings source × language and one ``c
 (source with a ``baseline``) × language. A job's key is the SHA-256 of everything its numbers
 depend on: the options that change results (not the device, batch size or cache, which do not),
 the SHA-256 of every list file read, the fingerprint of the embeddings file for that language
-(:func:`weatkit.fingerprint.file_fingerprint`) or the model's identity (content hash of a local
+(:func:`weatkit._io.fingerprint.file_fingerprint`) or the model's identity (content hash of a local
 model directory, hub id + revision otherwise), the isomorphism word lists, and the weatkit
 version. A rerun reuses a finished job exactly when its key is unchanged.
 """
@@ -19,11 +19,11 @@ from functools import cache
 from pathlib import Path
 
 import weatkit
+from weatkit._io.fingerprint import file_fingerprint
 from weatkit.embeddings.default import DEFAULT_EMBEDDINGS
 from weatkit.embeddings.hf_models import is_local, model_identity
 from weatkit.embeddings.spec import HF_PREFIX, EmbeddingsSpec
 from weatkit.errors import WeatkitError
-from weatkit.fingerprint import file_fingerprint
 from weatkit.grid.config import GridConfig, GridSource
 from weatkit.lists.sources import select_lists
 

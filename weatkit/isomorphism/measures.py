@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from weatkit._io.textfile import read_text_file
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings
 from weatkit.embeddings.vectors import WordVectors
@@ -38,7 +39,6 @@ from weatkit.isomorphism.eigenvector import eigenvector_similarity
 from weatkit.isomorphism.gromov_hausdorff import gromov_hausdorff
 from weatkit.isomorphism.gromov_wasserstein import gromov_wasserstein
 from weatkit.isomorphism.preprocess import normalize_space
-from weatkit.textfile import read_text_file
 
 MEASURES = ("ev", "gh", "gw")
 #: Words per measure, as in the reference scripts (EV 10,000, GH 5,000); GW is O(n³).

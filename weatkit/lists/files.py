@@ -34,9 +34,9 @@ from typing import Any, Literal
 
 import yaml
 
+from weatkit._io.textfile import decode
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import SET_KEYS, AssociationTest
-from weatkit.textfile import decode
 
 Format = Literal["json", "yaml", "tsv"]
 

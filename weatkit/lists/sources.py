@@ -30,11 +30,11 @@ from importlib import resources
 from pathlib import Path
 
 from weatkit import data
+from weatkit._io.textfile import decode
 from weatkit.errors import WeatkitError
 from weatkit.lists.files import SUFFIXES, format_of, parse_caweat_tsv, parse_list_bytes
 from weatkit.lists.model import AssociationTest
 from weatkit.lists.normalize import DEFAULT, Normalization, normalize_tests
-from weatkit.textfile import decode
 
 #: Built-in list sets: name -> one-line description.
 LIST_SETS: dict[str, str] = {

@@ -43,9 +43,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from weatkit._io.textfile import decode
 from weatkit.data import fetch, local_path
 from weatkit.errors import WeatkitError
-from weatkit.textfile import decode
 
 T = TypeVar("T")
 

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from weatkit.atomic import temp_file
+from weatkit._io.atomic import temp_file
 from weatkit.engine.aggregate import median_ci
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import WeatkitError

@@ -1,0 +1,1 @@
+"""Small I/O helpers: atomic writes, reading small text files, file fingerprints."""
