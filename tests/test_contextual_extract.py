@@ -249,8 +249,8 @@ def test_cache_hit_and_miss(tiny_dirs: dict[str, Path]) -> None:
     assert first.stats.n_computed == len(items)
     assert first.stats.n_cached == 0
     assert first.stats.n_batches >= 1
-    assert (cache_dir() / "contextual").is_dir()
-    assert any(p.is_file() for p in (cache_dir() / "contextual").rglob("*"))
+    assert (cache_dir("vectors")).is_dir()
+    assert any(p.is_file() for p in (cache_dir("vectors")).rglob("*"))
 
     second, out2 = _extract(tiny_dirs["bert"], items, layers, cache=True)
     assert second.stats.n_computed == 0

@@ -52,7 +52,7 @@ def no_local_data(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_registry_matches_the_data_directory(data_dir: Path) -> None:
-    for relpath, entry in data.REGISTRY.items():
+    for relpath, entry in data.registry().items():
         path = data_dir / relpath
         assert path.is_file(), relpath
         assert path.stat().st_size == entry.size, relpath
@@ -60,13 +60,13 @@ def test_registry_matches_the_data_directory(data_dir: Path) -> None:
 
 
 def test_registry_urls_are_pinned() -> None:
-    entry = data.REGISTRY["ca-weat/data/CA-WEATv1.tsv"]
+    entry = data.registry()["ca-weat/data/CA-WEATv1.tsv"]
     assert entry.url == (
         "https://raw.githubusercontent.com/cristinae/CA-WEAT/"
         "a49768afa54df6b137d5e37d4af1830c832126ca/data/CA-WEATv1.tsv"
     )
     for relpath in ("cbn/cbn_items.tsv", "cbn/cbn_item_vectors_glove840B300d.txt"):
-        assert data.REGISTRY[relpath].url is None  # conversions: data dir or mirror only
+        assert data.registry()[relpath].url is None  # conversions: data dir or mirror only
     for relpath in (
         "ca-weat/data/CA-WEATv3.tsv",
         "gest/data/gest.csv",
@@ -74,26 +74,34 @@ def test_registry_urls_are_pinned() -> None:
         "gn_glove/wordlist/male_word_file.txt",
         "gn_glove/wordlist/female_word_file.txt",
     ):
-        url = data.REGISTRY[relpath].url
+        url = data.registry()[relpath].url
         assert url is not None and url.startswith("https://raw.githubusercontent.com/"), relpath
         assert len(url.split("/")[5]) == 40, relpath  # a full commit hash, not a branch
-        assert data.REGISTRY[relpath].licence and data.REGISTRY[relpath].citation
+        assert data.registry()[relpath].licence and data.registry()[relpath].citation
 
 
 def test_dirs_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("WEATKIT_DATA", str(tmp_path / "d"))
     monkeypatch.setenv("WEATKIT_CACHE", str(tmp_path / "c"))
     assert data.data_dir() == tmp_path / "d"
-    assert data.cache_dir() == tmp_path / "c"
+    assert data.cache_root() == tmp_path / "c"
+    assert [data.cache_dir(kind) for kind in ("data", "vectors", "scores")] == [
+        tmp_path / "c" / "data",
+        tmp_path / "c" / "vectors",
+        tmp_path / "c" / "scores",
+    ]
+    with pytest.raises(WeatkitError, match="unknown cache kind 'models'"):
+        data.cache_dir("models")  # type: ignore[arg-type]
     monkeypatch.delenv("WEATKIT_DATA")
     monkeypatch.delenv("WEATKIT_CACHE")
     assert data.data_dir() is None
-    assert data.cache_dir().name == "weatkit"
+    assert data.cache_root().name == "weatkit"
+    assert data.cache_dir("data") == data.cache_root() / "data"
 
 
 def test_fetch_prefers_weatkit_data(data_dir: Path) -> None:
     assert data.fetch(RELPATH) == data_dir / RELPATH
-    assert not any(data.cache_dir().iterdir())
+    assert not any(data.cache_root().iterdir())
 
 
 def test_modified_local_file_warns_but_is_used(
@@ -117,13 +125,13 @@ def test_download_verify_cache_then_offline(
         err = capsys.readouterr().err
         # a conversion with no upstream URL is still available from a mirror
         cbn = data.fetch("cbn/cbn_items.tsv", quiet=True)
-    assert path == data.cache_dir() / RELPATH
+    assert path == data.cache_dir("data") / RELPATH
     assert path.read_bytes() == (data_dir / RELPATH).read_bytes()
     assert cbn.read_bytes() == (data_dir / "cbn/cbn_items.tsv").read_bytes()
     assert f"{url}/{RELPATH}" in err
     assert "licence" in err and "España-Bonet" in err
     assert capsys.readouterr().err == ""  # quiet=True printed nothing
-    leftovers = [p.name for p in data.cache_dir().iterdir() if p.name.startswith(".download")]
+    leftovers = [p.name for p in data.cache_dir("data").iterdir() if p.name.startswith(".download")]
     assert leftovers == []
     # server gone: the verified cached copy is used
     assert data.fetch(RELPATH) == path
@@ -143,20 +151,20 @@ def test_corrupted_download_is_rejected_and_not_cached(
         with pytest.raises(WeatkitError, match="checksum") as info:
             data.fetch(RELPATH)
     message = str(info.value)
-    assert RELPATH in message and data.REGISTRY[RELPATH].sha256 in message
+    assert RELPATH in message and data.registry()[RELPATH].sha256 in message
     assert data.sha256_file(mirror / RELPATH) in message
-    assert list(data.cache_dir().rglob("*")) == []
+    assert list(data.cache_dir("data").rglob("*")) == []
 
 
 @pytest.mark.usefixtures("no_local_data")
 def test_damaged_cache_is_downloaded_again(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cached = data.cache_dir() / RELPATH
+    cached = data.cache_dir("data") / RELPATH
     cached.parent.mkdir(parents=True)
     cached.write_bytes(b"damaged")
     with serve(data_dir) as url:
         monkeypatch.setenv("WEATKIT_DATA_URL", url)
         assert data.fetch(RELPATH, quiet=True) == cached
-    assert data.sha256_file(cached) == data.REGISTRY[RELPATH].sha256
+    assert data.sha256_file(cached) == data.registry()[RELPATH].sha256
 
 
 @pytest.mark.usefixtures("no_local_data")
@@ -165,7 +173,7 @@ def test_missing_file_on_mirror(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
         monkeypatch.setenv("WEATKIT_DATA_URL", url)
         with pytest.raises(WeatkitError, match="HTTP 404"):
             data.fetch(RELPATH)
-    assert list(data.cache_dir().rglob("*")) == []
+    assert list(data.cache_dir("data").rglob("*")) == []
 
 
 @pytest.mark.usefixtures("no_local_data")
@@ -199,7 +207,7 @@ def test_oversized_download_is_rejected(
         monkeypatch.setenv("WEATKIT_DATA_URL", url)
         with pytest.raises(WeatkitError, match="checksum"):
             data.fetch(RELPATH)
-    assert list(data.cache_dir().rglob("*")) == []
+    assert list(data.cache_dir("data").rglob("*")) == []
 
 
 @pytest.mark.parametrize("bad", ["../etc/passwd", "/etc/passwd", "a/../../b", "", "a\\b"])

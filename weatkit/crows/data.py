@@ -41,9 +41,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from weatkit.data import REGISTRY, fetch, local_path
+from weatkit._io.csvrows import Rows, csv_header, csv_rows
+from weatkit._io.textfile import read_text_or_gzip
+from weatkit.data import fetch
 from weatkit.errors import WeatkitError
-from weatkit.gest.data import _csv_rows, _file_text, _header
 
 CrowsLang = Literal["en", "ja", "ru"]
 
@@ -57,16 +58,6 @@ DIRECTIONS: tuple[str, ...] = ("stereo", "antistereo")
 PAIR_COLUMNS: list[str] = ["pair_id", "sent_more", "sent_less", "direction", "bias_type"]
 #: The bias-type label of the all-pairs row of the metric table (not allowed as a bias type).
 OVERALL = "overall"
-
-
-def _data_file(relpath: str) -> Path:
-    """A data-directory file; files not in the download registry must be in ``$WEATKIT_DATA``."""
-    if relpath not in REGISTRY and local_path(relpath) is None:
-        raise WeatkitError(
-            f"{relpath} not found: set WEATKIT_DATA to a data directory with the MBE translated "
-            "CrowS-Pairs files (they are not downloaded)"
-        )
-    return fetch(relpath)
 
 
 def load_crows(path: str | os.PathLike[str] | None = None, *, lang: str = "en") -> pd.DataFrame:
@@ -90,7 +81,7 @@ def load_crows(path: str | os.PathLike[str] | None = None, *, lang: str = "en") 
         if lang not in CROWS_FILES:
             raise WeatkitError(f"unknown language {lang!r}: choose one of en, ja, ru")
         relpath = CROWS_FILES[lang]
-        return _read_pairs(_data_file(relpath), relpath)
+        return _read_pairs(fetch(relpath), relpath)
     return _read_pairs(Path(path).expanduser(), str(path))
 
 
@@ -144,7 +135,7 @@ def _pair_id(text: str, where: str) -> int:
     return number
 
 
-def _direction_column(rows: list[tuple[int, list[str]]]) -> str:
+def _direction_column(rows: Rows) -> str:
     """``direction`` when the header has it, else CrowS-Pairs' ``stereo_antistereo``."""
     if rows and "direction" in [c.strip().lower() for c in rows[0][1]]:
         return "direction"
@@ -165,9 +156,9 @@ class _Ids:
 
 
 def _csv_pairs(path: Path, name: str) -> list[Pair]:
-    rows = _csv_rows(_file_text(path, "CrowS-Pairs file"), name)
+    rows = csv_rows(read_text_or_gzip(path, "CrowS-Pairs file"), name)
     direction_col = _direction_column(rows)
-    header, body = _header(rows, name, ("sent_more", "sent_less", direction_col, "bias_type"))
+    header, body = csv_header(rows, name, ("sent_more", "sent_less", direction_col, "bias_type"))
     id_col = "pair_id" if "pair_id" in header else "" if "" in header else None
     ids = _Ids()
     pairs = []
@@ -191,7 +182,7 @@ _JSON_KEYS = ("stereotype", "anti-stereotype", "direction", "bias_type")
 
 def _json_pairs(path: Path, name: str) -> list[Pair]:
     try:
-        data = json.loads(_file_text(path, "CrowS-Pairs file"))
+        data = json.loads(read_text_or_gzip(path, "CrowS-Pairs file"))
     except json.JSONDecodeError as err:
         raise WeatkitError(f"{name}: line {err.lineno}: not valid JSON ({err.msg})") from None
     except ValueError as err:  # e.g. an integer too long to convert
@@ -254,9 +245,9 @@ def read_pair_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
             unknown direction, empty bias type, duplicate pair id).
     """
     name = str(path)
-    rows = _csv_rows(_file_text(path, "scores file"), name)
+    rows = csv_rows(read_text_or_gzip(path, "scores file"), name)
     direction_col = _direction_column(rows)
-    header, body = _header(rows, name, ("score_more", "score_less", "bias_type", direction_col))
+    header, body = csv_header(rows, name, ("score_more", "score_less", "bias_type", direction_col))
     if not body:
         raise WeatkitError(f"{name}: no pairs after the header")
     ids = _Ids()

@@ -43,7 +43,7 @@ class VectorCache:
 
     def __init__(self, inputs: Mapping[str, object], root: Path | None = None) -> None:
         self.inputs = dict(inputs)
-        self.directory = (root or cache_dir() / "contextual") / cache_key(inputs)
+        self.directory = (root or cache_dir("vectors")) / cache_key(inputs)
         self._entries: dict[int, dict[str, np.ndarray]] | None = None
 
     def _shards(self) -> list[Path]:

@@ -23,13 +23,9 @@ GEST repeats two (sentence, stereotype) pairs, which may then appear twice. Ever
 
 from __future__ import annotations
 
-import csv
 import functools
-import gzip
-import io
 import math
 import os
-import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -37,8 +33,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from weatkit._io.textfile import decode, read_text_file
-from weatkit.data import REGISTRY, fetch, local_path
+from weatkit._io.csvrows import csv_header, csv_rows
+from weatkit._io.textfile import read_text_file, read_text_or_gzip
+from weatkit.data import fetch
 from weatkit.errors import WeatkitError
 
 GestVersion = Literal["1.0", "1.1"]
@@ -110,8 +107,8 @@ def _check_version(version: str) -> str:
 @functools.lru_cache(maxsize=4)
 def _load_gest(version: str, path: Path, mtime_ns: int) -> pd.DataFrame:
     name = GEST_FILES[version]
-    rows = _csv_rows(read_text_file(path, "GEST dataset"), name)
-    header, body = _header(rows, name, required=("sentence", "stereotype"))
+    rows = csv_rows(read_text_file(path, "GEST dataset"), name)
+    header, body = csv_header(rows, name, required=("sentence", "stereotype"))
     sentences, stereotypes = [], []
     for line, fields in body:
         stereotypes.append(_stereotype(fields[header["stereotype"]], name, line))
@@ -167,66 +164,6 @@ def gender_class(labels: Iterable[str]) -> np.ndarray:
 
 
 # --- reading files -------------------------------------------------------------------------
-
-
-def _file_text(path: str | os.PathLike[str], what: str) -> str:
-    """UTF-8 text of a file, gunzipped when its name ends in ``.gz``."""
-    p = Path(path).expanduser()
-    if p.suffix.lower() != ".gz":
-        return read_text_file(p, what)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise WeatkitError(f"{what} not found: {p}") from None
-    except OSError as err:
-        raise WeatkitError(f"cannot read {what} {p}: {err.strerror or err}") from None
-    try:
-        data = gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as err:
-        raise WeatkitError(f"{p}: not a valid gzip file ({err})") from None
-    return decode(data, str(p))
-
-
-Rows = list[tuple[int, list[str]]]
-
-
-def _csv_rows(text: str, name: str) -> Rows:
-    """Non-blank CSV records with the line each starts on."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    rows: Rows = []
-    start = 1
-    try:
-        for fields in reader:
-            if any(field.strip() for field in fields):
-                rows.append((start, fields))
-            start = reader.line_num + 1
-    except csv.Error as err:
-        raise WeatkitError(f"{name}: line {start}: not valid CSV ({err})") from None
-    return rows
-
-
-def _header(rows: Rows, name: str, required: Sequence[str]) -> tuple[dict[str, int], Rows]:
-    """Column positions (names stripped and lower-cased) and the data rows, checked for width."""
-    if not rows:
-        raise WeatkitError(f"{name}: empty file; expected a header row with {', '.join(required)}")
-    line, header = rows[0]
-    columns = [col.strip().lower() for col in header]
-    repeated = sorted({col for col in columns if columns.count(col) > 1})
-    if repeated:
-        raise WeatkitError(f"{name}: line {line}: column {repeated[0]!r} appears more than once")
-    missing = [col for col in required if col not in columns]
-    if missing:
-        raise WeatkitError(
-            f"{name}: line {line}: missing column{'s' if len(missing) > 1 else ''} "
-            f"{', '.join(missing)} (found {', '.join(repr(c) for c in columns)})"
-        )
-    for number, fields in rows[1:]:
-        if len(fields) != len(columns):
-            raise WeatkitError(
-                f"{name}: line {number}: expected {len(columns)} fields (as in the header), "
-                f"found {len(fields)}"
-            )
-    return {col: i for i, col in enumerate(columns)}, rows[1:]
 
 
 def _integer(text: str) -> int | None:
@@ -357,8 +294,8 @@ def _read_sample_table(
     """Rows of a per-sample CSV resolved to GEST samples, in file order, with ``column`` parsed."""
     name = str(path)
     _check_version(version)
-    rows = _csv_rows(_file_text(path, what), name)
-    header, body = _header(rows, name, required=("stereotype", column))
+    rows = csv_rows(read_text_or_gzip(path, what), name)
+    header, body = csv_header(rows, name, required=("stereotype", column))
     if "sample_id" not in header and "sentence" not in header:
         raise WeatkitError(
             f"{name}: line {rows[0][0]}: missing column sample_id or sentence (one identifies "
@@ -410,16 +347,6 @@ def read_genders_csv(
 # --- upstream prediction and translation files ---------------------------------------------
 
 
-def _data_file(relpath: str) -> Path:
-    """A file of the GEST data directory; the unregistered ones are never downloaded."""
-    if relpath not in REGISTRY and local_path(relpath) is None:
-        raise WeatkitError(
-            f"{relpath} not found: set WEATKIT_DATA to a data directory with the GEST prediction "
-            "and translation files (they are not downloaded)"
-        )
-    return fetch(relpath)
-
-
 def prediction_file(task: str, model: str, template: int) -> Path:
     """The upstream per-sample scores of ``model`` with ``template`` (``gest/SOURCE.md``):
     ``gest/data/predictions/<task>/<model>_template-<template>.txt.gz`` in the data directory.
@@ -437,7 +364,7 @@ def prediction_file(task: str, model: str, template: int) -> Path:
         )
     if not model or "/" in model or model.startswith("."):
         raise WeatkitError(f"invalid model file stem {model!r}")
-    return _data_file(f"gest/data/predictions/{task}/{model}_template-{template}.txt.gz")
+    return fetch(f"gest/data/predictions/{task}/{model}_template-{template}.txt.gz")
 
 
 def read_predictions(
@@ -451,7 +378,7 @@ def read_predictions(
     """
     name = str(path)
     gest = load_gest(version)
-    lines = _file_text(path, "prediction file").split("\n")
+    lines = read_text_or_gzip(path, "prediction file").split("\n")
     if lines and not lines[-1].strip():
         lines.pop()
     if len(lines) != len(gest):
@@ -475,9 +402,9 @@ def read_translations(system: str, lang: str) -> pd.DataFrame:
         if not part or "/" in part or part.startswith("."):
             raise WeatkitError(f"invalid translation {label} {part!r}")
     relpath = f"gest/data/translations/{system}/{lang}/translations.csv.gz"
-    path = _data_file(relpath)
-    rows = _csv_rows(_file_text(path, "translations file"), relpath)
-    header, body = _header(rows, relpath, required=("from", "to"))
+    path = fetch(relpath)
+    rows = csv_rows(read_text_or_gzip(path, "translations file"), relpath)
+    header, body = csv_header(rows, relpath, required=("from", "to"))
     mapping: dict[str, str] = {}
     for _, fields in body:
         mapping.setdefault(fields[header["from"]].strip(), fields[header["to"]])

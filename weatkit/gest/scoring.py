@@ -348,7 +348,7 @@ class GestScorer:
                 "dtype": self.options.dtype,
                 **what,
             }
-            cache = VectorCache(inputs, root=cache_dir() / "gest")
+            cache = VectorCache(inputs, root=cache_dir("scores") / "gest")
             found = {k: float(v[0]) for k, v in cache.get([e.key for e in items], 0).items()}
         missing = [e for e in items if e.key not in found]
         self.stats.n_cached += len(items) - len(missing)

@@ -113,7 +113,7 @@ def _fetch(relpath: str, list_set: str) -> tuple[str, dict[str, str]]:
         raw = path.read_bytes()
     except OSError as err:
         raise WeatkitError(f"{path}: cannot read ({err.strerror or err})") from None
-    entry = data.REGISTRY[relpath]
+    entry = data.registry_entry(relpath)
     return decode(raw, str(path)), _source(str(path), raw, list_set, entry.licence, entry.citation)
 
 
@@ -121,7 +121,7 @@ def _load_weat() -> _Loaded:
     resource = resources.files("weatkit").joinpath(*_WEAT_RESOURCE)
     raw = resource.read_bytes()
     tests = parse_list_bytes(raw, "json", "weat.json", list_set="weat")
-    citation = data.REGISTRY[_XWEAT_FILE].citation.split(";")[0]
+    citation = data.registry_entry(_XWEAT_FILE).citation.split(";")[0]
     return tests, [_source(str(resource), raw, "weat", _WEAT_LICENCE, citation)]
 
 

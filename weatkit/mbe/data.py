@@ -32,19 +32,17 @@ reference repository's pickles, ``mbe/SOURCE.md``) hold token ids of the model t
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
-import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-from weatkit._io.textfile import decode
-from weatkit.data import fetch, local_path
+from weatkit._io.textfile import read_text_or_gzip
+from weatkit.data import fetch
 from weatkit.errors import WeatkitError
 
 T = TypeVar("T")
@@ -87,25 +85,6 @@ MBE_SETS: dict[str, dict[str, int]] = {
 # --- files ------------------------------------------------------------------------------------
 
 
-def _read_text(path: str | os.PathLike[str], what: str) -> str:
-    """UTF-8 text of ``path``, gunzipped when its name ends in ``.gz``."""
-    p = Path(path).expanduser()
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise WeatkitError(f"{what} not found: {p}") from None
-    except IsADirectoryError:
-        raise WeatkitError(f"{what} {p} is a directory, not a file") from None
-    except OSError as err:
-        raise WeatkitError(f"cannot read {what} {p}: {err.strerror or err}") from None
-    if p.suffix.lower() == ".gz":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as err:
-            raise WeatkitError(f"{p}: not a valid gzip file ({err})") from None
-    return decode(raw, str(p))
-
-
 def _lines(text: str) -> list[str]:
     """Lines split on ``\\n`` (a trailing ``\\r`` removed); a final newline ends the last line."""
     lines = text.split("\n")
@@ -118,9 +97,8 @@ def _lines(text: str) -> list[str]:
 
 
 def _word_list(path: str | os.PathLike[str], what: str) -> list[str]:
-    words = dict.fromkeys(
-        " ".join(line.split()).lower() for line in _lines(_read_text(path, what)) if line.strip()
-    )
+    lines = _lines(read_text_or_gzip(path, what))
+    words = dict.fromkeys(" ".join(line.split()).lower() for line in lines if line.strip())
     if not words:
         raise WeatkitError(f"{path}: the {what} has no words")
     return list(words)
@@ -172,7 +150,7 @@ def read_parallel_tsv(path: str | os.PathLike[str]) -> tuple[list[str], list[str
     name = str(path)
     english: list[str] = []
     target: list[str] = []
-    for number, line in enumerate(_lines(_read_text(path, "parallel corpus")), 1):
+    for number, line in enumerate(_lines(read_text_or_gzip(path, "parallel corpus")), 1):
         if not line.strip():
             continue
         fields = line.split("\t")
@@ -197,8 +175,8 @@ def read_parallel_texts(
         WeatkitError: a file unreadable, or the two files with different numbers of lines
             (naming both files and both counts).
     """
-    english = [s.strip() for s in _lines(_read_text(english_path, "English corpus"))]
-    target = [s.strip() for s in _lines(_read_text(target_path, "target corpus"))]
+    english = [s.strip() for s in _lines(read_text_or_gzip(english_path, "English corpus"))]
+    target = [s.strip() for s in _lines(read_text_or_gzip(target_path, "target corpus"))]
     if len(english) != len(target):
         raise WeatkitError(
             f"the English file {english_path} has {len(english)} lines but the target file "
@@ -308,7 +286,7 @@ def _check_set(lang: str, corpus: str) -> None:
 
 def _ids_file(path: Path, relpath: str) -> list[list[int]]:
     try:
-        data: Any = json.loads(_read_text(path, "MBE set"))
+        data: Any = json.loads(read_text_or_gzip(path, "MBE set"))
     except json.JSONDecodeError as err:
         raise WeatkitError(f"{relpath}: not valid JSON (line {err.lineno}: {err.msg})") from None
     if not isinstance(data, list):
@@ -340,13 +318,7 @@ def load_mbe_set(lang: str, corpus: str) -> tuple[list[list[int]], list[list[int
     out = []
     for side in ("m", "f"):
         relpath = f"mbe/parallel_data/{corpus}/{lang}_{side}.json.gz"
-        path = local_path(relpath)
-        if path is None:
-            raise WeatkitError(
-                f"{relpath} not found: set WEATKIT_DATA to a data directory with the MBE sets "
-                "(they are a conversion and are not downloaded)"
-            )
-        out.append(_ids_file(path, relpath))
+        out.append(_ids_file(fetch(relpath), relpath))
     return out[0], out[1]
 
 

@@ -263,7 +263,7 @@ class MaskedLM:
                 **self.identity,
                 "dtype": self.options.dtype,
             }
-            cache = VectorCache(inputs, root=cache_dir() / "sentence")
+            cache = VectorCache(inputs, root=cache_dir("scores") / "sentence")
             found = cache.get(list(items), 0)
         missing = [k for k in items if k not in found]
         self.n_cached += len(items) - len(missing)

@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from weatkit.data import data_dir, local_path
+from weatkit._io.textfile import read_text_or_gzip
+from weatkit.data import fetch
 from weatkit.errors import WeatkitError
-from weatkit.gest.data import _file_text
 
 #: Languages with a dataset in the data directory.
 LANGS: tuple[str, ...] = ("en", "de", "fr", "es", "tr")
@@ -146,20 +146,11 @@ class StereoSet:
 
 
 def dataset_file(lang: str) -> Path:
-    """The data-directory file of ``lang`` (not downloaded: ``$WEATKIT_DATA`` must have it)."""
+    """The dataset file of ``lang``: from ``$WEATKIT_DATA``, the cache, or a checked download
+    (:func:`weatkit.data.fetch`; the files are conversions, so a download needs a mirror)."""
     if lang not in DATASET_FILES:
         raise WeatkitError(f"unknown StereoSet language {lang!r}: choose one of {', '.join(LANGS)}")
-    relpath = DATASET_FILES[lang]
-    path = local_path(relpath)
-    if path is None:
-        where = data_dir()
-        raise WeatkitError(
-            f"{relpath} not found"
-            + (f" in {where}" if where else "")
-            + ": set WEATKIT_DATA to a data directory with the StereoSet files (they are not "
-            "downloaded)"
-        )
-    return path
+    return fetch(DATASET_FILES[lang])
 
 
 def load_stereoset(lang: str = "en", path: str | os.PathLike[str] | None = None) -> StereoSet:
@@ -178,14 +169,14 @@ def load_stereoset(lang: str = "en", path: str | os.PathLike[str] | None = None)
     try:
         stat = p.stat()
     except OSError as err:
-        _file_text(p, "StereoSet dataset")  # raises the one-line error of a missing file
+        read_text_or_gzip(p, "StereoSet dataset")  # raises the one-line error of a missing file
         raise WeatkitError(f"cannot read StereoSet dataset {p}: {err.strerror or err}") from None
     return _load(str(p), stat.st_mtime_ns, stat.st_size, lang)
 
 
 @functools.lru_cache(maxsize=8)
 def _load(path: str, mtime_ns: int, size: int, lang: str) -> StereoSet:
-    obj = _parse_json(_file_text(path, "StereoSet dataset"), path)
+    obj = _parse_json(read_text_or_gzip(path, "StereoSet dataset"), path)
     if not isinstance(obj, dict) or not isinstance(obj.get("data"), dict):
         raise WeatkitError(f'{path}: expected a JSON object with "data": {{"intrasentence": ...}}')
     data = obj["data"]
@@ -295,7 +286,7 @@ def read_predictions(path: str | os.PathLike[str]) -> dict[str, dict[str, float]
             without a text ``id`` or a numeric ``score``, an id given twice.
     """
     name = str(path)
-    obj = _parse_json(_file_text(path, "predictions file"), name)
+    obj = _parse_json(read_text_or_gzip(path, "predictions file"), name)
     if not isinstance(obj, dict):
         raise WeatkitError(
             f'{name}: expected a JSON object {{"intrasentence": [{{"id", "score"}}, ...], ...}}'

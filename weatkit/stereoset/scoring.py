@@ -162,7 +162,7 @@ class IntrasentenceScorer:
                 "kind": self.kind,
                 "dtype": self.options.dtype,
             }
-            cache = VectorCache(key_inputs, root=cache_dir() / "stereoset")
+            cache = VectorCache(key_inputs, root=cache_dir("scores") / "stereoset")
             found = {k: float(v[0]) for k, v in cache.get(list(inputs), 0).items()}
         missing = [k for k in inputs if k not in found]
         self.stats.n_cached += len(inputs) - len(missing)
