@@ -31,14 +31,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from weatkit._io.atomic import temp_file
+from weatkit._io.atomic import write_outputs  # noqa: F401  (re-exported)
 from weatkit.engine.aggregate import median_ci
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import WeatkitError
@@ -123,30 +121,6 @@ def render(df: pd.DataFrame, fmt: str) -> bytes:
     if fmt == "markdown":
         return (df.to_markdown(index=False, floatfmt=".4g") + "\n").encode()
     raise WeatkitError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
-
-
-def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> list[Path]:
-    """Write every file atomically: all are first written to temporary files in ``out_dir``,
-    then renamed into place, so a failure leaves no partial or corrupt output."""
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise WeatkitError(f"cannot create output directory {out}: {err.strerror}") from err
-    staged: list[tuple[str, Path]] = []
-    try:
-        for name, data in files.items():
-            fd, tmp = temp_file(out, name)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            staged.append((tmp, out / name))
-        for tmp, final in staged:
-            os.replace(tmp, final)
-    except OSError as err:
-        for tmp, _ in staged:
-            Path(tmp).unlink(missing_ok=True)
-        raise WeatkitError(f"cannot write to {out}: {err.strerror}") from err
-    return [final for _, final in staged]
 
 
 def manifest_bytes(manifest: Mapping[str, object]) -> bytes:
