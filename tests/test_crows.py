@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.http_mirror import serve
 from tests.tiny_models import make_gest_mlm
 from weatkit.cli import main
 from weatkit.crows import (
@@ -255,10 +256,21 @@ def test_shipped_pairs(data_dir: Path) -> None:
     assert gender.pair_id.iloc[0] == 2 and "doctor" in gender.sent_more.iloc[0]
 
 
-def test_mbe_files_are_not_downloaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WEATKIT_DATA", str(tmp_path))
-    with pytest.raises(WeatkitError, match=r"mbe/translated_data/russian\.json not found"):
-        load_crows(lang="ru")
+def test_mbe_files_are_downloaded_and_checked(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = load_crows(lang="ru")
+    monkeypatch.setenv("WEATKIT_DATA", str(tmp_path))  # no local copy: download from a mirror
+    with serve(data_dir) as url:
+        monkeypatch.setenv("WEATKIT_DATA_URL", url)
+        pd.testing.assert_frame_equal(load_crows(lang="ru"), expected)
+    mirror = tmp_path / "mirror" / "mbe" / "translated_data"
+    mirror.mkdir(parents=True)
+    (mirror / "japanese.json").write_text("[]", encoding="utf-8")
+    with serve(tmp_path / "mirror") as url:
+        monkeypatch.setenv("WEATKIT_DATA_URL", url)
+        with pytest.raises(WeatkitError, match=r"checksum mismatch for mbe/translated_data/jap"):
+            load_crows(lang="ja")
     with pytest.raises(WeatkitError, match="unknown language"):
         load_crows(lang="de")
 

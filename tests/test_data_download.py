@@ -2,41 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import http.server
 import shutil
 import socket
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.http_mirror import serve
 from weatkit import data
 from weatkit.errors import WeatkitError
 
 RELPATH = "ca-weat/data/X-WEATv1.tsv"
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    """Serve ``directory`` on 127.0.0.1 (a free port) in a thread; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def _closed_port() -> int:
@@ -220,3 +196,86 @@ def test_unknown_file_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("WEATKIT_DATA", raising=False)
     with pytest.raises(WeatkitError, match="unknown data file"):
         data.fetch("nothing/here.tsv")
+
+
+def test_every_data_set_the_tool_reads_is_registered() -> None:
+    from weatkit.crows.data import CROWS_FILES
+    from weatkit.gest.data import GEST_FILES
+    from weatkit.mbe.data import FEMALE_WORDS, MALE_WORDS, MBE_SETS
+    from weatkit.stereoset.data import DATASET_FILES
+
+    wanted = [*CROWS_FILES.values(), *GEST_FILES.values(), *DATASET_FILES.values()]
+    wanted += [MALE_WORDS, FEMALE_WORDS]
+    wanted += [
+        f"mbe/parallel_data/{corpus}/{lang}_{side}.json.gz"
+        for corpus, langs in MBE_SETS.items()
+        for lang in langs
+        for side in "mf"
+    ]
+    registry = data.registry()
+    assert [relpath for relpath in wanted if relpath not in registry] == []
+    predictions = [p for p in registry if p.startswith("gest/data/predictions/")]
+    assert len(predictions) == 90 and all(registry[p].transform == "gzip" for p in predictions)
+    assert registry is data.registry()  # read once
+
+
+@pytest.mark.usefixtures("no_local_data")
+def test_stereoset_and_mbe_sets_download_from_a_mirror(data_dir: Path, monkeypatch) -> None:
+    from weatkit.mbe.data import load_mbe_set
+    from weatkit.stereoset.data import load_stereoset
+
+    with serve(data_dir) as url:
+        monkeypatch.setenv("WEATKIT_DATA_URL", url)
+        stereoset = load_stereoset("fr")
+        male, female = load_mbe_set("de", "ted")
+    assert len(stereoset.intrasentence) == 2106 and len(stereoset.intersentence) == 2123
+    assert len(male) == len(female) == 2373
+    for relpath in (
+        "stereotypes-multi/derived/stereoset_fr.json.gz",
+        "mbe/parallel_data/ted/de_m.json.gz",
+    ):
+        assert data.sha256_file(data.cache_dir("data") / relpath) == data.registry()[relpath].sha256
+
+
+@pytest.mark.usefixtures("no_local_data")
+def test_gzip_transform_downloads_upstream_bytes(data_dir: Path, tmp_path: Path) -> None:
+    """An upstream file that the data directory keeps gzip'ed is downloaded as its plain bytes
+    (checked by the upstream SHA-256), gzip'ed in the cache and verified by its content."""
+    import gzip
+
+    from weatkit.data.fetch import _download
+
+    relpath = "gest/data/predictions/english_glm/gpt2_template-0.txt.gz"
+    entry = data.registry()[relpath]
+    upstream = tmp_path / "upstream"
+    plain = gzip.decompress((data_dir / relpath).read_bytes())
+    (upstream / entry.upstream).parent.mkdir(parents=True)
+    (upstream / entry.upstream).write_bytes(plain)
+    target = data.cache_dir("data") / relpath
+    with serve(upstream) as url:
+        _download(f"{url}/{entry.upstream}", target, entry, upstream=True)
+        assert gzip.decompress(target.read_bytes()) == plain
+        assert entry.url is not None and entry.url.endswith(f"{entry.commit}/{entry.upstream}")
+        target.unlink()
+        (upstream / entry.upstream).write_bytes(plain.replace(b"0", b"1", 1))
+        with pytest.raises(WeatkitError, match=f"checksum mismatch for {relpath}"):
+            _download(f"{url}/{entry.upstream}", target, entry, upstream=True)
+    assert not target.exists()
+    # a cached gzip with other header bytes but the registered content verifies
+    target.write_bytes(gzip.compress(plain, mtime=12345))
+    assert data.fetch(relpath) == target
+
+
+def test_registry_checksums_are_up_to_date(data_dir: Path, tmp_path: Path) -> None:
+    import json
+
+    from weatkit.data import maintain
+
+    assert maintain.main([str(data_dir), "--check"]) == 0
+    stale = json.loads(maintain.REGISTRY_FILE.read_text(encoding="utf-8"))
+    stale["files"][0]["sha256"] = "0" * 64
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps(stale), encoding="utf-8")
+    assert maintain.main([str(data_dir), "--check", "--registry", str(path)]) == 1
+    assert maintain.main([str(data_dir), "--registry", str(path)]) == 0
+    assert path.read_text(encoding="utf-8") == maintain.REGISTRY_FILE.read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ pinned in the registry (:mod:`weatkit.data.registry`, the data file ``registry.j
 * :mod:`weatkit.data.maintain` — regenerates the registry's checksums from a data directory.
 """
 
+from weatkit.data.cache import CacheUsage, cache_info, clear_cache
 from weatkit.data.fetch import DataChecksumWarning, fetch, local_path, sha256_file, source_url
 from weatkit.data.paths import (
     CACHE_KINDS,
@@ -21,6 +22,7 @@ from weatkit.data.paths import (
     cache_dir,
     cache_root,
     data_dir,
+    ensure_cache_dir,
 )
 from weatkit.data.registry import DataFile, is_registered, registry, registry_entry
 
@@ -29,11 +31,15 @@ __all__ = [
     "ENV_CACHE",
     "ENV_DATA",
     "ENV_DATA_URL",
+    "CacheUsage",
     "DataChecksumWarning",
     "DataFile",
     "cache_dir",
+    "cache_info",
     "cache_root",
+    "clear_cache",
     "data_dir",
+    "ensure_cache_dir",
     "fetch",
     "is_registered",
     "local_path",

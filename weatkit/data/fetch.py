@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from weatkit._io.atomic import temp_file
-from weatkit.data.paths import ENV_DATA, ENV_DATA_URL, cache_dir, check_relpath, data_dir
+from weatkit.data.paths import (
+    ENV_DATA,
+    ENV_DATA_URL,
+    cache_dir,
+    check_relpath,
+    data_dir,
+    ensure_cache_dir,
+)
 from weatkit.data.registry import DataFile, is_registered, registry_entry
 from weatkit.errors import DataError
 
@@ -169,12 +176,12 @@ def _download(url: str, target: Path, entry: DataFile, *, upstream: bool) -> Non
         entry.sha256,
         entry.size,
     )
-    root = cache_dir("data")
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        root = ensure_cache_dir("data")
         fd, tmp_name = temp_file(root, "download", suffix=".part")
     except OSError as err:
-        raise DataError(f"cannot write to the weatkit cache {root}: {err.strerror}") from None
+        where = cache_dir("data")
+        raise DataError(f"cannot write to the weatkit cache {where}: {err.strerror}") from None
     tmp = Path(tmp_name)
     try:
         digest = hashlib.sha256()

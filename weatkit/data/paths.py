@@ -54,6 +54,31 @@ def cache_dir(kind: CacheKind) -> Path:
     return cache_root() / kind
 
 
+#: The Cache Directory Tagging Specification (https://bford.info/cachedir/): backup tools skip
+#: a folder holding this file, and :func:`weatkit.data.cache.clear_cache` only clears a cache
+#: root that has it (or the platform default root).
+CACHEDIR_TAG = "CACHEDIR.TAG"
+CACHEDIR_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"
+
+
+def default_cache_root() -> bool:
+    """Whether the cache root is the platform default (``$WEATKIT_CACHE`` unset or empty)."""
+    return not os.environ.get(ENV_CACHE, "").strip()
+
+
+def ensure_cache_dir(kind: CacheKind) -> Path:
+    """:func:`cache_dir` of ``kind``, created, with a ``CACHEDIR.TAG`` in the cache root."""
+    folder = cache_dir(kind)
+    folder.mkdir(parents=True, exist_ok=True)
+    tag = folder.parent / CACHEDIR_TAG
+    if not tag.exists():
+        tag.write_text(
+            f"{CACHEDIR_SIGNATURE}\n# This folder holds weatkit's caches (weatkit cache info).\n",
+            encoding="utf-8",
+        )
+    return folder
+
+
 def check_relpath(relpath: str) -> str:
     """``relpath`` normalised; DataError for absolute paths, ``..`` or backslashes, so that a
     relpath can never leave the data or cache directory."""

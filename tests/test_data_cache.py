@@ -1,0 +1,76 @@
+"""weatkit.data.cache: cache_info and clear_cache over the data / vectors / scores folders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from weatkit.data import cache_dir, cache_info, cache_root, clear_cache, ensure_cache_dir
+from weatkit.errors import WeatkitError
+
+
+def _fill() -> None:
+    (ensure_cache_dir("data") / "gest" / "data").mkdir(parents=True)
+    (cache_dir("data") / "gest" / "data" / "gest.csv").write_bytes(b"x" * 10)
+    (cache_dir("vectors") / "abc").mkdir(parents=True)
+    (cache_dir("vectors") / "abc" / "v.npy").write_bytes(b"y" * 100)
+    (cache_dir("vectors") / "abc" / "w.npy").write_bytes(b"z" * 7)
+
+
+def test_cache_info_counts_files_and_bytes() -> None:
+    _fill()
+    info = {u.kind: u for u in cache_info()}
+    assert list(info) == ["data", "vectors", "scores"]
+    assert (info["data"].files, info["data"].bytes) == (1, 10)
+    assert (info["vectors"].files, info["vectors"].bytes) == (2, 107)
+    assert (info["scores"].files, info["scores"].bytes) == (0, 0)
+    assert info["scores"].path == cache_root() / "scores"
+    with pytest.raises(WeatkitError, match="unknown cache kind 'models'"):
+        cache_info(["models"])  # type: ignore[list-item]
+
+
+def test_clear_only_the_kinds_asked(tmp_path: Path) -> None:
+    _fill()
+    removed = clear_cache(["vectors"])
+    assert [(u.kind, u.files, u.bytes) for u in removed] == [("vectors", 2, 107)]
+    assert not cache_dir("vectors").exists() and cache_dir("data").is_dir()
+    clear_cache()
+    assert sorted(p.name for p in cache_root().iterdir()) == ["CACHEDIR.TAG"]
+
+
+def test_links_are_never_followed(tmp_path: Path) -> None:
+    _fill()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.txt").write_bytes(b"keep" * 1000)
+    os.symlink(outside, cache_dir("data") / "link")
+    os.symlink(outside / "precious.txt", cache_dir("data") / "file-link")
+    info = {u.kind: u for u in cache_info()}
+    assert info["data"].files == 3 and info["data"].bytes < 4000  # links counted as links
+    clear_cache(["data"])
+    assert (outside / "precious.txt").read_bytes() == b"keep" * 1000
+    assert not cache_dir("data").exists()
+
+
+def test_a_linked_cache_folder_is_refused(tmp_path: Path) -> None:
+    ensure_cache_dir("scores").rmdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "f").write_bytes(b"f")
+    os.symlink(elsewhere, cache_dir("scores"))
+    assert {u.kind: u.files for u in cache_info()}["scores"] == 0
+    with pytest.raises(WeatkitError, match=r"refusing to clear .*scores: not a weatkit cache"):
+        clear_cache(["scores"])
+    assert (elsewhere / "f").exists()
+
+
+def test_an_untagged_root_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    (home / "data" / "thesis.tex").write_text("mine")
+    monkeypatch.setenv("WEATKIT_CACHE", str(home))  # e.g. WEATKIT_CACHE=~ by mistake
+    with pytest.raises(WeatkitError, match=r"refusing to clear .*home: not a weatkit cache"):
+        clear_cache()
+    assert (home / "data" / "thesis.tex").read_text() == "mine"
