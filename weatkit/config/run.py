@@ -26,6 +26,7 @@ from weatkit.config.schema import (
     LISTS,
     LOADING,
     Source,
+    build,
     named_by,
     options_from_cli,
     options_from_file,
@@ -130,8 +131,9 @@ def run_config_from_cli(
     contextual = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
     key = iso_prefix.replace("-", "_")
     iso_opts = {name[len(key) :]: value for name, value in opts.items() if name.startswith(key)}
-    iso_opts["device"] = opts.get("device", "auto")
-    iso = options_from_cli(IsoOptions, ISO, iso_opts, iso_prefix)
+    iso_source = Source.command_line(iso_prefix)
+    iso_values = values_from_cli(ISO, iso_opts, iso_source) | {"device": opts.get("device", "auto")}
+    iso = build(IsoOptions, ISO, iso_values, iso_source)
     values = values_from_cli(LISTS, opts) | values_from_cli(LOADING, opts)
     with named_by(Source.command_line(), LISTS, LOADING):
         return RunConfig(

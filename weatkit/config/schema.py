@@ -203,10 +203,13 @@ def values_from_cli(
     section: Section, opts: Mapping[str, Any], source: Source | None = None
 ) -> dict[str, Any]:
     """The fields of ``section`` from click's parsed options (keyed by field name, as
-    :func:`click_options` declares them); options a command lacks keep their defaults."""
+    :func:`click_options` declares them); options a command lacks, and file-only options
+    (no flag: ``contextual.lower`` is not ``--lower``), keep their defaults."""
     source = source or Source.command_line()
     return {
-        o.name: o.from_cli(opts[o.name], source.name(o)) for o in section.options if o.name in opts
+        o.name: o.from_cli(opts[o.name], source.name(o))
+        for o in section.options
+        if o.flag is not None and o.name in opts
     }
 
 
