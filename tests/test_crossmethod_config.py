@@ -100,10 +100,10 @@ def test_only_named_methods_run_and_output_can_be_overridden(tmp_path: Path) -> 
         ("output: o\nmodels: [{name: A, model: m}]\ncrows: {}\n", "languages"),
         ("output: o\nlanguages: [en]\ncrows: {}\n", "models"),
         ("output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\n", "at least one method"),
-        ("output: o\nlanguages: [en]\nmodels: [{name: A}]\ncrows: {}\n", r"models\[0\].model"),
+        ("output: o\nlanguages: [en]\nmodels: [{name: A}]\ncrows: {}\n", r"models\[1\].model"),
         (
             "output: o\nlanguages: [en]\nmodels: [{name: A, model: m, kind: seq2seq}]\ncrows: {}\n",
-            r"models\[0\].kind",
+            r"models\[1\].kind",
         ),
         (
             "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}, {name: A, model: n}]\n"

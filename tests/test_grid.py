@@ -98,7 +98,7 @@ def test_model_entries_expand_per_layer(tmp_path: Path) -> None:
         ({"languages": []}, "languages: expected a non-empty list"),
         ({"engine": {"n_bootstraps": 5}}, "engine: unknown option 'n_bootstraps'"),
         ({"engine": {"n_bootstrap": "many"}}, "engine.n_bootstrap: expected int"),
-        ({"engine": {"ddof": 3}}, "ddof must be 0 or 1"),
+        ({"engine": {"ddof": 3}}, "engine.ddof: must be 0 or 1"),
         ({"min_coverage": "high"}, "min_coverage: expected int or float"),
         ({"embeddings": [{"name": "a"}]}, "exactly one of path"),
         ({"embeddings": [{"name": "a", "path": "x.vec", "baseline": "b"}]}, "baseline 'b'"),

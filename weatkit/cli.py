@@ -27,6 +27,7 @@ from weatkit.cli_report import export_command, plot_command
 from weatkit.cli_stereoset import stereoset_command
 from weatkit.cli_tables import rich_correlations, rich_summary
 from weatkit.cli_train import train_command
+from weatkit.config.schema import ENGINE, LISTS, LOADING, Source, named_by
 from weatkit.embeddings.contextual import ContextualExtractor
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.static import load_static
@@ -184,39 +185,42 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         for key, value in COMPAT_PRESETS[opts["compat"]].items():
             if ctx.get_parameter_source(key) != ParameterSource.COMMANDLINE:
                 opts[key] = value
-    engine = EngineOptions(
-        metric=opts["metric"],
-        ddof=opts["ddof"],
-        n_bootstrap=opts["bootstrap"],
-        n_permutations=opts["permutations"],
-        max_exact=opts["max_exact"],
-        alternative=opts["alternative"],
-        ci_method=opts["ci_method"],
-        confidence_level=opts["confidence"],
-        seed=opts["seed"],
-        device=opts["device"],
-    )
+    with named_by(Source.command_line(), ENGINE):  # messages name the flags
+        engine = EngineOptions(
+            metric=opts["metric"],
+            ddof=opts["ddof"],
+            n_bootstrap=opts["bootstrap"],
+            n_permutations=opts["permutations"],
+            max_exact=opts["max_exact"],
+            alternative=opts["alternative"],
+            ci_method=opts["ci_method"],
+            confidence_level=opts["confidence"],
+            seed=opts["seed"],
+            device=opts["device"],
+        )
+        engine.validate()
     embeddings = list(opts["embeddings"])
     if opts["models"] and ctx.get_parameter_source("embeddings") != ParameterSource.COMMANDLINE:
         embeddings = []  # --model alone replaces the GloVe default
-    config = RunConfig(
-        lists=split_values(opts["lists"]),
-        langs=split_values(opts["langs"]) or None,
-        tests=split_values(opts["tests"]) or None,
-        embeddings=(*embeddings, *model_specs(opts)),
-        lower=opts["lower"],
-        strip_accents=opts["strip_accents"],
-        min_coverage=opts["min_coverage"],
-        equalize=opts["equalize"],
-        strict=opts["strict"],
-        allow_pickle=opts["allow_pickle"],
-        fasttext_oov=opts["fasttext_oov"],
-        engine=engine,
-        contextual=contextual_from_opts(opts),
-        isomorphism=opts["isomorphism"],
-        iso=iso_from_opts(opts, "iso-"),
-        iso_words=opts["iso_words"],
-    )
+    with named_by(Source.command_line(), LISTS, LOADING):
+        config = RunConfig(
+            lists=split_values(opts["lists"]),
+            langs=split_values(opts["langs"]) or None,
+            tests=split_values(opts["tests"]) or None,
+            embeddings=(*embeddings, *model_specs(opts)),
+            lower=opts["lower"],
+            strip_accents=opts["strip_accents"],
+            min_coverage=opts["min_coverage"],
+            equalize=opts["equalize"],
+            strict=opts["strict"],
+            allow_pickle=opts["allow_pickle"],
+            fasttext_oov=opts["fasttext_oov"],
+            engine=engine,
+            contextual=contextual_from_opts(opts),
+            isomorphism=opts["isomorphism"],
+            iso=iso_from_opts(opts, "iso-"),
+            iso_words=opts["iso_words"],
+        )
     result = run(config, show_progress=opts["progress"])
     _report(result, opts["verbose"])
     tables = {"results": result.results, "summary": result.summary}

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from weatkit.config.schema import CONTEXTUAL, Source, named_by
 from weatkit.embeddings.contextual import SUBWORD_POOLING, ContextualOptions
 from weatkit.embeddings.hf_models import DTYPES
 from weatkit.embeddings.spec import HF_PREFIX
@@ -146,7 +147,8 @@ def contextual_from_opts(opts: dict[str, Any]) -> ContextualOptions:
         allow_pickle=opts.get("allow_pickle", False),
         cache=opts["use_cache"],
     )
-    options.validate()
+    with named_by(Source.command_line(), CONTEXTUAL):  # messages name the flags
+        options.validate()
     return options
 
 

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from weatkit.cli_common import err_console, friendly, split_values
 from weatkit.cli_contextual import contextual_from_opts, contextual_options
+from weatkit.config.schema import ISO, Source, named_by
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.embeddings.spec import LANG_PLACEHOLDER, EmbeddingsSpec, parse_embeddings_specs
 from weatkit.errors import WeatkitError
@@ -118,7 +119,8 @@ def iso_from_opts(opts: dict[str, Any], prefix: str) -> IsoOptions:
         center_over=opts[f"{key}center_over"],
         device=opts["device"],
     )
-    options.validate()
+    with named_by(Source.command_line(prefix), ISO):  # messages name the flags
+        options.validate()
     return options
 
 

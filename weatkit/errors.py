@@ -14,7 +14,21 @@ class WeatkitError(Exception):
 
 
 class ConfigError(WeatkitError):
-    """A bad option or configuration value (names the YAML key or the command-line flag)."""
+    """A bad option or configuration value (names the YAML key or the command-line flag).
+
+    A library validator knows neither files nor flags: it names the option's ``field``
+    (``ConfigError("must be >= 0", field="n_bootstrap")`` reads ``n_bootstrap: must be >= 0``).
+    :mod:`weatkit.config.schema` replaces the field with the file's key path or the flag.
+
+    Attributes:
+        field: the option's field name, or None.
+        problem: the message without the field.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.field = field
+        self.problem = " ".join(str(message).split())
+        super().__init__(f"{field}: {self.problem}" if field else self.problem)
 
 
 class DataError(WeatkitError):

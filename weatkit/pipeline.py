@@ -25,12 +25,12 @@ from tqdm.auto import tqdm
 import weatkit
 from weatkit._io.fingerprint import file_fingerprint
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
-from weatkit.embeddings.coverage import CoverageError, CoveredTest, cover_test
+from weatkit.embeddings.coverage import EQUALIZE_MODES, CoverageError, CoveredTest, cover_test
 from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings, parse_embeddings_specs
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.device import resolve_device
 from weatkit.engine.weat import EngineOptions, WeatInput, WeatResult, run_weat
-from weatkit.errors import WeatkitError
+from weatkit.errors import ConfigError, WeatkitError
 from weatkit.isomorphism.across_languages import (
     correlation_table,
     isomorphism_to_reference,
@@ -91,6 +91,18 @@ class RunConfig:
     isomorphism: str | None = None
     iso: IsoOptions = field(default_factory=IsoOptions)
     iso_words: str | None = None
+
+    def __post_init__(self) -> None:
+        """:class:`ConfigError` naming the field of a coverage or equalisation that cannot be."""
+        if isinstance(self.min_coverage, bool) or not 0.0 <= self.min_coverage <= 1.0:
+            raise ConfigError(
+                f"must be between 0 and 1, got {self.min_coverage!r}", field="min_coverage"
+            )
+        if self.equalize not in EQUALIZE_MODES:
+            raise ConfigError(
+                f"must be one of {', '.join(EQUALIZE_MODES)}, got {self.equalize!r}",
+                field="equalize",
+            )
 
 
 @dataclass
@@ -219,8 +231,6 @@ def run(
         source for entry in config.embeddings for source in _Source.expand(entry, config.contextual)
     ]
     _check_unique_names(specs)
-    if not 0.0 <= config.min_coverage <= 1.0:
-        raise WeatkitError(f"--min-coverage must be between 0 and 1, got {config.min_coverage}")
 
     report: list[str] = []
     sources: list[dict[str, str]] = []
@@ -317,7 +327,10 @@ def _check_unique_names(specs: Sequence[_Source]) -> None:
     seen: set[str] = set()
     for spec in specs:
         if spec.name in seen:
-            raise WeatkitError(f"two --embeddings are named {spec.name!r}: give them NAME=PATH")
+            raise ConfigError(
+                f"two are named {spec.name!r}: give them distinct names (NAME=PATH)",
+                field="embeddings",
+            )
         seen.add(spec.name)
 
 

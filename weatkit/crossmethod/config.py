@@ -15,6 +15,7 @@ from the file's directory. Example (YAML)::
       tests: [weat1, weat2]              # optional
       layers: [0, -2]                    # default: layer 0 and the next-to-last layer
       engine: {n_bootstrap: 1000, n_permutations: 0}
+      min_coverage: 0.8                  # also: lower, strip_accents, equalize (as in grid)
     gest: {mlm_templates: [0, 1, 2, 3], glm_templates: [0, 1]}   # English; g_s averaged
     stereoset: {}                        # en, de, fr, es, tr
     crows: {method: pll}                 # en (all bias types); ja, ru (gender, MBE's translations)
@@ -33,24 +34,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from weatkit.configfile import (
+from weatkit.config.files import (
+    base_folder,
     check_keys,
+    command_line_path,
     config_path,
     dataclass_from,
     describe,
+    layer_numbers,
     mapping,
+    model_location,
     read_config,
     strings,
     typed,
 )
+from weatkit.config.run import run_config_from_mapping
+from weatkit.config.schema import CONTEXTUAL, Source, options_from_file
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
-from weatkit.errors import WeatkitError
-from weatkit.lists.sources import canonical_name
+from weatkit.errors import ConfigError
+from weatkit.pipeline import RunConfig
 
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
 _TOP_KEYS = {"output", "languages", "models", "contextual", "correlation", *METHODS}
 _MODEL_KEYS = {"name", "model", "kind"}
+#: The run options of the ``weat`` section (the models' ``contextual`` options are the file's).
+_WEAT_RUN_KEYS = {"lists", "tests", "lower", "strip_accents", "min_coverage", "equalize", "engine"}
 
 
 @dataclass(frozen=True)
@@ -64,12 +73,28 @@ class ModelEntry:
 
 @dataclass(frozen=True)
 class WeatSection:
-    """Word-level tests on the model's word vectors at ``layers``."""
+    """Word-level tests on the model's word vectors at ``layers``.
 
-    lists: tuple[str, ...] = ("ca-weat",)
-    tests: tuple[str, ...] | None = None
+    Attributes:
+        run: the run options (lists, tests, normalisation, engine); each model and language
+            sets its ``embeddings``, ``langs`` and ``contextual``.
+        layers: hidden-state layers (0 = embedding layer, -2 = next-to-last).
+    """
+
+    run: RunConfig = field(default_factory=RunConfig)
     layers: tuple[int, ...] = (0, -2)
-    engine: EngineOptions = field(default_factory=EngineOptions)
+
+    @property
+    def lists(self) -> tuple[str, ...]:
+        return self.run.lists
+
+    @property
+    def tests(self) -> tuple[str, ...] | None:
+        return self.run.tests
+
+    @property
+    def engine(self) -> EngineOptions:
+        return self.run.engine
 
 
 @dataclass(frozen=True)
@@ -89,7 +114,7 @@ class CrowsSection:
 
     def validate(self) -> None:
         if self.method not in ("pll", "aul", "aula"):
-            raise WeatkitError(f"method {self.method!r}: choose pll, aul or aula")
+            raise ConfigError(f"choose pll, aul or aula, not {self.method!r}", field="method")
 
 
 @dataclass(frozen=True)
@@ -117,9 +142,9 @@ class CorrelationOptions:
 
     def validate(self) -> None:
         if self.n_bootstrap < 0:
-            raise WeatkitError(f"n_bootstrap must be >= 0, not {self.n_bootstrap}")
+            raise ConfigError(f"must be >= 0, got {self.n_bootstrap}", field="n_bootstrap")
         if not 0 < self.level < 1:
-            raise WeatkitError(f"level must be between 0 and 1, not {self.level}")
+            raise ConfigError(f"must be between 0 and 1, got {self.level}", field="level")
 
 
 @dataclass(frozen=True)
@@ -145,86 +170,89 @@ class CompareConfig:
 
 
 def load_compare_config(path: str | os.PathLike, output: str | None = None) -> CompareConfig:
-    """Read and validate a comparison file; errors name the file and the key."""
+    """Read and validate a comparison file; errors name the file and the key.
+
+    Relative paths are read from the file's folder, an ``output`` given here (the command
+    line's ``--out``) from the current folder; models entries are counted from 1
+    (``cmp.yaml: models[2].kind: ...``); a model is a local directory or a hub id as
+    :func:`weatkit.config.files.model_location` decides. The ``weat`` section's run options are
+    read by :func:`weatkit.config.run.run_config_from_mapping`, as an experiment's are.
+    """
     file = Path(path)
     data, sha256 = read_config(file, "comparison file")
     where = str(file)
-    base = file.parent
+    source = Source(where)
+    base = base_folder(file)
     check_keys(data, _TOP_KEYS, where)
-    out = output or data.get("output")
-    if out is None:
-        raise WeatkitError(f"{where}: give an output directory (output: DIR or --out DIR)")
-    languages = strings(data.get("languages"), f"{where}: languages", required=True)
-    models = _models(data.get("models"), base, where)
-    contextual = dataclass_from(
-        ContextualOptions, data.get("contextual", {}), f"{where}: contextual"
+    if output is None and data.get("output") is None:
+        raise ConfigError(f"{where}: give an output directory (output: DIR or --out DIR)")
+    languages = strings(data.get("languages"), source.key("languages"), required=True)
+    models = _models(data.get("models"), base, source)
+    contextual = options_from_file(
+        ContextualOptions, CONTEXTUAL, data.get("contextual", {}), source.child("contextual")
     )
     sections: dict[str, Any] = {}
     for method in METHODS:
         if method in data:
-            sections[method] = _section(method, data[method], base, f"{where}: {method}")
+            at = source.child(method)
+            sections[method] = _section(method, data[method], base, at, contextual)
     if not sections:
-        raise WeatkitError(f"{where}: name at least one method ({', '.join(METHODS)})")
+        raise ConfigError(f"{where}: name at least one method ({', '.join(METHODS)})")
     return CompareConfig(
         path=file,
         sha256=sha256,
-        output=Path(config_path(out, base, f"{where}: output") if output is None else out),
+        output=Path(
+            command_line_path(output)
+            if output is not None
+            else config_path(data["output"], base, source.key("output"))
+        ),
         languages=languages,
         models=models,
         contextual=contextual,
         correlation=dataclass_from(
-            CorrelationOptions, data.get("correlation", {}), f"{where}: correlation"
+            CorrelationOptions, data.get("correlation", {}), source.key("correlation")
         ),
         **sections,
     )
 
 
-def _models(value: Any, base: Path, where: str) -> tuple[ModelEntry, ...]:
+def _models(value: Any, base: Path, source: Source) -> tuple[ModelEntry, ...]:
     if not isinstance(value, list) or not value:
-        raise WeatkitError(f"{where}: models: expected a non-empty list of {{name, model}}")
+        raise ConfigError(f"{source.key('models')}: expected a non-empty list of {{name, model}}")
     entries = []
-    for i, raw in enumerate(value):
-        at = f"{where}: models[{i}]"
-        item = mapping(raw, at)
-        check_keys(item, _MODEL_KEYS, at)
-        name = typed(item.get("name"), str, f"{at}.name")
-        model = typed(item.get("model"), str, f"{at}.model")
+    for i, raw in enumerate(value, 1):
+        at = source.entry("models", i)
+        item = mapping(raw, str(at))
+        check_keys(item, _MODEL_KEYS, str(at))
+        name = typed(item.get("name"), str, at.key("name"))
+        if not name:
+            raise ConfigError(f"{at.key('name')}: must not be empty")
+        model = model_location(item.get("model"), base, at.key("model"))
         kind = item.get("kind")
         if kind is not None and kind not in ("mlm", "glm"):
-            raise WeatkitError(f"{at}.kind: choose mlm or glm, not {kind!r}")
-        if not name or not model:
-            raise WeatkitError(f"{at}: name and model must not be empty")
-        local = config_path(model, base, f"{at}.model")
-        entries.append(ModelEntry(name, local if Path(local).is_dir() else model, kind))
+            raise ConfigError(f"{at.key('kind')}: choose mlm or glm, not {kind!r}")
+        entries.append(ModelEntry(name, model, kind))
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
-        raise WeatkitError(f"{where}: models: names must be unique ({', '.join(names)})")
+        raise ConfigError(f"{source.key('models')}: names must be unique ({', '.join(names)})")
     return tuple(entries)
 
 
-def _section(method: str, value: Any, base: Path, where: str) -> Any:
+def _section(
+    method: str, value: Any, base: Path, source: Source, contextual: ContextualOptions
+) -> Any:
+    where = str(source)
     values = dict(mapping(value if value is not None else {}, where))
     if method == "weat":
-        lists = strings(values.pop("lists", None), f"{where}.lists") or ("ca-weat",)
-        tests = strings(values.pop("tests", None), f"{where}.tests") or None
-        layers = values.pop("layers", [0, -2])
-        if (
-            not isinstance(layers, list)
-            or not layers
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in layers)
-        ):
-            raise WeatkitError(f"{where}.layers: expected a list of layer numbers")
-        engine = dataclass_from(EngineOptions, values.pop("engine", {}), f"{where}.engine")
-        check_keys(values, set(), where)
-        located = tuple(
-            x if canonical_name(x) is not None else config_path(x, base, f"{where}.lists")
-            for x in lists
+        layers = layer_numbers(values.pop("layers", [0, -2]), source.key("layers"))
+        run = run_config_from_mapping(
+            values, source, base, keys=_WEAT_RUN_KEYS, contextual=contextual
         )
-        return WeatSection(located, tests, tuple(layers), engine)
+        return WeatSection(run, layers)
     if method == "gest":
         check_keys(values, {"mlm_templates", "glm_templates"}, where)
         chosen = {
-            key: _integers(value, f"{where}.{key}")
+            key: _integers(value, source.key(key))
             for key, value in values.items()
             if value is not None
         }
@@ -233,16 +261,16 @@ def _section(method: str, value: Any, base: Path, where: str) -> Any:
         return dataclass_from(StereosetSection, values, where)
     if method == "crows":
         return dataclass_from(CrowsSection, values, where)
-    corpora = _corpora(values.pop("corpora", None), base, f"{where}.corpora")
+    corpora = _corpora(values.pop("corpora", None), base, source.key("corpora"))
     section = dataclass_from(MbeSection, values, where)
     if section.method not in ("aula", "aul"):
-        raise WeatkitError(f"{where}.method: choose aula or aul, not {section.method!r}")
+        raise ConfigError(f"{source.key('method')}: choose aula or aul, not {section.method!r}")
     if section.weight not in ("cosine", "dot"):
-        raise WeatkitError(f"{where}.weight: choose cosine or dot, not {section.weight!r}")
+        raise ConfigError(f"{source.key('weight')}: choose cosine or dot, not {section.weight!r}")
     if section.max_sentences is not None:
-        typed(section.max_sentences, int, f"{where}.max_sentences")
+        typed(section.max_sentences, int, source.key("max_sentences"))
         if section.max_sentences < 1:
-            raise WeatkitError(f"{where}.max_sentences: must be at least 1")
+            raise ConfigError(f"{source.key('max_sentences')}: must be at least 1")
     return MbeSection(corpora, section.method, section.weight, section.max_sentences, section.seed)
 
 
@@ -252,14 +280,14 @@ def _integers(value: Any, where: str) -> tuple[int, ...]:
         or not value
         or not all(isinstance(x, int) and not isinstance(x, bool) for x in value)
     ):
-        raise WeatkitError(f"{where}: expected a non-empty list of integers, got {describe(value)}")
+        raise ConfigError(f"{where}: expected a non-empty list of integers, got {describe(value)}")
     return tuple(value)
 
 
 def _corpora(value: Any, base: Path, where: str) -> dict[str, str | tuple[str, str]]:
     table = mapping(value, where)
     if not table:
-        raise WeatkitError(f"{where}: give a parallel corpus for at least one language")
+        raise ConfigError(f"{where}: give a parallel corpus for at least one language")
     out: dict[str, str | tuple[str, str]] = {}
     for lang, entry in table.items():
         at = f"{where}.{lang}"
@@ -269,7 +297,7 @@ def _corpora(value: Any, base: Path, where: str) -> dict[str, str | tuple[str, s
         pair = mapping(entry, at)
         check_keys(pair, {"english", "target"}, at)
         if set(pair) != {"english", "target"}:
-            raise WeatkitError(f"{at}: give a TSV path or both english and target files")
+            raise ConfigError(f"{at}: give a TSV path or both english and target files")
         out[str(lang)] = (
             config_path(pair["english"], base, f"{at}.english"),
             config_path(pair["target"], base, f"{at}.target"),

@@ -24,7 +24,7 @@ Measures and their direction (larger = more stereotypical unless noted):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,7 @@ from weatkit.gest.data import load_gest
 from weatkit.gest.scoring import score_samples
 from weatkit.lists.sources import available_languages
 from weatkit.mbe.run import run_mbe_parallel
-from weatkit.pipeline import RunConfig, run
+from weatkit.pipeline import run
 from weatkit.sentence import MaskedLM
 from weatkit.stereoset.data import LANGS as STEREOSET_LANGS
 from weatkit.stereoset.data import load_stereoset
@@ -114,14 +114,7 @@ def weat_rows(
     name = entry.name
     layers = ",".join(str(x) for x in section.layers)
     specs = parse_embeddings_specs(f"{name}=hf:{entry.model}@{layers}", ctx.options)
-    config = RunConfig(
-        lists=section.lists,
-        langs=(lang,),
-        tests=section.tests,
-        embeddings=tuple(specs),
-        engine=section.engine,
-        contextual=ctx.options,
-    )
+    config = replace(section.run, langs=(lang,), embeddings=tuple(specs), contextual=ctx.options)
     result = run(
         config, show_progress=ctx.show_progress, extractors=ctx.extractors, allow_empty=True
     )

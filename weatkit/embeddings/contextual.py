@@ -47,7 +47,7 @@ from weatkit.embeddings.hf_models import (
     model_identity,
 )
 from weatkit.embeddings.vectors import WordVectors
-from weatkit.errors import WeatkitError
+from weatkit.errors import ConfigError, WeatkitError
 
 SUBWORD_POOLING = ("sum", "mean", "first", "last")
 
@@ -87,21 +87,28 @@ class ContextualOptions:
     cache: bool = True
 
     def validate(self) -> None:
-        """WeatkitError for an unknown pooling or dtype, a bad batch size or template."""
+        """:class:`ConfigError` naming the field of an unknown pooling or dtype, a bad batch
+        size or template."""
         if self.subwords not in SUBWORD_POOLING:
-            raise WeatkitError(
-                f"unknown --subwords {self.subwords!r}: choose {', '.join(SUBWORD_POOLING)}"
+            raise ConfigError(
+                f"unknown pooling {self.subwords!r}: choose {', '.join(SUBWORD_POOLING)}",
+                field="subwords",
             )
         if self.dtype not in DTYPES:
-            raise WeatkitError(f"unknown --dtype {self.dtype!r}: choose {', '.join(DTYPES)}")
+            raise ConfigError(
+                f"unknown dtype {self.dtype!r}: choose {', '.join(DTYPES)}", field="dtype"
+            )
         if not isinstance(self.batch_size, int) or self.batch_size < 1:
-            raise WeatkitError(f"--batch-size must be a positive integer, got {self.batch_size!r}")
+            raise ConfigError(
+                f"must be a positive integer, got {self.batch_size!r}", field="batch_size"
+            )
         if self.template is not None and (
             self.template.count("{}") != 1 or set("{}") & set(self.template.replace("{}", ""))
         ):
-            raise WeatkitError(
-                f"--template {self.template!r} must contain exactly one '{{}}' for the item "
-                "and no other braces"
+            raise ConfigError(
+                f"{self.template!r} must contain exactly one '{{}}' for the item and no other "
+                "braces",
+                field="template",
             )
 
     def cache_inputs(self) -> dict[str, object]:

@@ -31,7 +31,7 @@ from weatkit.engine.resampling import (
     pvalue_from_counts,
 )
 from weatkit.engine.similarity import METRICS, similarity_matrix
-from weatkit.errors import WeatkitError
+from weatkit.errors import ConfigError, WeatkitError
 
 ALTERNATIVES = ("greater", "less", "two-sided")
 CI_METHODS = ("percentile", "bca")
@@ -73,21 +73,25 @@ class EngineOptions:
     keep_distributions: bool = False
 
     def validate(self) -> None:
-        """Raise :class:`WeatkitError` on impossible settings."""
+        """Raise :class:`ConfigError` naming the field of an impossible setting."""
         checks = [
-            (self.metric in METRICS, f"metric must be one of {', '.join(METRICS)}"),
-            (self.alternative in ALTERNATIVES, f"alternative must be one of {ALTERNATIVES}"),
-            (self.ci_method in CI_METHODS, f"ci_method must be one of {', '.join(CI_METHODS)}"),
-            (self.ddof in (0, 1), "ddof must be 0 or 1"),
-            (self.n_bootstrap >= 0, "the number of bootstraps must be >= 0"),
-            (self.n_permutations >= 0, "the number of permutations must be >= 0"),
-            (self.max_exact >= 0, "max_exact must be >= 0"),
-            (0 < self.confidence_level < 1, "confidence level must be in (0, 1)"),
-            (self.csls_k >= 1, "csls_k must be >= 1"),
+            ("metric", self.metric in METRICS, _one_of(METRICS)),
+            ("alternative", self.alternative in ALTERNATIVES, _one_of(ALTERNATIVES)),
+            ("ci_method", self.ci_method in CI_METHODS, _one_of(CI_METHODS)),
+            ("ddof", self.ddof in (0, 1), "must be 0 or 1"),
+            ("n_bootstrap", self.n_bootstrap >= 0, "must be >= 0"),
+            ("n_permutations", self.n_permutations >= 0, "must be >= 0"),
+            ("max_exact", self.max_exact >= 0, "must be >= 0"),
+            ("confidence_level", 0 < self.confidence_level < 1, "must be in (0, 1)"),
+            ("csls_k", self.csls_k >= 1, "must be >= 1"),
         ]
-        for ok, message in checks:
+        for name, ok, message in checks:
             if not ok:
-                raise WeatkitError(message)
+                raise ConfigError(f"{message}, got {getattr(self, name)!r}", field=name)
+
+
+def _one_of(choices: Sequence[str]) -> str:
+    return f"must be one of {', '.join(choices)}"
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,14 @@ file per language; ``glove-6b-50d`` for the embedded default; optional ``format`
 options). ``baseline: NAME`` asks for the paired difference in effect size to that embeddings;
 an entry with several layers may name one of its own (``baseline: XLM-R@0``), which then is the
 baseline of the other layers.
+
+The run options are read by :func:`weatkit.config.run.run_config_from_mapping` (the same
+declarations as ``weatkit compare`` and the command line): a bad value is reported when the file
+is read, before any job runs, naming the key (``exp.yaml: engine.n_bootstrap: must be >= 0``);
+entries are counted from 1 (``exp.yaml: embeddings[2].layers: ...``). A model is a local
+directory when it looks like a path or is a folder next to the file, a hub id otherwise
+(:func:`weatkit.config.files.model_location`). An ``output`` given on the command line is read
+from the current folder.
 """
 
 from __future__ import annotations
@@ -35,42 +43,30 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from weatkit.configfile import (
+from weatkit.config.files import (
     as_dict,
+    base_folder,
     check_keys,
+    command_line_path,
     config_path,
-    dataclass_from,
+    layer_numbers,
     mapping,
+    model_location,
     read_config,
     strings,
     typed,
 )
+from weatkit.config.run import RUN_KEYS, run_config_from_mapping
+from weatkit.config.schema import CONTEXTUAL, Source, options_from_file
 from weatkit.embeddings.contextual import ContextualOptions
-from weatkit.embeddings.hf_models import looks_like_path
 from weatkit.embeddings.spec import EmbeddingsSpec, parse_embeddings_spec, parse_embeddings_specs
-from weatkit.engine.weat import EngineOptions
-from weatkit.errors import WeatkitError
-from weatkit.isomorphism.measures import IsoOptions
-from weatkit.lists.sources import canonical_name
+from weatkit.errors import ConfigError
 from weatkit.pipeline import RunConfig
 
-_TOP_KEYS = {
-    "output",
-    "languages",
-    "lists",
-    "tests",
-    "embeddings",
-    "lower",
-    "strip_accents",
-    "min_coverage",
-    "equalize",
-    "allow_pickle",
-    "fasttext_oov",
-    "engine",
-    "contextual",
-    "isomorphism",
-    "asymmetry",
-}
+#: The run options an experiment takes at its top level (languages are the grid's own axis;
+#: a job that fails is recorded, so ``strict`` does not apply).
+_RUN_KEYS = RUN_KEYS - {"langs", "strict"}
+_TOP_KEYS = {"output", "languages", "embeddings", "asymmetry", *_RUN_KEYS}
 _ENTRY_KEYS = {"name", "path", "model", "format", "layers", "baseline", "contextual"}
 
 
@@ -134,144 +130,103 @@ def load_grid_config(path: str | os.PathLike, output: str | None = None) -> Grid
 
 
 def _build_config(data: dict[str, Any], file: Path, sha256: str, output: str | None) -> GridConfig:
-    where = str(file)
-    check_keys(data, _TOP_KEYS, where)
-    base = file.resolve().parent
-    languages = strings(data.get("languages"), f"{where}: languages", required=True)
-    lists = strings(data.get("lists", ["ca-weat"]), f"{where}: lists", required=True)
-    lists = tuple(_list_location(entry, base) for entry in lists)
-    tests = strings(data.get("tests"), f"{where}: tests") or None
-    contextual = dataclass_from(
-        ContextualOptions, data.get("contextual", {}), f"{where}: contextual"
+    source = Source(str(file))
+    check_keys(data, _TOP_KEYS, str(file))
+    base = base_folder(file)
+    languages = strings(data.get("languages"), source.key("languages"), required=True)
+    run = run_config_from_mapping(
+        {k: v for k, v in data.items() if k in _RUN_KEYS}, source, base, keys=_RUN_KEYS
     )
-    iso_section = data.get("isomorphism")
-    reference, iso_words, iso = None, None, IsoOptions()
-    if iso_section is not None:
-        section = dict(mapping(iso_section, f"{where}: isomorphism"))
-        reference = section.pop("reference", None)
-        if not isinstance(reference, str) or not reference:
-            raise WeatkitError(f"{where}: isomorphism: give the reference language (e.g. en)")
-        words = section.pop("words", None)
-        iso_words = (
-            None if words is None else config_path(words, base, f"{where}: isomorphism.words")
-        )
-        iso = dataclass_from(IsoOptions, section, f"{where}: isomorphism")
-    engine = dataclass_from(EngineOptions, data.get("engine", {}), f"{where}: engine")
-    if engine.keep_distributions:
-        raise WeatkitError(f"{where}: engine: keep_distributions is not a grid option")
-    run = RunConfig(
-        lists=lists,
-        tests=tests,
-        lower=typed(data.get("lower"), (bool, type(None)), f"{where}: lower"),
-        strip_accents=typed(data.get("strip_accents", False), bool, f"{where}: strip_accents"),
-        min_coverage=float(
-            typed(data.get("min_coverage", 0.8), (int, float), f"{where}: min_coverage")
-        ),
-        equalize=typed(data.get("equalize", "none"), str, f"{where}: equalize"),
-        allow_pickle=typed(data.get("allow_pickle", False), bool, f"{where}: allow_pickle"),
-        fasttext_oov=typed(data.get("fasttext_oov", False), bool, f"{where}: fasttext_oov"),
-        engine=engine,
-        contextual=contextual,
-        isomorphism=reference,
-        iso=iso,
-        iso_words=iso_words,
-    )
-    sources = _sources(data.get("embeddings"), base, contextual, where)
-    out = output if output is not None else data.get("output", f"{file.stem}-run")
+    if run.engine.keep_distributions:
+        raise ConfigError(f"{source.key('engine.keep_distributions')}: not a grid option")
+    sources = _sources(data.get("embeddings"), base, run.contextual, source)
+    if output is not None:
+        out = command_line_path(output)
+    else:
+        out = config_path(data.get("output", f"{file.stem}-run"), base, source.key("output"))
     return GridConfig(
         path=file,
         sha256=sha256,
-        output=Path(config_path(out, base, f"{where}: output")),
+        output=Path(out),
         languages=languages,
         sources=sources,
         run=run,
-        asymmetry=_asymmetry(data.get("asymmetry"), base, where),
+        asymmetry=_asymmetry(data.get("asymmetry"), base, source.child("asymmetry")),
     )
 
 
 def _sources(
-    entries: Any, base: Path, contextual: ContextualOptions, where: str
+    entries: Any, base: Path, contextual: ContextualOptions, source: Source
 ) -> tuple[GridSource, ...]:
+    where = str(source)
     if not isinstance(entries, list) or not entries:
-        raise WeatkitError(f"{where}: embeddings: give a list of {{name, path | model}} entries")
+        raise ConfigError(
+            f"{source.key('embeddings')}: give a list of {{name, path | model}} entries"
+        )
     sources: list[GridSource] = []
     for i, entry in enumerate(entries, 1):
-        at = f"{where}: embeddings entry {i}"
-        entry = mapping(entry, at)
-        check_keys(entry, _ENTRY_KEYS, at)
-        name = typed(entry.get("name"), str, f"{at}: name")
+        at = source.entry("embeddings", i)
+        entry = mapping(entry, str(at))
+        check_keys(entry, _ENTRY_KEYS, str(at))
+        name = typed(entry.get("name"), str, at.key("name"))
         if not name or any(c in name for c in "=/\\"):
-            raise WeatkitError(f"{at}: name must be non-empty, without '=', '/' or '\\'")
-        at = f"{where}: embeddings {name!r}"
-        baseline = typed(entry.get("baseline"), (str, type(None)), f"{at}: baseline")
+            raise ConfigError(f"{at.key('name')}: must be non-empty, without '=', '/' or '\\'")
+        baseline = typed(entry.get("baseline"), (str, type(None)), at.key("baseline"))
         for spec in _entry_specs(entry, name, base, contextual, at):
             own_layer = spec.layer is not None and len(spec.layers) > 1 and baseline == spec.name
             sources.append(GridSource(spec, None if own_layer else baseline))
     names = [s.name for s in sources]
-    for source in sources:
-        if names.count(source.name) > 1:
-            raise WeatkitError(f"{where}: two embeddings are named {source.name!r}")
-        if source.baseline is not None and source.baseline not in names:
-            raise WeatkitError(
-                f"{where}: embeddings {source.name!r}: baseline {source.baseline!r} is not "
-                f"one of the embeddings ({', '.join(names)})"
+    for grid_source in sources:
+        if names.count(grid_source.name) > 1:
+            raise ConfigError(f"{where}: two embeddings are named {grid_source.name!r}")
+        if grid_source.baseline is not None and grid_source.baseline not in names:
+            raise ConfigError(
+                f"{where}: embeddings {grid_source.name!r}: baseline {grid_source.baseline!r} "
+                f"is not one of the embeddings ({', '.join(names)})"
             )
-        if source.baseline == source.name:
-            raise WeatkitError(f"{where}: embeddings {source.name!r} is its own baseline")
+        if grid_source.baseline == grid_source.name:
+            raise ConfigError(f"{where}: embeddings {grid_source.name!r} is its own baseline")
     return tuple(sources)
 
 
 def _entry_specs(
-    entry: Mapping[str, Any], name: str, base: Path, contextual: ContextualOptions, at: str
+    entry: Mapping[str, Any], name: str, base: Path, contextual: ContextualOptions, at: Source
 ) -> list[EmbeddingsSpec]:
     if ("path" in entry) == ("model" in entry):
-        raise WeatkitError(f"{at}: give exactly one of path (static vectors) or model")
+        raise ConfigError(f"{at}: give exactly one of path (static vectors) or model")
     if "path" in entry:
         for key in ("layers", "contextual"):
             if key in entry:
-                raise WeatkitError(f"{at}: {key} is for models, not static vectors")
-        location = typed(entry["path"], str, f"{at}: path")
+                raise ConfigError(f"{at.key(key)}: {key} is for models, not static vectors")
+        location = typed(entry["path"], str, at.key("path"))
         if location.lower() != "glove-6b-50d":
-            location = config_path(location, base, f"{at}: path")
+            location = config_path(location, base, at.key("path"))
         spec = parse_embeddings_spec(f"{name}={location}")
-        fmt = typed(entry.get("format", "auto"), str, f"{at}: format")
+        fmt = typed(entry.get("format", "auto"), str, at.key("format"))
         return [replace(spec, fmt=fmt)]
     if "format" in entry:
-        raise WeatkitError(f"{at}: format is for static vectors, not models")
-    model = typed(entry["model"], str, f"{at}: model")
-    local = config_path(model, base, f"{at}: model")
-    if looks_like_path(model) or Path(local).exists():
-        model = local
-    layers = entry.get("layers")
-    if isinstance(layers, int) and not isinstance(layers, bool):
-        layers = [layers]
-    if not isinstance(layers, list) or not layers:
-        raise WeatkitError(f"{at}: give the model's layers, e.g. layers: [0, -2]")
-    for layer in layers:
-        typed(layer, int, f"{at}: layers")
-    overrides = mapping(entry.get("contextual", {}), f"{at}: contextual")
-    options = dataclass_from(
-        ContextualOptions, {**as_dict(contextual), **overrides}, f"{at}: contextual"
+        raise ConfigError(f"{at.key('format')}: format is for static vectors, not models")
+    model = model_location(entry["model"], base, at.key("model"))
+    layers = layer_numbers(entry.get("layers"), at.key("layers"))
+    options = options_from_file(
+        ContextualOptions,
+        CONTEXTUAL,
+        entry.get("contextual", {}),
+        at.child("contextual"),
+        defaults=as_dict(contextual),
     )
     layer_text = ",".join(str(layer) for layer in layers)
     return parse_embeddings_specs(f"{name}=hf:{model}@{layer_text}", options)
 
 
-def _asymmetry(section: Any, base: Path, where: str) -> str | None:
+def _asymmetry(section: Any, base: Path, source: Source) -> str | None:
     if section is None:
         return None
-    section = mapping(section, f"{where}: asymmetry")
-    check_keys(section, {"counts"}, f"{where}: asymmetry")
-    counts = typed(section.get("counts", "wordfreq"), str, f"{where}: asymmetry.counts")
+    section = mapping(section, str(source))
+    check_keys(section, {"counts"}, str(source))
+    counts = typed(section.get("counts", "wordfreq"), str, source.key("counts"))
     if counts == "wordfreq":
         return counts
     if "{lang}" not in counts:
-        raise WeatkitError(f"{where}: asymmetry.counts: a corpus path needs {{lang}}, or wordfreq")
-    return config_path(counts, base, f"{where}: asymmetry.counts")
-
-
-def _list_location(entry: str, base: Path) -> str:
-    """A list-set name stays as it is; a list file is read relative to the experiment."""
-    if canonical_name(entry) is not None:
-        return entry
-    return config_path(entry, base, "lists")
+        raise ConfigError(f"{source.key('counts')}: a corpus path needs {{lang}}, or wordfreq")
+    return config_path(counts, base, source.key("counts"))

@@ -15,7 +15,7 @@ from scipy import stats
 
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.embeddings.spec import LANG_PLACEHOLDER, EmbeddingsSpec
-from weatkit.errors import WeatkitError
+from weatkit.errors import ConfigError
 from weatkit.isomorphism.measures import (
     ISO_COLUMNS,
     IsoOptions,
@@ -62,7 +62,7 @@ def isomorphism_to_reference(
     """
     options.validate()
     if words_template is not None and LANG_PLACEHOLDER not in words_template:
-        raise WeatkitError(f"--iso-words {words_template!r} must contain {LANG_PLACEHOLDER}")
+        raise ConfigError(f"{words_template!r} must contain {LANG_PLACEHOLDER}", field="iso_words")
     frames, notes = [], []
     pool = extractors or ExtractorPool()
     others = sorted(set(langs) - {reference})

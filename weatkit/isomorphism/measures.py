@@ -34,8 +34,10 @@ from weatkit._io.textfile import read_text_file
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings
 from weatkit.embeddings.vectors import WordVectors
-from weatkit.errors import WeatkitError
+from weatkit.errors import ConfigError, WeatkitError
+from weatkit.isomorphism.eigenvector import ORDERS as EV_ORDERS
 from weatkit.isomorphism.eigenvector import eigenvector_similarity
+from weatkit.isomorphism.gromov_hausdorff import POINTS as GH_POINTS
 from weatkit.isomorphism.gromov_hausdorff import gromov_hausdorff
 from weatkit.isomorphism.gromov_wasserstein import gromov_wasserstein
 from weatkit.isomorphism.preprocess import normalize_space
@@ -75,22 +77,30 @@ class IsoOptions:
     device: str = "auto"
 
     def validate(self) -> None:
-        """WeatkitError for unknown measures or options, or non-positive word counts."""
+        """:class:`ConfigError` naming the field of an unknown measure or option, a word count
+        below 2, homology dimensions other than 0 or 0,1, or an energy outside (0, 1]."""
         unknown = [m for m in self.measures if m not in MEASURES]
         if unknown or not self.measures:
-            raise WeatkitError(
+            raise ConfigError(
                 f"unknown isomorphism measure {unknown[0] if unknown else ''!r}: "
-                f"choose from {', '.join(MEASURES)}"
+                f"choose from {', '.join(MEASURES)}",
+                field="measures",
             )
         for measure, n in self.n_words.items():
             if measure not in MEASURES:
-                raise WeatkitError(f"--n-words: unknown measure {measure!r}")
+                raise ConfigError(f"unknown measure {measure!r}", field="n_words")
             if not isinstance(n, int) or n < 2:
-                raise WeatkitError(f"--n-words {measure}={n!r}: need at least 2 words")
+                raise ConfigError(f"{measure}={n!r}: need at least 2 words", field="n_words")
+        if self.ev_order not in EV_ORDERS:
+            raise ConfigError(f"must be one of {', '.join(EV_ORDERS)}", field="ev_order")
+        if not self.gh_dims or not set(self.gh_dims) <= {0, 1}:
+            raise ConfigError(f"must be 0 or 0,1, got {self.gh_dims!r}", field="gh_dims")
+        if self.gh_points not in GH_POINTS:
+            raise ConfigError(f"must be one of {', '.join(GH_POINTS)}", field="gh_points")
         if self.center_over not in CENTER_OVER:
-            raise WeatkitError(f"--center-over must be one of {', '.join(CENTER_OVER)}")
+            raise ConfigError(f"must be one of {', '.join(CENTER_OVER)}", field="center_over")
         if not 0 < self.energy <= 1:
-            raise WeatkitError(f"--energy must be in (0, 1], got {self.energy}")
+            raise ConfigError(f"must be in (0, 1], got {self.energy}", field="energy")
 
     def words_for(self, measure: str) -> int:
         return self.n_words.get(measure, DEFAULT_N_WORDS[measure])

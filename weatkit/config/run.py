@@ -1,0 +1,147 @@
+"""The one builder of a :class:`~weatkit.pipeline.RunConfig`, from a file's mapping or from
+the command line's options, both read through :mod:`weatkit.config.schema`.
+
+A run's keys in a file (an experiment's top level, a comparison's ``weat`` section)::
+
+    lists: [ca-weat, my-lists.yaml]     # list sets, or list files read from the file's folder
+    tests: [weat1]                      # optional
+    lower: true                         # also strip_accents, min_coverage, equalize, strict,
+                                        #      allow_pickle, fasttext_oov
+    engine: {n_bootstrap: 1000}         # EngineOptions fields
+    contextual: {batch_size: 16}        # ContextualOptions fields
+    isomorphism: {reference: en, words: "vocab/{lang}.txt", measures: [ev]}   # + IsoOptions
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+from weatkit.config.files import check_keys, config_path, mapping
+from weatkit.config.schema import (
+    CONTEXTUAL,
+    ENGINE,
+    ISO,
+    LISTS,
+    LOADING,
+    Source,
+    build,
+    named_by,
+    options_from_cli,
+    options_from_file,
+    values_from_cli,
+    values_from_file,
+)
+from weatkit.embeddings.contextual import ContextualOptions
+from weatkit.engine.weat import EngineOptions
+from weatkit.errors import ConfigError
+from weatkit.isomorphism.measures import IsoOptions
+from weatkit.lists.sources import canonical_name
+from weatkit.pipeline import RunConfig
+
+#: The keys of a run in a file: the list, normalisation and loading options and three sections.
+RUN_KEYS = frozenset(LISTS.file_keys | LOADING.file_keys | {"engine", "contextual", "isomorphism"})
+_ISO_RUN_KEYS = {"reference", "words"}
+
+
+def run_config_from_mapping(
+    data: Mapping[str, Any],
+    source: Source,
+    base: Path,
+    *,
+    keys: Collection[str] = RUN_KEYS,
+    contextual: ContextualOptions | None = None,
+) -> RunConfig:
+    """A :class:`RunConfig` from a file's keys; every message names the file and the key.
+
+    Args:
+        data: the run's keys (the caller has taken out its own: ``output``, ``embeddings``...).
+        source: where ``data`` is in the file (``Source(file)``, ``Source(file, "weat")``).
+        base: the folder relative paths are read from (the file's own folder).
+        keys: the keys this file kind accepts (a subset of :data:`RUN_KEYS`).
+        contextual: options read elsewhere in the file (``contextual`` is then not a key here).
+
+    Raises:
+        ConfigError: an unknown key, a wrong type or a value the options refuse, named as
+            ``file: section.key: problem``, before anything runs.
+    """
+    data = mapping(data, str(source))
+    check_keys(data, set(keys), str(source))
+    top = {k: v for k, v in data.items() if k not in ("engine", "contextual", "isomorphism")}
+    values = values_from_file(LISTS, {k: v for k, v in top.items() if k in LISTS.file_keys}, source)
+    values |= values_from_file(
+        LOADING, {k: v for k, v in top.items() if k in LOADING.file_keys}, source
+    )
+    if "lists" in values:
+        values["lists"] = tuple(
+            _list_location(x, base, source.key("lists")) for x in values["lists"]
+        )
+    values["engine"] = options_from_file(
+        EngineOptions, ENGINE, data.get("engine", {}), source.child("engine")
+    )
+    values["contextual"] = contextual or options_from_file(
+        ContextualOptions, CONTEXTUAL, data.get("contextual", {}), source.child("contextual")
+    )
+    if data.get("isomorphism") is not None:
+        values |= _isomorphism(data["isomorphism"], source.child("isomorphism"), base)
+    with named_by(source, LISTS, LOADING):
+        return RunConfig(**values)
+
+
+def _isomorphism(section: Any, source: Source, base: Path) -> dict[str, Any]:
+    """``isomorphism: {reference, words, <IsoOptions fields>}`` as ``RunConfig`` fields."""
+    values = dict(mapping(section, str(source)))
+    check_keys(values, ISO.file_keys | _ISO_RUN_KEYS, str(source))
+    reference = values.pop("reference", None)
+    if not isinstance(reference, str) or not reference:
+        raise ConfigError(f"{source.key('reference')}: give the reference language (e.g. en)")
+    words = values.pop("words", None)
+    iso_words = None if words is None else config_path(words, base, source.key("words"))
+    if iso_words is not None and "{lang}" not in iso_words:
+        raise ConfigError(f"{source.key('words')}: {iso_words!r} must contain {{lang}}")
+    iso = options_from_file(IsoOptions, ISO, values, source)
+    return {"isomorphism": reference, "iso_words": iso_words, "iso": iso}
+
+
+def _list_location(entry: str, base: Path, at: str) -> str:
+    """A list-set name stays as it is; a list file is read from the option file's folder."""
+    if canonical_name(entry) is not None:
+        return entry
+    return config_path(entry, base, at)
+
+
+def run_config_from_cli(
+    opts: Mapping[str, Any],
+    *,
+    embeddings: tuple[Any, ...],
+    iso_prefix: str = "iso-",
+) -> RunConfig:
+    """A :class:`RunConfig` from click's options declared by
+    :func:`weatkit.config.schema.click_options` for :data:`LISTS`, :data:`LOADING`,
+    :data:`ENGINE`, :data:`CONTEXTUAL` (the ``cache`` parameter) and :data:`ISO` (with
+    ``iso_prefix``), plus ``isomorphism`` and ``iso_words``; every message names the flag.
+
+    Args:
+        opts: click's parsed options (parameter names = field names, ISO's prefixed).
+        embeddings: the ``embeddings`` entries (``--embeddings`` and ``--model``/``--layer``).
+        iso_prefix: the prefix of the isomorphism flags.
+    """
+    engine = options_from_cli(EngineOptions, ENGINE, opts)
+    contextual = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
+    key = iso_prefix.replace("-", "_")
+    iso_opts = {name[len(key) :]: value for name, value in opts.items() if name.startswith(key)}
+    iso_source = Source.command_line(iso_prefix)
+    iso_values = values_from_cli(ISO, iso_opts, iso_source) | {"device": opts.get("device", "auto")}
+    iso = build(IsoOptions, ISO, iso_values, iso_source)
+    values = values_from_cli(LISTS, opts) | values_from_cli(LOADING, opts)
+    with named_by(Source.command_line(), LISTS, LOADING):
+        return RunConfig(
+            **values,
+            embeddings=embeddings,
+            engine=engine,
+            contextual=contextual,
+            isomorphism=opts.get("isomorphism"),
+            iso=iso,
+            iso_words=opts.get("iso_words"),
+        )
