@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from weatkit.embeddings import cache as cache_module
-from weatkit.embeddings.cache import VectorCache, cache_key
+from weatkit.models.cache import VectorCache, cache_key
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.spec import parse_embeddings_specs

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from weatkit.embeddings.contextual import SUBWORD_POOLING, ContextualOptions
-from weatkit.embeddings.hf_models import DTYPES
+from weatkit.models.hub import DTYPES
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import WeatkitError
 

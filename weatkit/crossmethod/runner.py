@@ -40,7 +40,7 @@ from weatkit.crossmethod.methods import (
     weat_rows,
 )
 from weatkit.crossmethod.plot import correlation_heatmap
-from weatkit.embeddings.hf_models import is_decoder_only, load_config
+from weatkit.models.hub import is_decoder_only, load_config
 from weatkit.errors import WeatkitError
 from weatkit.pipeline import environment
 from weatkit.report.plots import figure_bytes

@@ -46,7 +46,7 @@ from weatkit.configfile import (
     typed,
 )
 from weatkit.embeddings.contextual import ContextualOptions
-from weatkit.embeddings.hf_models import looks_like_path
+from weatkit.models.hub import looks_like_path
 from weatkit.embeddings.spec import EmbeddingsSpec, parse_embeddings_spec, parse_embeddings_specs
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import WeatkitError
