@@ -92,9 +92,9 @@ def first_line(err: BaseException) -> str:
 def model_identity(model: str, config: Any, options: LoadOptions) -> dict[str, object]:
     """What identifies the weights: a content hash for a local directory, else id + commit.
 
-    The commit is the one the config was read from (``config._commit_hash``, set by
-    ``transformers`` for hub files) or ``options.revision`` when that is already a full commit
-    hash; anything else is a ModelError rather than a key on a moving branch.
+    The commit is the one the config was read from (``config._commit_hash`` where
+    ``transformers`` sets it, else :func:`resolve_commit`); a revision that cannot be resolved
+    is a ModelError rather than a key on a moving branch.
     """
     if is_local(model):
         root = Path(os.path.expanduser(model))
@@ -103,15 +103,34 @@ def model_identity(model: str, config: Any, options: LoadOptions) -> dict[str, o
         )
         fingerprints = [{**file_fingerprint(p), "path": str(p.relative_to(root))} for p in files]
         return {"model": str(root.resolve()), "content": fingerprints}
-    commit = getattr(config, "_commit_hash", None)
-    if commit is None and options.revision is not None and _COMMIT.fullmatch(options.revision):
-        commit = options.revision
+    commit = getattr(config, "_commit_hash", None) or resolve_commit(model, options.revision)
     if commit is None:
         raise ModelError(
             f"cannot resolve {model} revision {options.revision or 'main'!r} to a commit hash "
             "(needed to key cached results); give the commit with --revision"
         )
     return {"model": model, "revision": commit}
+
+
+def resolve_commit(model: str, revision: str | None) -> str | None:
+    """The commit hash ``revision`` (None = ``main``) of hub model ``model`` stands for.
+
+    A full commit hash is its own answer; otherwise the local hub cache answers (the config was
+    just downloaded into ``snapshots/<commit>/``, and ``refs/<revision>`` names that commit), so
+    no network is needed. None when the cache does not know.
+    """
+    if revision is not None and _COMMIT.fullmatch(revision):
+        return revision
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        path = try_to_load_from_cache(model, "config.json", revision=revision)
+    except ValueError:  # not a valid repository id
+        return None
+    if not isinstance(path, str):
+        return None
+    found = re.search(r"[/\\]snapshots[/\\]([0-9a-f]{40})[/\\]", path)
+    return found.group(1) if found else None
 
 
 def count_layers(config: Any) -> int:
