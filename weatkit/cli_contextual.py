@@ -8,9 +8,9 @@ from typing import Any
 import click
 
 from weatkit.embeddings.contextual import SUBWORD_POOLING, ContextualOptions
-from weatkit.models.hub import DTYPES
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import WeatkitError
+from weatkit.models.hub import DTYPES
 
 
 def loading_options(batch_size: int, batch_help: str) -> list[Callable[..., Any]]:

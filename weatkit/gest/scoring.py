@@ -68,11 +68,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from weatkit.data import cache_dir
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.models.batching import run_batches
-from weatkit.models.cache import VectorCache
+from weatkit.models.cache import cached_rows, score_cache
 from weatkit.models.handle import ModelHandle, padded
 from weatkit.models.pool import get_model
 
@@ -332,30 +331,26 @@ class GestScorer:
         label: str,
     ) -> dict[str, float]:
         """Natural-log scores of the encoded items, from the cache or the model."""
-        items = [e for e in encoded.values() if isinstance(e, _Item)]
+        items = {e.key: e for e in encoded.values() if isinstance(e, _Item)}
         cache = None
-        found: dict[str, float] = {}
         if self.options.cache:
-            inputs = {
-                "task": "gest-scores",
-                "scoring_version": SCORING_VERSION,
-                **self.identity,
-                "kind": self.kind,
-                "dtype": self.options.dtype,
+            cache = score_cache(
+                "gest",
+                "gest-scores",
+                SCORING_VERSION,
+                self.identity,
+                kind=self.kind,
+                dtype=self.options.dtype,
                 **what,
-            }
-            cache = VectorCache(inputs, root=cache_dir() / "gest")
-            found = {k: float(v[0]) for k, v in cache.get([e.key for e in items], 0).items()}
-        missing = [e for e in items if e.key not in found]
-        self.stats.n_cached += len(items) - len(missing)
-        if missing:
-            computed = self._compute(missing, show_progress, label)
-            if cache is not None:
-                keys = [e.key for e in missing]
-                cache.put(keys, {0: computed[:, None]})
-            found.update(zip((e.key for e in missing), computed.tolist(), strict=True))
+            )
+        rows, n_cached = cached_rows(
+            cache,
+            list(items),
+            lambda keys: self._compute([items[k] for k in keys], show_progress, label),
+        )
+        self.stats.n_cached += n_cached
         self.stats.n_scored += len(items)
-        return found
+        return {k: float(v[0]) for k, v in rows.items()}
 
     def _compute(self, items: list[_Item], show_progress: bool | None, label: str) -> np.ndarray:
         handle = self._load()

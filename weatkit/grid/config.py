@@ -46,12 +46,12 @@ from weatkit.configfile import (
     typed,
 )
 from weatkit.embeddings.contextual import ContextualOptions
-from weatkit.models.hub import looks_like_path
 from weatkit.embeddings.spec import EmbeddingsSpec, parse_embeddings_spec, parse_embeddings_specs
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import WeatkitError
 from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.sources import canonical_name
+from weatkit.models.hub import looks_like_path
 from weatkit.pipeline import RunConfig
 
 _TOP_KEYS = {

@@ -43,11 +43,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from weatkit.data import cache_dir
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.models.batching import run_batches
-from weatkit.models.cache import VectorCache
+from weatkit.models.cache import cached_rows, score_cache
 from weatkit.models.handle import ModelHandle, padded
 from weatkit.models.pool import get_model
 
@@ -249,38 +248,36 @@ class MaskedLM:
         label: str,
     ) -> dict[str, np.ndarray]:
         """Values of ``items`` (key → input) from the cache, the rest computed in batches."""
-        found: dict[str, np.ndarray] = {}
+        if not items:
+            return {}
         cache = None
-        if self.options.cache and items:
-            inputs = {
-                "task": f"sentence-{task}",
-                "scoring_version": SCORING_VERSION,
-                **self.identity,
-                "dtype": self.options.dtype,
-            }
-            cache = VectorCache(inputs, root=cache_dir() / "sentence")
-            found = cache.get(list(items), 0)
-        missing = [k for k in items if k not in found]
-        self.n_cached += len(items) - len(missing)
-        if not missing:
-            return found
-        _, device = self._load()
-        values, _ = run_batches(
-            [items[k] for k in missing],
-            compute,
-            length=_length,
-            batch_size=self.options.batch_size,
-            desc=f"{label} with {self.handle.short_name}",
-            model_name=self.model_name,
-            device=device,
-            unit="row",
-            show_progress=show_progress,
-        )
-        values = values.astype(np.float32)
-        self.n_computed += len(missing)
-        if cache is not None:
-            cache.put(missing, {0: values})
-        found.update(zip(missing, values, strict=True))
+        if self.options.cache:
+            cache = score_cache(
+                "sentence",
+                f"sentence-{task}",
+                SCORING_VERSION,
+                self.identity,
+                dtype=self.options.dtype,
+            )
+
+        def run(missing: list[str]) -> np.ndarray:
+            _, device = self._load()
+            values, _ = run_batches(
+                [items[k] for k in missing],
+                compute,
+                length=_length,
+                batch_size=self.options.batch_size,
+                desc=f"{label} with {self.handle.short_name}",
+                model_name=self.model_name,
+                device=device,
+                unit="row",
+                show_progress=show_progress,
+            )
+            self.n_computed += len(missing)
+            return values
+
+        found, n_cached = cached_rows(cache, list(items), run)
+        self.n_cached += n_cached
         return found
 
 

@@ -48,11 +48,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from weatkit.data import cache_dir
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.models.batching import run_batches
-from weatkit.models.cache import VectorCache
+from weatkit.models.cache import cached_rows, score_cache
 from weatkit.models.handle import ModelHandle, padded
 from weatkit.models.pool import get_model
 from weatkit.stereoset.data import BLANK, StereoSet
@@ -150,27 +149,23 @@ class IntrasentenceScorer:
         self, inputs: dict[str, tuple[str, str]], show_progress: bool | None
     ) -> dict[str, float]:
         cache = None
-        found: dict[str, float] = {}
         if self.options.cache:
-            key_inputs = {
-                "task": "stereoset-intrasentence",
-                "scoring_version": SCORING_VERSION,
-                **self.identity,
-                "kind": self.kind,
-                "dtype": self.options.dtype,
-            }
-            cache = VectorCache(key_inputs, root=cache_dir() / "stereoset")
-            found = {k: float(v[0]) for k, v in cache.get(list(inputs), 0).items()}
-        missing = [k for k in inputs if k not in found]
-        self.stats.n_cached += len(inputs) - len(missing)
-        if missing:
-            sources = [inputs[k] for k in missing]
-            computed = self._compute(sources, show_progress)
-            if cache is not None:
-                cache.put(missing, {0: computed[:, None]})
-            found.update(zip(missing, (float(x) for x in computed), strict=True))
+            cache = score_cache(
+                "stereoset",
+                "stereoset-intrasentence",
+                SCORING_VERSION,
+                self.identity,
+                kind=self.kind,
+                dtype=self.options.dtype,
+            )
+        rows, n_cached = cached_rows(
+            cache,
+            list(inputs),
+            lambda keys: self._compute([inputs[k] for k in keys], show_progress),
+        )
+        self.stats.n_cached += n_cached
         self.stats.n_sentences += len(inputs)
-        return found
+        return {k: float(v[0]) for k, v in rows.items()}
 
     def _compute(self, sources: list[tuple[str, str]], show_progress: bool | None) -> np.ndarray:
         """float32 scores of the inputs (``(sentence id, key)`` pairs)."""
