@@ -72,10 +72,10 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.models.batching import run_batches
 from weatkit.models.cache import cached_rows, score_cache
-from weatkit.models.handle import ModelHandle, padded
+from weatkit.models.handle import HEADS, ModelHandle, padded
 from weatkit.models.pool import get_model
 
-KINDS = ("mlm", "glm")
+KINDS = HEADS
 #: ln of each log base: a natural-log score divided by it is the score in that base.
 LOG_BASES = {"10": math.log(10.0), "e": 1.0}
 #: Bump when the meaning of cached scores changes.
@@ -196,11 +196,7 @@ class GestScorer:
         self.options.validate()
         self.handle: ModelHandle = get_model(self.model_name, self.options)
         self._config = self.handle.config
-        if kind is None:
-            kind = "glm" if self.handle.decoder_only else "mlm"
-        if kind not in KINDS:
-            raise WeatkitError(f"unknown model kind {kind!r}: choose mlm or glm")
-        self.kind = kind
+        self.kind = self.handle.lm_kind(kind)
         self.identity = self.handle.identity
         self.stats = ScoringStats()
         self._network: ModelHandle | None = None  # set once this scorer needs the network

@@ -140,6 +140,15 @@ class ModelHandle:
         """True for causal-LM-only architectures (GPT-2, XGLM, Llama)."""
         return is_decoder_only(self.config)
 
+    def lm_kind(self, kind: str | None = None) -> str:
+        """``kind`` checked (``"mlm"`` or ``"glm"``); None decides from the config: decoder-only
+        architectures are causal LMs (``glm``), the rest masked LMs (``mlm``)."""
+        if kind is None:
+            return "glm" if self.decoder_only else "mlm"
+        if kind not in HEADS:
+            raise ModelError(f"unknown model kind {kind!r}: choose mlm or glm")
+        return kind
+
     @property
     def n_layers(self) -> int:
         """Transformer layers (the encoder's for encoder-decoder models)."""
@@ -209,8 +218,7 @@ class ModelHandle:
         """
         if head is None:
             return self._hidden_network()
-        if head not in HEADS:
-            raise ModelError(f"unknown model kind {head!r}: choose mlm or glm")
+        self.lm_kind(head)
         if head not in self._networks:
             self._networks[head] = self._load(head)
             if not self._encoder_decoder:

@@ -52,11 +52,11 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.models.batching import run_batches
 from weatkit.models.cache import cached_rows, score_cache
-from weatkit.models.handle import ModelHandle, padded
+from weatkit.models.handle import HEADS, ModelHandle, padded
 from weatkit.models.pool import get_model
 from weatkit.stereoset.data import BLANK, StereoSet
 
-KINDS = ("mlm", "glm")
+KINDS = HEADS
 #: Bump when the meaning of cached scores changes.
 SCORING_VERSION = 1
 
@@ -118,11 +118,7 @@ class IntrasentenceScorer:
         self.options.validate()
         self.handle: ModelHandle = get_model(self.model_name, self.options)
         self._config = self.handle.config
-        if kind is None:
-            kind = "glm" if self.handle.decoder_only else "mlm"
-        if kind not in KINDS:
-            raise WeatkitError(f"unknown model kind {kind!r}: choose mlm or glm")
-        self.kind = kind
+        self.kind = self.handle.lm_kind(kind)
         self.identity = self.handle.identity
         self.stats = ScoringStats()
         # set once this scorer needs the tokenizer / the network
