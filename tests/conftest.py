@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,12 @@ def _isolated_env(
     if path is not None:
         monkeypatch.setenv("WEATKIT_DATA", str(path))
     monkeypatch.setenv("WEATKIT_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_model_pool():
+    """Each test starts and ends with an empty process model pool (weatkit.models.pool)."""
+    yield
+    pool = sys.modules.get("weatkit.models.pool")
+    if pool is not None:
+        pool.clear()

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from weatkit.embeddings import cache as cache_module
-from weatkit.embeddings.cache import VectorCache, cache_key
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.spec import parse_embeddings_specs
 from weatkit.embeddings.static import load_static
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
+from weatkit.models import cache as cache_module
+from weatkit.models.cache import VectorCache, cache_key
 
 INPUTS = {"model": "m", "revision": "abc", "subwords": "sum"}
 

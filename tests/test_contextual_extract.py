@@ -326,6 +326,7 @@ def test_cased_tokenizer_keeps_case(tiny_dirs: dict[str, Path]) -> None:
 
 def test_lower_option_lowercases_items(tiny_dirs: dict[str, Path]) -> None:
     _, lowered = _extract(tiny_dirs["bert"], ["This"], [0], lower=True)
-    assert lowered[0].words == ["this"]
+    # "this" is encoded; the vector answers for the item as written (issue 15, bug 7a)
+    assert lowered[0].words == ["This"]
     expected = manual_word_vector(tiny_dirs["bert"], "this", [1], 0)
     np.testing.assert_allclose(lowered[0].vectors[0], expected, **TOL)

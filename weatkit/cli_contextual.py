@@ -9,9 +9,9 @@ import click
 
 from weatkit.config.schema import CONTEXTUAL, Source, named_by
 from weatkit.embeddings.contextual import SUBWORD_POOLING, ContextualOptions
-from weatkit.embeddings.hf_models import DTYPES
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import WeatkitError
+from weatkit.models.hub import DTYPES
 
 
 def loading_options(batch_size: int, batch_help: str) -> list[Callable[..., Any]]:

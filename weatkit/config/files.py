@@ -112,10 +112,10 @@ def model_location(value: Any, base: Path, at: str) -> str:
     """A ``model`` entry: a local directory (joined to ``base``) or a hub id kept as written.
 
     A value is a directory when it looks like a path (``./m``, ``/m``, ``~/m``, ``a/b/c``; see
-    :func:`weatkit.embeddings.hf_models.looks_like_path`) or when ``base / value`` is a directory
+    :func:`weatkit.models.hub.looks_like_path`) or when ``base / value`` is a directory
     (``models/a`` next to the file); otherwise it is a hub id (``org/name``).
     """
-    from weatkit.embeddings.hf_models import looks_like_path  # imports torch
+    from weatkit.models.hub import looks_like_path  # imports torch
 
     text = typed(value, str, at)
     if not text:

@@ -40,8 +40,8 @@ from weatkit.crossmethod.methods import (
     weat_rows,
 )
 from weatkit.crossmethod.plot import correlation_heatmap
-from weatkit.embeddings.hf_models import is_decoder_only, load_config
 from weatkit.errors import WeatkitError
+from weatkit.models.hub import is_decoder_only, load_config
 from weatkit.pipeline import environment
 from weatkit.report.plots import figure_bytes
 from weatkit.report.tables import manifest_bytes, render, write_outputs

@@ -17,37 +17,32 @@ offsets, so a fast tokenizer is needed).
 
 Batches are padded on the right with an attention mask, so a word's vector does not depend on
 the other words in its batch (right padding also keeps the absolute positions of decoder-only
-models). Encoder-decoder models use their encoder. Extracted vectors are cached on disk
-(:mod:`weatkit.embeddings.cache`), keyed by the model's identity (hub id + commit hash, or a
-content hash of a local directory), the pooling options and the dtype; all requested layers come
-from one forward pass.
+models). Encoder-decoder models use their encoder. The model comes from the process's pool
+(:func:`weatkit.models.pool.get_model`), so other measures of the same run share its weights.
+Extracted vectors are cached on disk (:mod:`weatkit.models.cache`), keyed by the model's identity
+(hub id + commit hash, or a content hash of a local directory), the pooling options and the
+dtype; all requested layers come from one forward pass.
+
+With ``lower=True`` the item is lower-cased before it is encoded and its vector is returned under
+the item as written, so list items are found as they are spelt.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
-from weatkit.embeddings.cache import VectorCache
-from weatkit.embeddings.hf_models import (
-    DTYPES,
-    count_layers,
-    is_decoder_only,
-    load_config,
-    load_network,
-    load_tokenizer,
-    lowercases,
-    max_length,
-    model_identity,
-)
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import ConfigError, WeatkitError
+from weatkit.models.batching import run_batches
+from weatkit.models.cache import VectorCache
+from weatkit.models.handle import ModelHandle
+from weatkit.models.hub import DTYPES, lowercases, max_length
+from weatkit.models.pool import get_model
 
 SUBWORD_POOLING = ("sum", "mean", "first", "last")
 
@@ -63,7 +58,7 @@ class ContextualOptions:
             BOS for decoder-only models); False encodes only the item's tokens.
         template: a sentence with one ``{}`` where the item goes (e.g. ``"This is {}."``); only
             the item's tokens are pooled. None encodes the item alone.
-        lower: lower-case items before encoding.
+        lower: lower-case items before encoding (the vectors answer for the items as written).
         dtype: model weights' dtype: ``float32``, ``float16`` or ``bfloat16`` (vectors are pooled
             and returned in float32).
         batch_size: items per forward pass.
@@ -149,6 +144,8 @@ class _Encoded:
 
 @dataclass
 class _Loaded:
+    """What a forward pass needs; ``model`` is the handle's hidden-states function."""
+
     tokenizer: Any
     model: Any
     device: torch.device
@@ -158,8 +155,9 @@ class _Loaded:
 class ContextualExtractor:
     """Extract word vectors from one model (a hub id or a local directory) at chosen layers.
 
-    The model and tokenizer are loaded on first need and kept; when every requested vector is in
-    the cache the model is never loaded. ``notes`` collects messages for the run report (e.g. an
+    The model and tokenizer come from the process's pool (:func:`weatkit.models.pool.get_model`)
+    and are loaded on first need; when every requested vector is in the cache the model is never
+    loaded. ``notes`` collects messages for the run report (e.g. an
     uncased model meeting cased items).
 
     Example:
@@ -175,10 +173,10 @@ class ContextualExtractor:
         self.options.validate()
         self.stats = ExtractionStats()
         self.notes: list[str] = []
-        self._config = load_config(self.model_name, self.options)
-        self.identity = model_identity(self.model_name, self._config, self.options)
-        self.n_layers = count_layers(self._config)
-        self._tokenizer_obj: Any = None
+        self.handle: ModelHandle = get_model(self.model_name, self.options)
+        self._config = self.handle.config
+        self.identity = self.handle.identity
+        self.n_layers = self.handle.n_layers
         self._loaded: _Loaded | None = None
         self._memory: dict[int, dict[str, np.ndarray]] = {}
         self._requested: set[str] = set()
@@ -190,7 +188,7 @@ class ContextualExtractor:
 
     @property
     def model_loaded(self) -> bool:
-        """Whether the network has been loaded (it is only when a vector is not cached)."""
+        """Whether this extractor needed the network (only when a vector is not cached)."""
         return self._loaded is not None
 
     # -- layers ---------------------------------------------------------------------------------
@@ -224,7 +222,8 @@ class ContextualExtractor:
             raise WeatkitError(f"no layer given for {self.model_name}")
         absolute = {layer: self.layer_index(layer) for layer in layers}
         wanted = sorted(set(absolute.values()))
-        texts = list(dict.fromkeys(self._prepare(item) for item in items))
+        prepared = {item: self._prepare(item) for item in dict.fromkeys(items)}
+        texts = list(dict.fromkeys(prepared.values()))
         fresh = [t for t in texts if t not in self._requested]
         self._requested.update(fresh)
         self.stats.n_items = len(self._requested)
@@ -238,8 +237,10 @@ class ContextualExtractor:
         self._note_casing(texts)
         out = {}
         for requested, layer in absolute.items():
-            words = [t for t in texts if t in found[layer]]
-            matrix = np.stack([found[layer][w] for w in words]) if words else np.zeros((0, 0))
+            words = [item for item, text in prepared.items() if text in found[layer]]
+            matrix = (
+                np.stack([found[layer][prepared[w]] for w in words]) if words else np.zeros((0, 0))
+            )
             out[requested] = WordVectors(
                 name=name or f"{self.model_name}@{requested}",
                 words=words,
@@ -271,27 +272,24 @@ class ContextualExtractor:
         for e in encoded:
             if not e.positions:
                 self.notes.append(f"{self.model_name}: item {e.item!r} has no token; left out")
-        usable.sort(key=lambda e: len(e.ids))
-        size = self.options.batch_size
-        results: dict[int, list[np.ndarray]] = {layer: [] for layer in layers}
-        with tqdm(
-            total=len(usable),
-            desc=f"encoding with {Path(self.model_name).name or self.model_name}",
+        rows, n_batches = run_batches(
+            usable,
+            lambda batch: self._forward(loaded, batch, layers),
+            length=lambda e: len(e.ids),
+            batch_size=self.options.batch_size,
+            desc=f"encoding with {self.handle.short_name}",
+            model_name=self.model_name,
+            device=loaded.device,
             unit="word",
-            disable=None if show_progress is None else not show_progress,
-        ) as bar:
-            for start in range(0, len(usable), size):
-                batch = usable[start : start + size]
-                pooled = self._forward(loaded, batch, layers)
-                for layer, matrix in zip(layers, pooled, strict=True):
-                    results[layer].append(matrix)
-                self.stats.n_batches += 1
-                bar.update(len(batch))
+            action="encoding",
+            show_progress=show_progress,
+        )
+        self.stats.n_batches += n_batches
         self.stats.n_computed += len(usable)
         done = [e.item for e in usable]
         stacked = {
-            layer: np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
-            for layer, parts in results.items()
+            layer: rows[:, i] if usable else np.zeros((0, 0), np.float32)
+            for i, layer in enumerate(layers)
         }
         if self._cache is not None:
             self._cache.put(done, stacked)
@@ -343,12 +341,11 @@ class ContextualExtractor:
             )
         return _Encoded(text, ids, positions)
 
-    def _forward(
-        self, loaded: _Loaded, batch: list[_Encoded], layers: list[int]
-    ) -> list[np.ndarray]:
-        """One padded forward pass; per layer, the pooled vectors ``W @ h_L`` (float32)."""
+    def _forward(self, loaded: _Loaded, batch: list[_Encoded], layers: list[int]) -> np.ndarray:
+        """One padded forward pass; per item and layer the pooled vector ``W @ h_L`` (float32,
+        ``(len(batch), len(layers), d)``)."""
         width = max(len(e.ids) for e in batch)
-        pad = _pad_id(loaded.tokenizer)
+        pad = self.handle.pad_id
         ids = torch.full((len(batch), width), pad, dtype=torch.long)
         mask = torch.zeros((len(batch), width), dtype=torch.long)
         weights = torch.zeros((len(batch), width), dtype=torch.float32)
@@ -356,36 +353,28 @@ class ContextualExtractor:
             ids[row, : len(e.ids)] = torch.tensor(e.ids)
             mask[row, : len(e.ids)] = 1
             weights[row] = _pooling_weights(e.positions, width, self.options.subwords)
-        try:
-            with torch.inference_mode():
-                output = loaded.model(
-                    input_ids=ids.to(loaded.device),
-                    attention_mask=mask.to(loaded.device),
-                    output_hidden_states=True,
-                    return_dict=True,
-                )
-                states = torch.stack([output.hidden_states[layer] for layer in layers])
-                pooled = torch.einsum("bt,lbtd->lbd", weights.to(loaded.device), states.float())
-        except torch.OutOfMemoryError as err:
-            raise WeatkitError(
-                f"out of memory on {loaded.device} encoding with {self.model_name} at "
-                f"--batch-size {self.options.batch_size} ({len(batch)} items of up to {width} "
-                f"tokens); try a smaller --batch-size or --dtype float16"
-            ) from err
-        return list(pooled.cpu().numpy())
+        with torch.inference_mode():
+            states = loaded.model(input_ids=ids, attention_mask=mask, layers=layers)
+            pooled = torch.einsum("bt,lbtd->lbd", weights.to(loaded.device), states.float())
+        return pooled.cpu().numpy().transpose(1, 0, 2)
 
     # -- model loading --------------------------------------------------------------------------
 
     def _tokenizer(self) -> Any:
-        if self._tokenizer_obj is None:
-            self._tokenizer_obj = load_tokenizer(self.model_name, self.options)
-        return self._tokenizer_obj
+        tokenizer = self.handle.tokenizer
+        if self.options.template is not None and not getattr(tokenizer, "is_fast", False):
+            raise WeatkitError(
+                f"--template needs a fast tokenizer (character offsets); {self.model_name} has "
+                "a slow one"
+            )
+        return tokenizer
 
     def _load(self) -> _Loaded:
         if self._loaded is None:
-            network, device = load_network(self.model_name, self._config, self.options)
+            tokenizer = self._tokenizer()
+            self.handle.network(None)
             self._loaded = _Loaded(
-                self._tokenizer(), network, device, is_decoder_only(self._config)
+                tokenizer, self.handle.hidden_states, self.handle.device, self.handle.decoder_only
             )
         return self._loaded
 
@@ -414,16 +403,13 @@ def _pooling_weights(positions: list[int], width: int, mode: str) -> torch.Tenso
     return row
 
 
-def _pad_id(tokenizer: Any) -> int:
-    for candidate in (tokenizer.pad_token_id, tokenizer.eos_token_id, tokenizer.unk_token_id):
-        if candidate is not None:
-            return int(candidate)
-    return 0
-
-
 @dataclass
 class ExtractorPool:
-    """One :class:`ContextualExtractor` per (model, options), shared by the specs of a run."""
+    """One :class:`ContextualExtractor` per (model, options), shared by the specs of a run.
+
+    Extractors of one model with different pooling options share the model's handle (and
+    weights) through :func:`weatkit.models.pool.get_model`.
+    """
 
     extractors: dict[tuple[str, ContextualOptions], ContextualExtractor] = field(
         default_factory=dict
@@ -437,8 +423,8 @@ class ExtractorPool:
 
     @property
     def models_loaded(self) -> int:
-        """How many networks this pool has loaded (each at most once)."""
-        return sum(ex.model_loaded for ex in self.extractors.values())
+        """How many models this pool's extractors have loaded (each at most once)."""
+        return len({id(ex.handle) for ex in self.extractors.values() if ex.model_loaded})
 
     def describe(self) -> list[dict[str, object]]:
         """Model identities, options and extraction counts, for the manifest."""

@@ -50,40 +50,32 @@ pairs that differ in exactly one token").
 
 Batches are padded on the right with an attention mask (an item's score does not depend on the
 other items in its batch; causal models see no padding before their last prefix token) and
-sorted by length. Scores are cached on disk per model identity, kind, dtype and template
-(:class:`weatkit.embeddings.cache.VectorCache` under ``$WEATKIT_CACHE/gest``, natural logarithms
-in float32); a run whose scores are all cached never loads the model.
+sorted by length. The model is the process's shared handle
+(:func:`weatkit.models.pool.get_model`). Scores are cached on disk per model identity, kind, dtype
+and template (:class:`weatkit.models.cache.VectorCache` under ``$WEATKIT_CACHE/gest``, natural
+logarithms in float32); a run whose scores are all cached never loads the model.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 
-from weatkit.batching import run_batches
-from weatkit.data import cache_dir
-from weatkit.embeddings.cache import VectorCache
-from weatkit.embeddings.contextual import ContextualOptions, _pad_id
-from weatkit.embeddings.hf_models import (
-    is_decoder_only,
-    load_config,
-    load_network,
-    load_tokenizer,
-    max_length,
-    model_identity,
-)
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
+from weatkit.models.batching import run_batches
+from weatkit.models.cache import cached_rows, score_cache
+from weatkit.models.handle import HEADS, ModelHandle, padded
+from weatkit.models.pool import get_model
 
-KINDS = ("mlm", "glm")
+KINDS = HEADS
 #: ln of each log base: a natural-log score divided by it is the score in that base.
 LOG_BASES = {"10": math.log(10.0), "e": 1.0}
 #: Bump when the meaning of cached scores changes.
@@ -175,18 +167,19 @@ def fill(template: str, word: str, sentence: str) -> tuple[str, int, int]:
     return "".join(out), start, end
 
 
-def load_lm(model: str, config: Any, kind: str, options: ContextualOptions) -> tuple[Any, Any]:
-    """``AutoModelForMaskedLM`` (``mlm``) or ``AutoModelForCausalLM`` (``glm``), eval, on device
-    (:func:`weatkit.embeddings.hf_models.load_network`: safetensors unless ``allow_pickle``,
-    repository code only with ``trust_remote_code``)."""
-    return load_network(model, config, options, head=kind)
+def load_lm(handle: ModelHandle, kind: str) -> ModelHandle:
+    """The handle with its ``AutoModelForMaskedLM`` (``mlm``) or ``AutoModelForCausalLM``
+    (``glm``) loaded (:meth:`weatkit.models.handle.ModelHandle.network`: safetensors unless
+    ``allow_pickle``, repository code only with ``trust_remote_code``)."""
+    handle.network(kind)
+    return handle
 
 
 class GestScorer:
     """GEST scores of one model (a hub id or a local directory).
 
-    The tokenizer is loaded on first need, the network only when some score is not cached; both
-    are kept for later calls.
+    The model is the process's shared handle (:func:`weatkit.models.pool.get_model`): its
+    tokenizer is loaded on first need, its network only when some score is not cached.
 
     Example:
         >>> scorer = GestScorer("bert-base-uncased")  # doctest: +SKIP
@@ -201,16 +194,12 @@ class GestScorer:
         self.model_name = str(model)
         self.options = options or ContextualOptions()
         self.options.validate()
-        self._config = load_config(self.model_name, self.options)
-        if kind is None:
-            kind = "glm" if is_decoder_only(self._config) else "mlm"
-        if kind not in KINDS:
-            raise WeatkitError(f"unknown model kind {kind!r}: choose mlm or glm")
-        self.kind = kind
-        self.identity = model_identity(self.model_name, self._config, self.options)
+        self.handle: ModelHandle = get_model(self.model_name, self.options)
+        self._config = self.handle.config
+        self.kind = self.handle.lm_kind(kind)
+        self.identity = self.handle.identity
         self.stats = ScoringStats()
-        self._tokenizer_obj: Any = None
-        self._network: tuple[Any, Any] | None = None
+        self._network: ModelHandle | None = None  # set once this scorer needs the network
         self._word_ids: dict[str, int] = {}
 
     # -- public ---------------------------------------------------------------------------------
@@ -272,7 +261,7 @@ class GestScorer:
         unique = list(dict.fromkeys(checked))
         tok = self._tokenizer()
         mask = self._mask_id()
-        limit = max_length(tok, self._config)
+        limit = self.handle.max_length
         encoded = {key: _encode_pair(tok, key, mask, limit) for key in unique}
         self.stats.n_skipped += sum(isinstance(e, str) for e in encoded.values())
         scores = self._scores(encoded, {"pairs": True}, show_progress, "pairs")
@@ -287,7 +276,7 @@ class GestScorer:
         if not sentences:
             return {}
         tok = self._tokenizer()
-        limit = max_length(tok, self._config)
+        limit = self.handle.max_length
         if self.kind == "glm":
             m, f = self._word_id(template.masculine), self._word_id(template.feminine)
             out = _encode_glm(tok, template, sentences, m, f, limit)
@@ -323,7 +312,9 @@ class GestScorer:
 
     def _word_id(self, word: str) -> int:
         if word not in self._word_ids:
-            self._word_ids[word] = leading_space_token_id(self._prefix_space_tokenizer(), word)
+            self._word_ids[word] = leading_space_token_id(
+                self.handle.prefix_space_tokenizer(), word
+            )
         return self._word_ids[word]
 
     # -- scores ---------------------------------------------------------------------------------
@@ -336,43 +327,39 @@ class GestScorer:
         label: str,
     ) -> dict[str, float]:
         """Natural-log scores of the encoded items, from the cache or the model."""
-        items = [e for e in encoded.values() if isinstance(e, _Item)]
+        items = {e.key: e for e in encoded.values() if isinstance(e, _Item)}
         cache = None
-        found: dict[str, float] = {}
         if self.options.cache:
-            inputs = {
-                "task": "gest-scores",
-                "scoring_version": SCORING_VERSION,
-                **self.identity,
-                "kind": self.kind,
-                "dtype": self.options.dtype,
+            cache = score_cache(
+                "gest",
+                "gest-scores",
+                SCORING_VERSION,
+                self.identity,
+                kind=self.kind,
+                dtype=self.options.dtype,
                 **what,
-            }
-            cache = VectorCache(inputs, root=cache_dir("scores") / "gest")
-            found = {k: float(v[0]) for k, v in cache.get([e.key for e in items], 0).items()}
-        missing = [e for e in items if e.key not in found]
-        self.stats.n_cached += len(items) - len(missing)
-        if missing:
-            computed = self._compute(missing, show_progress, label)
-            if cache is not None:
-                keys = [e.key for e in missing]
-                cache.put(keys, {0: computed[:, None]})
-            found.update(zip((e.key for e in missing), computed.tolist(), strict=True))
+            )
+        rows, n_cached = cached_rows(
+            cache,
+            list(items),
+            lambda keys: self._compute([items[k] for k in keys], show_progress, label),
+        )
+        self.stats.n_cached += n_cached
         self.stats.n_scored += len(items)
-        return found
+        return {k: float(v[0]) for k, v in rows.items()}
 
     def _compute(self, items: list[_Item], show_progress: bool | None, label: str) -> np.ndarray:
-        network, device = self._load()
-        pad = _pad_id(self._tokenizer())
+        handle = self._load()
+        pad = handle.pad_id
         causal = self.kind == "glm"
         out, n_batches = run_batches(
             items,
-            lambda batch: forward_scores(network, device, batch, pad, causal),
+            lambda batch: forward_scores(handle, batch, pad, causal),
             length=lambda e: len(e.ids),
             batch_size=self.options.batch_size,
-            desc=f"GEST {self.kind} {label} with {Path(self.model_name).name or self.model_name}",
+            desc=f"GEST {self.kind} {label} with {handle.short_name}",
             model_name=self.model_name,
-            device=device,
+            device=handle.device,
             unit="sample",
             show_progress=show_progress,
         )
@@ -383,27 +370,11 @@ class GestScorer:
     # -- loading --------------------------------------------------------------------------------
 
     def _tokenizer(self) -> Any:
-        if self._tokenizer_obj is None:
-            self._tokenizer_obj = load_tokenizer(self.model_name, self.options)
-        return self._tokenizer_obj
+        return self.handle.tokenizer
 
-    def _prefix_space_tokenizer(self) -> Any:
-        """The tokenizer with ``add_prefix_space=True`` (the reference's ``token_id``)."""
-        from transformers import AutoTokenizer
-
-        try:
-            return AutoTokenizer.from_pretrained(
-                os.path.expanduser(self.model_name),
-                add_prefix_space=True,
-                revision=self.options.revision,
-                trust_remote_code=self.options.trust_remote_code,
-            )
-        except (OSError, ValueError, TypeError):
-            return self._tokenizer()  # a tokenizer without the option has no such convention
-
-    def _load(self) -> tuple[Any, Any]:
+    def _load(self) -> ModelHandle:
         if self._network is None:
-            self._network = load_lm(self.model_name, self._config, self.kind, self.options)
+            self._network = load_lm(self.handle, self.kind)
         return self._network
 
 
@@ -465,30 +436,26 @@ def leading_space_token_id(tokenizer: Any, word: str) -> int:
 
 
 def forward_scores(
-    network: Any, device: Any, batch: Sequence[_Item], pad_id: int, causal: bool
+    handle: ModelHandle, batch: Sequence[_Item], pad_id: int, causal: bool
 ) -> np.ndarray:
     """One right-padded forward pass; per item, the mean over its positions ``p`` of
     ``log softmax(logits[p])[w_m] − log softmax(logits[p])[w_f]`` (natural log, float32)."""
     n = len(batch)
-    width = max(len(e.ids) for e in batch)
-    ids = torch.full((n, width), pad_id, dtype=torch.long)
-    mask = torch.zeros((n, width), dtype=torch.long)
+    ids, mask = padded([e.ids for e in batch], pad_id)
     rows: list[int] = []
     cols: list[int] = []
     masc: list[int] = []
     fem: list[int] = []
     for r, e in enumerate(batch):
-        ids[r, : len(e.ids)] = torch.tensor(e.ids)
-        mask[r, : len(e.ids)] = 1
         rows += [r] * len(e.positions)
         cols += e.positions
         masc += e.masculine
         fem += e.feminine
-    kwargs = {"use_cache": False} if causal else {}
+    device = handle.device
     row_t = torch.tensor(rows, device=device)
+    head = "glm" if causal else "mlm"
+    logp = handle.log_probs(head, input_ids=ids, attention_mask=mask, rows=row_t, cols=cols)
     with torch.inference_mode():
-        logits = network(input_ids=ids.to(device), attention_mask=mask.to(device), **kwargs).logits
-        logp = torch.log_softmax(logits[row_t, torch.tensor(cols, device=device)].float(), dim=-1)
         diff = (
             logp.gather(1, torch.tensor(masc, device=device)[:, None])
             - logp.gather(1, torch.tensor(fem, device=device)[:, None])

@@ -21,11 +21,11 @@ from pathlib import Path
 import weatkit
 from weatkit._io.fingerprint import file_fingerprint
 from weatkit.embeddings.default import DEFAULT_EMBEDDINGS
-from weatkit.embeddings.hf_models import is_local, model_identity
 from weatkit.embeddings.spec import HF_PREFIX, EmbeddingsSpec
 from weatkit.errors import WeatkitError
 from weatkit.grid.config import GridConfig, GridSource
 from weatkit.lists.sources import select_lists
+from weatkit.models.hub import is_local, model_identity
 
 #: Options that change where or how fast a number is computed, never the number.
 _NOT_IN_KEY = {"device", "batch_size", "cache"}

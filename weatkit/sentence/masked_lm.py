@@ -26,9 +26,11 @@ and ``log P(w_p | T_{\\p})`` is read at ``p``; every (sentence, position) is one
 
 Logarithms are natural. Batches are sorted by length and padded on the right with an attention
 mask; padded positions are neither keys (the mask) nor queries (left out of α) nor targets, so a
-score does not depend on the other rows of its batch. Results are cached per model identity and
-dtype under ``$WEATKIT_CACHE/sentence`` (:class:`weatkit.embeddings.cache.VectorCache`); a run
-whose scores are all cached never loads the network.
+score does not depend on the other rows of its batch. The model is the process's shared handle
+(:func:`weatkit.models.pool.get_model`), so word vectors and these scores of one model in one run
+use one set of weights. Results are cached per model identity and dtype under
+``$WEATKIT_CACHE/sentence`` (:class:`weatkit.models.cache.VectorCache`); a run whose scores are
+all cached never loads the network.
 """
 
 from __future__ import annotations
@@ -36,25 +38,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from weatkit.batching import run_batches
-from weatkit.data import cache_dir
-from weatkit.embeddings.cache import VectorCache
-from weatkit.embeddings.contextual import ContextualOptions, _pad_id
-from weatkit.embeddings.hf_models import (
-    is_decoder_only,
-    load_config,
-    load_network,
-    load_tokenizer,
-    max_length,
-    model_identity,
-)
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
+from weatkit.models.batching import run_batches
+from weatkit.models.cache import cached_rows, score_cache
+from weatkit.models.handle import ModelHandle, padded
+from weatkit.models.pool import get_model
 
 #: Bump when the meaning of cached values changes.
 SCORING_VERSION = 1
@@ -110,7 +104,8 @@ class UnmaskedScores:
 class MaskedLM:
     """A masked LM (hub id or local directory) that scores tokenised sentences.
 
-    The tokenizer is loaded on first need, the network only when something is not cached.
+    The model is the process's shared handle (:func:`weatkit.models.pool.get_model`); its
+    tokenizer is loaded on first need, its network only when something is not cached.
 
     Example:
         >>> lm = MaskedLM("bert-base-uncased")  # doctest: +SKIP
@@ -123,30 +118,29 @@ class MaskedLM:
         self.model_name = str(model)
         self.options = options or ContextualOptions()
         self.options.validate()
-        self._config = load_config(self.model_name, self.options)
-        if is_decoder_only(self._config):
+        self.handle: ModelHandle = get_model(self.model_name, self.options)
+        self._config = self.handle.config
+        if self.handle.decoder_only:
             raise WeatkitError(
                 f"{self.model_name} ({self._config.__class__.__name__}) is a causal LM; "
                 "AUL, AULA and masked-token scores need a masked LM"
             )
-        self.identity = model_identity(self.model_name, self._config, self.options)
+        self.identity = self.handle.identity
         self.n_computed = 0
         self.n_cached = 0
-        self._tokenizer: Any = None
+        #: (network, device) once this object has needed the network
         self._network: tuple[Any, Any] | None = None
 
     # -- loading --------------------------------------------------------------------------------
 
     @property
     def tokenizer(self) -> Any:
-        if self._tokenizer is None:
-            self._tokenizer = load_tokenizer(self.model_name, self.options)
-        return self._tokenizer
+        return self.handle.tokenizer
 
     @property
     def max_length(self) -> int | None:
         """The longest input the model takes, special tokens included (None when unknown)."""
-        return max_length(self.tokenizer, self._config)
+        return self.handle.max_length
 
     @property
     def mask_id(self) -> int:
@@ -157,7 +151,7 @@ class MaskedLM:
 
     def _load(self) -> tuple[Any, Any]:
         if self._network is None:
-            self._network = load_network(self.model_name, self._config, self.options, head="mlm")
+            self._network = (self.handle.network("mlm"), self.handle.device)
         return self._network
 
     # -- encoding -------------------------------------------------------------------------------
@@ -202,7 +196,7 @@ class MaskedLM:
         values = self._cached(
             "unmasked",
             dict(zip(keys, sentences, strict=True)),
-            lambda batch: _unmasked_batch(*self._load(), batch, _pad_id(self.tokenizer)),
+            lambda batch: _unmasked_batch(self.handle, batch, self.handle.pad_id),
             show_progress,
             "AUL/AULA",
         )
@@ -239,7 +233,7 @@ class MaskedLM:
         values = self._cached(
             "masked",
             rows,
-            lambda batch: _masked_batch(*self._load(), batch, _pad_id(self.tokenizer), mask),
+            lambda batch: _masked_batch(self.handle, batch, self.handle.pad_id, mask),
             show_progress,
             "masked tokens",
         )
@@ -254,38 +248,36 @@ class MaskedLM:
         label: str,
     ) -> dict[str, np.ndarray]:
         """Values of ``items`` (key → input) from the cache, the rest computed in batches."""
-        found: dict[str, np.ndarray] = {}
+        if not items:
+            return {}
         cache = None
-        if self.options.cache and items:
-            inputs = {
-                "task": f"sentence-{task}",
-                "scoring_version": SCORING_VERSION,
-                **self.identity,
-                "dtype": self.options.dtype,
-            }
-            cache = VectorCache(inputs, root=cache_dir("scores") / "sentence")
-            found = cache.get(list(items), 0)
-        missing = [k for k in items if k not in found]
-        self.n_cached += len(items) - len(missing)
-        if not missing:
-            return found
-        _, device = self._load()
-        values, _ = run_batches(
-            [items[k] for k in missing],
-            compute,
-            length=_length,
-            batch_size=self.options.batch_size,
-            desc=f"{label} with {Path(self.model_name).name or self.model_name}",
-            model_name=self.model_name,
-            device=device,
-            unit="row",
-            show_progress=show_progress,
-        )
-        values = values.astype(np.float32)
-        self.n_computed += len(missing)
-        if cache is not None:
-            cache.put(missing, {0: values})
-        found.update(zip(missing, values, strict=True))
+        if self.options.cache:
+            cache = score_cache(
+                "sentence",
+                f"sentence-{task}",
+                SCORING_VERSION,
+                self.identity,
+                dtype=self.options.dtype,
+            )
+
+        def run(missing: list[str]) -> np.ndarray:
+            _, device = self._load()
+            values, _ = run_batches(
+                [items[k] for k in missing],
+                compute,
+                length=_length,
+                batch_size=self.options.batch_size,
+                desc=f"{label} with {self.handle.short_name}",
+                model_name=self.model_name,
+                device=device,
+                unit="row",
+                show_progress=show_progress,
+            )
+            self.n_computed += len(missing)
+            return values
+
+        found, n_cached = cached_rows(cache, list(items), run)
+        self.n_cached += n_cached
         return found
 
 
@@ -294,31 +286,23 @@ def _length(item: TokenizedSentence | tuple[TokenizedSentence, int]) -> int:
     return len(sentence.ids)
 
 
-def _padded(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-padded ids and the attention mask."""
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for r, row in enumerate(rows):
-        ids[r, : len(row)] = torch.tensor(row)
-        mask[r, : len(row)] = 1
-    return ids, mask
-
-
 def _unmasked_batch(
-    network: Any, device: Any, batch: Sequence[TokenizedSentence], pad: int
+    handle: ModelHandle, batch: Sequence[TokenizedSentence], pad: int
 ) -> np.ndarray:
     """Rows ``[AUL, AULA, embedding…]`` of one right-padded unmasked forward pass."""
-    ids, mask = _padded([s.ids for s in batch], pad)
+    ids, mask = padded([s.ids for s in batch], pad)
     content = torch.zeros(ids.shape, dtype=torch.bool)
     for r, s in enumerate(batch):
         content[r, : len(s.ids)] = ~torch.tensor(s.special)
+    device = handle.device
     ids, mask, content = ids.to(device), mask.to(device), content.to(device)
-    if getattr(network.config, "_attn_implementation", "eager") != "eager":
-        network.set_attn_implementation("eager")  # only eager attention returns the weights
-    with torch.inference_mode():
-        out = network(
-            input_ids=ids, attention_mask=mask, output_attentions=True, output_hidden_states=True
+    with handle.eager_attention("mlm"), torch.inference_mode():  # eager gives the weights
+        out = handle.forward(
+            "mlm",
+            input_ids=ids,
+            attention_mask=mask,
+            output_attentions=True,
+            output_hidden_states=True,
         )
         logp = torch.log_softmax(out.logits.float(), dim=-1).gather(2, ids[..., None])[..., 0]
         received = torch.zeros(ids.shape, device=ids.device)
@@ -336,19 +320,17 @@ def _unmasked_batch(
 
 
 def _masked_batch(
-    network: Any,
-    device: Any,
+    handle: ModelHandle,
     batch: Sequence[tuple[TokenizedSentence, int]],
     pad: int,
     mask_id: int,
 ) -> np.ndarray:
     """``log P(w_p | T with p masked)`` of each (sentence, position) row, as an (n, 1) array."""
-    ids, mask = _padded([s.ids for s, _ in batch], pad)
+    ids, mask = padded([s.ids for s, _ in batch], pad)
     rows = torch.arange(len(batch))
     cols = torch.tensor([p for _, p in batch])
     targets = ids[rows, cols].clone()
     ids[rows, cols] = mask_id
+    logp = handle.log_probs("mlm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols)
     with torch.inference_mode():
-        logits = network(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
-        logp = torch.log_softmax(logits[rows.to(device), cols.to(device)].float(), dim=-1)
-        return logp.gather(1, targets.to(device)[:, None]).cpu().numpy()
+        return logp.gather(1, targets.to(handle.device)[:, None]).cpu().numpy()

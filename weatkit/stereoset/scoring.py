@@ -32,8 +32,9 @@ BOS, in one pass.
 All steps of all sentences run in batches sorted by length and padded on the right with an
 attention mask, so a score does not depend on its batch. Scores are float32 (the precision of
 the forward pass) and are cached on disk per model identity, kind and dtype
-(:class:`weatkit.embeddings.cache.VectorCache` under ``$WEATKIT_CACHE/stereoset``); a run whose
-scores are all cached loads neither the tokenizer nor the model.
+(:class:`weatkit.models.cache.VectorCache` under ``$WEATKIT_CACHE/stereoset``); a run whose
+scores are all cached loads neither the tokenizer nor the model. The model is the process's
+shared handle (:func:`weatkit.models.pool.get_model`).
 """
 
 from __future__ import annotations
@@ -42,28 +43,20 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from weatkit.batching import run_batches
-from weatkit.data import cache_dir
-from weatkit.embeddings.cache import VectorCache
-from weatkit.embeddings.contextual import ContextualOptions, _pad_id
-from weatkit.embeddings.hf_models import (
-    is_decoder_only,
-    load_config,
-    load_network,
-    load_tokenizer,
-    max_length,
-    model_identity,
-)
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
+from weatkit.models.batching import run_batches
+from weatkit.models.cache import cached_rows, score_cache
+from weatkit.models.handle import HEADS, ModelHandle, padded
+from weatkit.models.pool import get_model
 from weatkit.stereoset.data import BLANK, StereoSet
 
-KINDS = ("mlm", "glm")
+KINDS = HEADS
 #: Bump when the meaning of cached scores changes.
 SCORING_VERSION = 1
 
@@ -109,7 +102,8 @@ def fill_blank(context: str, insertion: str, word: str) -> str:
 class IntrasentenceScorer:
     """StereoSet intrasentence scores of one model (a hub id or a local directory).
 
-    The tokenizer and network are loaded on first need and kept for later calls.
+    The model is the process's shared handle (:func:`weatkit.models.pool.get_model`); its
+    tokenizer and network are loaded on first need.
 
     Example:
         >>> scorer = IntrasentenceScorer("bert-base-cased")  # doctest: +SKIP
@@ -122,16 +116,14 @@ class IntrasentenceScorer:
         self.model_name = str(model)
         self.options = options or ContextualOptions()
         self.options.validate()
-        self._config = load_config(self.model_name, self.options)
-        if kind is None:
-            kind = "glm" if is_decoder_only(self._config) else "mlm"
-        if kind not in KINDS:
-            raise WeatkitError(f"unknown model kind {kind!r}: choose mlm or glm")
-        self.kind = kind
-        self.identity = model_identity(self.model_name, self._config, self.options)
+        self.handle: ModelHandle = get_model(self.model_name, self.options)
+        self._config = self.handle.config
+        self.kind = self.handle.lm_kind(kind)
+        self.identity = self.handle.identity
         self.stats = ScoringStats()
+        # set once this scorer needs the tokenizer / the network
         self._tokenizer_obj: Any = None
-        self._network: tuple[Any, Any] | None = None
+        self._network: ModelHandle | None = None
 
     def score(self, dataset: StereoSet, show_progress: bool | None = None) -> dict[str, float]:
         """``{sentence_id: score}`` for every intrasentence sentence of ``dataset``."""
@@ -153,27 +145,23 @@ class IntrasentenceScorer:
         self, inputs: dict[str, tuple[str, str]], show_progress: bool | None
     ) -> dict[str, float]:
         cache = None
-        found: dict[str, float] = {}
         if self.options.cache:
-            key_inputs = {
-                "task": "stereoset-intrasentence",
-                "scoring_version": SCORING_VERSION,
-                **self.identity,
-                "kind": self.kind,
-                "dtype": self.options.dtype,
-            }
-            cache = VectorCache(key_inputs, root=cache_dir("scores") / "stereoset")
-            found = {k: float(v[0]) for k, v in cache.get(list(inputs), 0).items()}
-        missing = [k for k in inputs if k not in found]
-        self.stats.n_cached += len(inputs) - len(missing)
-        if missing:
-            sources = [inputs[k] for k in missing]
-            computed = self._compute(sources, show_progress)
-            if cache is not None:
-                cache.put(missing, {0: computed[:, None]})
-            found.update(zip(missing, (float(x) for x in computed), strict=True))
+            cache = score_cache(
+                "stereoset",
+                "stereoset-intrasentence",
+                SCORING_VERSION,
+                self.identity,
+                kind=self.kind,
+                dtype=self.options.dtype,
+            )
+        rows, n_cached = cached_rows(
+            cache,
+            list(inputs),
+            lambda keys: self._compute([inputs[k] for k in keys], show_progress),
+        )
+        self.stats.n_cached += n_cached
         self.stats.n_sentences += len(inputs)
-        return found
+        return {k: float(v[0]) for k, v in rows.items()}
 
     def _compute(self, sources: list[tuple[str, str]], show_progress: bool | None) -> np.ndarray:
         """float32 scores of the inputs (``(sentence id, key)`` pairs)."""
@@ -191,18 +179,17 @@ class IntrasentenceScorer:
 
     def _run(self, items: list[_Item], show_progress: bool | None) -> np.ndarray:
         """Mean log-probability of each item's targets (float64), in batches sorted by length."""
-        network, device = self._load()
-        pad = _pad_id(self._tokenizer())
+        handle = self._load()
+        pad = handle.pad_id
         causal = self.kind == "glm"
         out, n_batches = run_batches(
             items,
-            lambda batch: forward_logprobs(network, device, batch, pad, causal),
+            lambda batch: forward_logprobs(handle, batch, pad, causal),
             length=lambda e: len(e.ids),
             batch_size=self.options.batch_size,
-            desc=f"StereoSet {self.kind} intrasentence with "
-            f"{Path(self.model_name).name or self.model_name}",
+            desc=f"StereoSet {self.kind} intrasentence with {handle.short_name}",
             model_name=self.model_name,
-            device=device,
+            device=handle.device,
             show_progress=show_progress,
         )
         self.stats.n_batches += n_batches
@@ -240,7 +227,7 @@ class IntrasentenceScorer:
                 owners.append(i)
                 targets.append(int(target))
         encoded = tok(texts)["input_ids"]
-        limit = max_length(tok, self._config)
+        limit = self.handle.max_length
         items = []
         for owner, target, ids in zip(owners, targets, encoded, strict=True):
             sid = sources[owner][0]
@@ -265,7 +252,7 @@ class IntrasentenceScorer:
                 f"{self.model_name} has neither a BOS nor an EOS token to start sentences with"
             )
         encoded = tok([key for _, key in sources], add_special_tokens=False)["input_ids"]
-        limit = max_length(tok, self._config)
+        limit = self.handle.max_length
         items = []
         for i, ((sid, _), ids) in enumerate(zip(sources, encoded, strict=True)):
             ids = [int(bos), *ids]
@@ -283,38 +270,34 @@ class IntrasentenceScorer:
 
     def _tokenizer(self) -> Any:
         if self._tokenizer_obj is None:
-            self._tokenizer_obj = load_tokenizer(self.model_name, self.options)
+            self._tokenizer_obj = self.handle.tokenizer
         return self._tokenizer_obj
 
-    def _load(self) -> tuple[Any, Any]:
+    def _load(self) -> ModelHandle:
         if self._network is None:
-            self._network = load_network(self.model_name, self._config, self.options, self.kind)
+            self.handle.network(self.kind)
+            self._network = self.handle
         return self._network
 
 
 def forward_logprobs(
-    network: Any, device: Any, batch: Sequence[_Item], pad_id: int, causal: bool
+    handle: ModelHandle, batch: Sequence[_Item], pad_id: int, causal: bool
 ) -> np.ndarray:
     """One right-padded forward pass; per item the mean over its positions ``p`` of
     ``log softmax(logits[p])[target]`` (natural log; float32 softmax, float64 mean)."""
     n = len(batch)
-    width = max(len(e.ids) for e in batch)
-    ids = torch.full((n, width), pad_id, dtype=torch.long)
-    mask = torch.zeros((n, width), dtype=torch.long)
+    ids, mask = padded([e.ids for e in batch], pad_id)
     rows: list[int] = []
     cols: list[int] = []
     targets: list[int] = []
     for r, e in enumerate(batch):
-        ids[r, : len(e.ids)] = torch.tensor(e.ids)
-        mask[r, : len(e.ids)] = 1
         rows += [r] * len(e.positions)
         cols += e.positions
         targets += e.targets
-    kwargs = {"use_cache": False} if causal else {}
+    device = handle.device
+    head = "glm" if causal else "mlm"
+    logp = handle.log_probs(head, input_ids=ids, attention_mask=mask, rows=rows, cols=cols)
     with torch.inference_mode():
-        logits = network(input_ids=ids.to(device), attention_mask=mask.to(device), **kwargs).logits
-        picked = logits[torch.tensor(rows, device=device), torch.tensor(cols, device=device)]
-        logp = torch.log_softmax(picked.float(), dim=-1)
         logp = logp.gather(1, torch.tensor(targets, device=device)[:, None])[:, 0]
     values = logp.cpu().double().numpy()
     row_idx = np.asarray(rows, dtype=np.int64)

@@ -1,12 +1,16 @@
-"""Loading Hugging Face models for word-vector extraction: config, tokenizer, weights, identity.
+"""Loading Hugging Face models: config, tokenizer, weights and the identity of the weights.
 
+The functions behind :class:`weatkit.models.handle.ModelHandle`; other modules use the handle.
 Safety defaults: weights are read from safetensors files only unless the user allows pickles
 (``pytorch_model.bin``), and code shipped with a model runs only with ``trust_remote_code``.
+The identity of a hub model is its id and the commit its revision resolves to (never a moving
+branch name such as ``main``); a local directory is identified by a hash of its files.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,14 +18,16 @@ import torch
 
 from weatkit._io.fingerprint import file_fingerprint
 from weatkit.engine.device import resolve_device
-from weatkit.errors import WeatkitError
+from weatkit.errors import ModelError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from weatkit.embeddings.contextual import ContextualOptions
+    from weatkit.models.handle import LoadOptions
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 #: Files of a local model directory that define its vectors (for the content hash).
 _MODEL_FILE_SUFFIXES = (".json", ".safetensors", ".bin", ".txt", ".model", ".py", ".pt")
+#: A full git commit hash (what a hub revision resolves to).
+_COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 def max_length(tokenizer: Any, config: Any) -> int | None:
@@ -55,12 +61,12 @@ def looks_like_path(model: str) -> bool:
     return model.startswith((".", "/", "~")) or model.count("/") > 1 or "\\" in model
 
 
-def load_config(model: str, options: ContextualOptions) -> Any:
+def load_config(model: str, options: LoadOptions) -> Any:
     """``AutoConfig`` of a local directory or hub id, with one-line errors."""
     from transformers import AutoConfig
 
     if not is_local(model) and looks_like_path(model):
-        raise WeatkitError(f"model directory not found: {model}")
+        raise ModelError(f"model directory not found: {model}")
     try:
         return AutoConfig.from_pretrained(
             os.path.expanduser(model),
@@ -69,12 +75,12 @@ def load_config(model: str, options: ContextualOptions) -> Any:
         )
     except ValueError as err:
         if "trust_remote_code" in str(err):
-            raise WeatkitError(
+            raise ModelError(
                 f"{model} needs code from its repository: pass --trust-remote-code if you trust it"
             ) from err
-        raise WeatkitError(f"cannot load the config of {model}: {first_line(err)}") from err
+        raise ModelError(f"cannot load the config of {model}: {first_line(err)}") from err
     except OSError as err:
-        raise WeatkitError(f"cannot load model {model}: {first_line(err)}") from err
+        raise ModelError(f"cannot load model {model}: {first_line(err)}") from err
 
 
 def first_line(err: BaseException) -> str:
@@ -83,8 +89,13 @@ def first_line(err: BaseException) -> str:
     return text.splitlines()[0] if text else type(err).__name__
 
 
-def model_identity(model: str, config: Any, options: ContextualOptions) -> dict[str, object]:
-    """What identifies the weights: a content hash for a local directory, else id + commit."""
+def model_identity(model: str, config: Any, options: LoadOptions) -> dict[str, object]:
+    """What identifies the weights: a content hash for a local directory, else id + commit.
+
+    The commit is the one the config was read from (``config._commit_hash`` where
+    ``transformers`` sets it, else :func:`resolve_commit`); a revision that cannot be resolved
+    is a ModelError rather than a key on a moving branch.
+    """
     if is_local(model):
         root = Path(os.path.expanduser(model))
         files = sorted(
@@ -92,8 +103,34 @@ def model_identity(model: str, config: Any, options: ContextualOptions) -> dict[
         )
         fingerprints = [{**file_fingerprint(p), "path": str(p.relative_to(root))} for p in files]
         return {"model": str(root.resolve()), "content": fingerprints}
-    commit = getattr(config, "_commit_hash", None)
-    return {"model": model, "revision": commit or options.revision or "main"}
+    commit = getattr(config, "_commit_hash", None) or resolve_commit(model, options.revision)
+    if commit is None:
+        raise ModelError(
+            f"cannot resolve {model} revision {options.revision or 'main'!r} to a commit hash "
+            "(needed to key cached results); give the commit with --revision"
+        )
+    return {"model": model, "revision": commit}
+
+
+def resolve_commit(model: str, revision: str | None) -> str | None:
+    """The commit hash ``revision`` (None = ``main``) of hub model ``model`` stands for.
+
+    A full commit hash is its own answer; otherwise the local hub cache answers (the config was
+    just downloaded into ``snapshots/<commit>/``, and ``refs/<revision>`` names that commit), so
+    no network is needed. None when the cache does not know.
+    """
+    if revision is not None and _COMMIT.fullmatch(revision):
+        return revision
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        path = try_to_load_from_cache(model, "config.json", revision=revision)
+    except ValueError:  # not a valid repository id
+        return None
+    if not isinstance(path, str):
+        return None
+    found = re.search(r"[/\\]snapshots[/\\]([0-9a-f]{40})[/\\]", path)
+    return found.group(1) if found else None
 
 
 def count_layers(config: Any) -> int:
@@ -102,7 +139,7 @@ def count_layers(config: Any) -> int:
         value = getattr(config, attr, None)
         if isinstance(value, int) and value > 0:
             return value
-    raise WeatkitError(
+    raise ModelError(
         f"cannot tell how many layers {config.__class__.__name__} has (no num_hidden_layers)"
     )
 
@@ -122,30 +159,61 @@ def is_decoder_only(config: Any) -> bool:
     )
 
 
-def load_tokenizer(model: str, options: ContextualOptions) -> Any:
-    """``AutoTokenizer``; a fast one is required for ``--template`` (character offsets)."""
+def checkpoint_head(config: Any) -> str | None:
+    """``"mlm"`` or ``"glm"`` when the checkpoint's declared architecture has a masked- or
+    causal-LM head (``config.architectures``), else None; encoder-decoder models give None."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    if getattr(config, "is_encoder_decoder", False):
+        return None
+    declared = set(getattr(config, "architectures", None) or [])
+    for head, mapping in (
+        ("mlm", MODEL_FOR_MASKED_LM_MAPPING_NAMES),
+        ("glm", MODEL_FOR_CAUSAL_LM_MAPPING_NAMES),
+    ):
+        names: set[str] = set()
+        for value in mapping.values():
+            names.update([value] if isinstance(value, str) else value)
+        if declared & names:
+            return head
+    return None
+
+
+def load_tokenizer(model: str, options: LoadOptions, **kwargs: Any) -> Any:
+    """``AutoTokenizer`` of a local directory or hub id (``kwargs`` go to ``from_pretrained``)."""
     from transformers import AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(
+        return AutoTokenizer.from_pretrained(
             os.path.expanduser(model),
             revision=options.revision,
             trust_remote_code=options.trust_remote_code,
+            **kwargs,
         )
     except (OSError, ValueError) as err:
-        raise WeatkitError(f"cannot load the tokenizer of {model}: {first_line(err)}") from err
-    if options.template is not None and not getattr(tokenizer, "is_fast", False):
-        raise WeatkitError(
-            f"--template needs a fast tokenizer (character offsets); {model} has a slow one"
-        )
-    return tokenizer
+        raise ModelError(f"cannot load the tokenizer of {model}: {first_line(err)}") from err
+
+
+def pad_id(tokenizer: Any) -> int:
+    """The id batches are padded with: pad, else EOS, else UNK, else 0 (never attended)."""
+    for candidate in (tokenizer.pad_token_id, tokenizer.eos_token_id, tokenizer.unk_token_id):
+        if candidate is not None:
+            return int(candidate)
+    return 0
+
+
+class UntrainedHeadError(ModelError):
+    """The checkpoint has no trained weights for the LM head asked for."""
 
 
 _AUTO_CLASSES = {None: "AutoModel", "mlm": "AutoModelForMaskedLM", "glm": "AutoModelForCausalLM"}
 
 
 def load_network(
-    model: str, config: Any, options: ContextualOptions, head: str | None = None
+    model: str, config: Any, options: LoadOptions, head: str | None = None
 ) -> tuple[Any, torch.device]:
     """The model in eval mode on the chosen device.
 
@@ -177,23 +245,23 @@ def load_network(
     except (OSError, ValueError) as err:
         message = first_line(err)
         if not options.allow_pickle and "no file named model.safetensors" in message:
-            raise WeatkitError(
+            raise ModelError(
                 f"{model} has no safetensors weights; pass --allow-pickle to load its "
                 f"pytorch_model.bin (a pickle: only for files you trust)"
             ) from err
         if head is not None and "Unrecognized configuration class" in message:
             what = "causal" if head == "glm" else "masked"
-            raise WeatkitError(
+            raise ModelError(
                 f"{model} ({config.__class__.__name__}) is not a {what} language model "
                 f"(kind={head!r})"
             ) from err
-        raise WeatkitError(f"cannot load the weights of {model}: {message}") from err
+        raise ModelError(f"cannot load the weights of {model}: {message}") from err
     finally:
         hf_logging.set_verbosity(verbosity)
     missing = sorted(info.get("missing_keys") or [])
     if head is not None and missing:
         what = "masked" if head == "mlm" else "causal"
-        raise WeatkitError(
+        raise UntrainedHeadError(
             f"{model} has no trained {what}-LM weights for {', '.join(missing[:3])}"
             f"{' …' if len(missing) > 3 else ''}: its likelihoods would be random"
         )
@@ -203,7 +271,7 @@ def load_network(
     try:
         network.to(device)
     except torch.OutOfMemoryError as err:
-        raise WeatkitError(
+        raise ModelError(
             f"out of memory moving {model} to {device}; try --dtype float16"
         ) from err
     return network, device

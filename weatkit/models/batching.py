@@ -1,4 +1,8 @@
-"""Forward passes over many inputs: sorted by length, batched, with a progress bar."""
+"""Forward passes over many inputs: sorted by length, batched, with a progress bar.
+
+The one batching loop of the model layer: word-vector extraction and every sentence scorer run
+their forward passes through :func:`run_batches`.
+"""
 
 from __future__ import annotations
 
@@ -24,13 +28,15 @@ def run_batches(
     model_name: str,
     device: object,
     unit: str = "input",
+    action: str = "scoring",
     show_progress: bool | None = None,
 ) -> tuple[np.ndarray, int]:
     """``compute`` over batches of ``items`` of similar length; results in ``items`` order.
 
     ``compute`` returns one row (or value) per item of its batch. Sorting by length keeps the
     padding small. Returns the stacked results and the number of batches; running out of
-    accelerator memory is a one-line WeatkitError naming ``--batch-size``.
+    accelerator memory is a one-line WeatkitError naming ``--batch-size`` (``action`` says what
+    was being done: ``scoring``, ``encoding``).
     """
     order = sorted(range(len(items)), key=lambda i: length(items[i]))
     parts: list[np.ndarray] = []
@@ -47,7 +53,7 @@ def run_batches(
                 parts.append(np.asarray(compute(batch)))
             except torch.OutOfMemoryError as err:
                 raise WeatkitError(
-                    f"out of memory on {device} scoring with {model_name} at --batch-size "
+                    f"out of memory on {device} {action} with {model_name} at --batch-size "
                     f"{batch_size} ({len(batch)} {unit}s of up to "
                     f"{max(length(b) for b in batch)} tokens); "
                     "try a smaller --batch-size or --dtype float16"

@@ -1,6 +1,12 @@
-"""On-disk cache of extracted contextual word vectors (safetensors).
+"""On-disk cache of model outputs: contextual word vectors and sentence scores (safetensors).
 
-Layout: ``<cache_dir>/contextual/<key>/`` where ``key`` is a hash of everything that determines a
+One cache serves the model layer: word vectors under ``cache_dir("vectors")`` and the scores
+of the sentence measures under ``cache_dir("scores")`` / ``sentence`` (AUL/AULA, masked tokens),
+``gest`` and ``stereoset`` (:func:`score_cache`, :func:`cached_rows`). Every key includes the
+model's identity (:attr:`weatkit.models.handle.ModelHandle.identity`: the commit a hub revision
+resolves to, or a content hash of a local directory).
+
+Layout: ``<cache_dir("vectors")>/<key>/`` where ``key`` is a hash of everything that determines a
 vector except the item and the layer (model identity, pooling options, dtype; see
 :func:`cache_key`). The directory holds ``info.json`` (the key's inputs, human-readable) and
 ``shard-*.safetensors`` files. Each shard has one tensor per layer, ``layer_<L>`` of shape
@@ -16,7 +22,7 @@ import hashlib
 import json
 import os
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +30,8 @@ from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save_file
 
 from weatkit._io.atomic import temp_file
-from weatkit.data import cache_dir
+from weatkit.data import cache_dir, ensure_cache_dir
+from weatkit.data.paths import CacheKind
 
 #: Bump when the meaning of cached vectors changes, so old entries are never reused.
 CACHE_VERSION = 1
@@ -41,9 +48,14 @@ def cache_key(inputs: Mapping[str, object]) -> str:
 class VectorCache:
     """The cached vectors of one key: ``layer -> {item: vector}``, loaded lazily."""
 
-    def __init__(self, inputs: Mapping[str, object], root: Path | None = None) -> None:
+    def __init__(
+        self, inputs: Mapping[str, object], root: Path | None = None, kind: CacheKind = "vectors"
+    ) -> None:
+        """``root``: the folder of the keys (default: the ``kind`` cache, ``vectors`` or
+        ``scores``, of :func:`weatkit.data.cache_dir`, tagged on first write)."""
         self.inputs = dict(inputs)
-        self.directory = (root or cache_dir("vectors")) / cache_key(inputs)
+        self._kind = None if root else kind
+        self.directory = (root or cache_dir(kind)) / cache_key(inputs)
         self._entries: dict[int, dict[str, np.ndarray]] | None = None
 
     def _shards(self) -> list[Path]:
@@ -72,6 +84,8 @@ class VectorCache:
             table = entries.setdefault(layer, {})
             table.update(zip(items, matrix, strict=True))
         try:
+            if self._kind is not None:
+                ensure_cache_dir(self._kind)
             self.directory.mkdir(parents=True, exist_ok=True)
             info = self.directory / "info.json"
             if not info.exists():
@@ -92,6 +106,36 @@ class VectorCache:
         _write_shard(self.directory / f"shard-{uuid.uuid4().hex}.safetensors", items, merged)
         for shard in old:
             shard.unlink(missing_ok=True)
+
+
+def score_cache(
+    folder: str, task: str, version: int, identity: Mapping[str, object], **inputs: object
+) -> VectorCache:
+    """The cache of one scorer: ``<cache_dir>/<folder>/<key>``, keyed on ``task``, its scoring
+    ``version`` (bumped when the meaning of a value changes), the model's ``identity`` and the
+    other ``inputs`` that change a value (dtype, kind, template…)."""
+    key = {"task": task, "scoring_version": version, **identity, **inputs}
+    return VectorCache(key, root=ensure_cache_dir("scores") / folder)
+
+
+def cached_rows(
+    cache: VectorCache | None,
+    keys: Sequence[str],
+    compute: Callable[[list[str]], np.ndarray],
+) -> tuple[dict[str, np.ndarray], int]:
+    """``{key: row}`` for distinct ``keys``: from ``cache`` where present, the rest from
+    ``compute(missing)`` (one value or row per key, stored as float32), then written to ``cache``.
+    Also returns how many came from the cache. ``cache`` None computes everything."""
+    found = cache.get(keys, 0) if cache is not None and keys else {}
+    missing = [k for k in keys if k not in found]
+    if missing:
+        values = np.asarray(compute(missing), dtype=np.float32)
+        if values.ndim == 1:
+            values = values[:, None]
+        if cache is not None:
+            cache.put(missing, {0: values})
+        found.update(zip(missing, values, strict=True))
+    return found, len(keys) - len(missing)
 
 
 def _read_shard(path: Path) -> dict[int, dict[str, np.ndarray]]:
