@@ -102,7 +102,7 @@ def grid_command(**opts: Any) -> None:
         note(f"{len(result.manifest['skipped'])} test(s) skipped (reasons in manifest.json)")
     err_console.print(f"wrote {config.output}", highlight=False)
     console = Console() if Console().is_terminal else Console(width=160)
-    console.print(rich_summary(result.summary))
+    console.print(rich_summary(result.summary, config.run.engine.confidence_level))
     if not result.correlations.empty:
         console.print(rich_correlations(result.correlations))
     if not result.comparisons.empty:

@@ -200,7 +200,7 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         console = Console()
         if not console.is_terminal:
             console = Console(width=160)
-        console.print(rich_summary(result.summary))
+        console.print(rich_summary(result.summary, config.engine.confidence_level))
         if config.isomorphism:
             console.print(rich_correlations(result.correlations))
 
