@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import fields
 from typing import Any
 
 import click
@@ -20,10 +21,10 @@ from weatkit.cli.options import (
     iso_options,
     out_option,
 )
-from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.embeddings.spec import LANG_PLACEHOLDER, EmbeddingsSpec, parse_embeddings_specs
 from weatkit.errors import WeatkitError
-from weatkit.isomorphism.measures import measure_spaces, prepare_space, read_word_list
+from weatkit.isomorphism import iso
+from weatkit.isomorphism.measures import read_word_list
 from weatkit.report.tables import render, write_outputs
 
 
@@ -61,22 +62,16 @@ def iso_command(**opts: Any) -> None:
     if opts["models"] or opts["layers"]:
         raise WeatkitError("weatkit iso takes models as --src/--tgt hf:MODEL@LAYER")
     options = iso_from_opts(opts, "")
-    pool = ExtractorPool()
-    spaces = []
-    for role in ("src", "tgt"):
-        spec = _one_spec(opts[role], opts, role)
-        words = read_word_list(opts[f"{role}_words"]) if opts[f"{role}_words"] else None
-        spaces.append(
-            prepare_space(
-                spec,
-                opts[f"{role}_lang"],
-                options,
-                words=words,
-                extractors=pool,
-                allow_pickle=opts["allow_pickle"],
-            )
-        )
-    table = measure_spaces(spaces[0], spaces[1], options)
+    table = iso(
+        _one_spec(opts["src"], opts, "src"),
+        _one_spec(opts["tgt"], opts, "tgt"),
+        src_lang=opts["src_lang"],
+        tgt_lang=opts["tgt_lang"],
+        src_words=read_word_list(opts["src_words"]) if opts["src_words"] else None,
+        tgt_words=read_word_list(opts["tgt_words"]) if opts["tgt_words"] else None,
+        allow_pickle=opts["allow_pickle"],
+        **{field.name: getattr(options, field.name) for field in fields(options)},
+    )
     if opts["out_dir"]:
         written = write_outputs(opts["out_dir"], {"isomorphism.csv": render(table, "csv")})
         err_console.print(f"wrote {written[0]}", highlight=False)
@@ -84,7 +79,8 @@ def iso_command(**opts: Any) -> None:
         sys.stdout.buffer.write(render(table[["measure", "value", "n_words"]], opts["fmt"]))
         sys.stdout.flush()
         return
-    view = Table(title=f"Isomorphism: {spaces[0].name} vs {spaces[1].name}")
+    names = table.iloc[0]
+    view = Table(title=f"Isomorphism: {names['src']} vs {names['tgt']}")
     for col in ("measure", "value", "words (src, tgt)", "detail"):
         view.add_column(col)
     for row in table.itertuples(index=False):

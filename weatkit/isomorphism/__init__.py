@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.embeddings.spec import EmbeddingsSpec, parse_embeddings_specs
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import ConfigError
@@ -19,8 +20,6 @@ from weatkit.isomorphism.measures import IsoOptions, measure_spaces, prepare_spa
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-    from weatkit.embeddings.contextual import ExtractorPool
 
 Source = str | os.PathLike | EmbeddingsSpec | WordVectors
 
@@ -84,6 +83,7 @@ def iso(
     """
     settings = IsoOptions(**options)  # type: ignore[arg-type]
     settings.validate()
+    pool = extractors if extractors is not None else ExtractorPool()  # one model for both
     spaces = []
     for role, source, lang, words in (
         ("src", src, src_lang, src_words),
@@ -95,7 +95,7 @@ def iso(
                 lang,
                 settings,
                 words=words,
-                extractors=extractors,
+                extractors=pool,
                 allow_pickle=allow_pickle,
             )
         )
