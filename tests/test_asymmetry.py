@@ -32,7 +32,7 @@ from weatkit.asymmetry import (
     wordfreq_counts,
 )
 from weatkit.cli import main
-from weatkit.cli_asymmetry import asymmetry_command
+from weatkit.cli.asymmetry import asymmetry_command
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest
 from weatkit.lists.normalize import Normalization

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import gmean
 
-from weatkit.cli_gest import gest_command
+from weatkit.cli.gest import gest_command
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import aggregate_scores, resample_indices
 from weatkit.gest.data import (

@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-import weatkit.mbe.score as score_module
 from tests.tiny_models import make_gest_mlm
 from weatkit.cli import main
 from weatkit.errors import WeatkitError
@@ -38,6 +37,7 @@ from weatkit.mbe import (
     run_mbe_parallel,
     select_gendered,
 )
+from weatkit.mbe import score as score_module
 from weatkit.report.tables import render
 from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
 

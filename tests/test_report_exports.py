@@ -17,7 +17,7 @@ from tests.conftest import shared_data_dir
 from tests.test_cli_run import write_vec
 from weatkit.asymmetry import asymmetry_correlations
 from weatkit.cli import main
-from weatkit.cli_report import export_command
+from weatkit.cli.export import export_command
 from weatkit.errors import WeatkitError
 from weatkit.lists.sources import select_lists
 from weatkit.report.latex import escape_latex, latex_tables

@@ -17,7 +17,7 @@ from tests.test_report_exports import (
     copy_without_isomorphism,
     make_run_dir,
 )
-from weatkit.cli_report import plot_command
+from weatkit.cli.plot import plot_command
 from weatkit.errors import WeatkitError
 from weatkit.report.plots import (
     LIST_GREY,

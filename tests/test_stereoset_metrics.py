@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from weatkit.cli_stereoset import stereoset_command
+from weatkit.cli.stereoset import stereoset_command
 from weatkit.errors import WeatkitError
 from weatkit.stereoset import evaluate, load_stereoset, read_predictions, to_nested
 from weatkit.stereoset.data import template_word

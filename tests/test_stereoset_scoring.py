@@ -22,7 +22,7 @@ import torch
 from click.testing import CliRunner
 
 from tests.tiny_models import make_stereoset_glm, make_stereoset_mlm
-from weatkit.cli_stereoset import stereoset_command
+from weatkit.cli.stereoset import stereoset_command
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.stereoset import evaluate, load_stereoset, read_predictions

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from weatkit.cli_train import corpora_from_options, parse_word_count, train_command
+from weatkit.cli.train import corpora_from_options, parse_word_count, train_command
 from weatkit.embeddings.static import load_static
 from weatkit.errors import WeatkitError
 from weatkit.training import (

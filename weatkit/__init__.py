@@ -1,7 +1,99 @@
-"""weatkit: association tests (WEAT, X-WEAT, CA-WEAT) on word representations across languages."""
+"""weatkit: social-bias measures of word and sentence representations across languages.
+
+WEAT / X-WEAT / CA-WEAT association tests on static vectors and Hugging Face models, the
+isomorphism of embedding spaces, the sentence-level measures GEST, StereoSet, CrowS-Pairs and
+MBE, and their comparison. The public entry points are imported on first use, so ``import
+weatkit`` stays cheap (no torch)::
+
+    >>> import weatkit
+    >>> res = weatkit.weat(X, Y, A, B)                          # doctest: +SKIP
+    >>> out = weatkit.run(weatkit.RunConfig(lists=("weat",)))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
 from weatkit.errors import WeatkitError
 
 __version__ = "0.1.0"
 
-__all__ = ["WeatkitError", "__version__"]
+#: Public name -> ``module:attribute`` it is imported from on first use.
+_LAZY: dict[str, str] = {
+    "weat": "weatkit.engine.weat:weat",
+    "run": "weatkit.pipeline:run",
+    "RunConfig": "weatkit.pipeline:RunConfig",
+    "load_vectors": "weatkit.embeddings.load:load_vectors",
+    "WordVectors": "weatkit.embeddings.vectors:WordVectors",
+    "iso": "weatkit.isomorphism:iso",
+    "grid": "weatkit.grid:grid",
+    "compare": "weatkit.crossmethod:compare",
+    "gest": "weatkit.measures:gest",
+    "stereoset": "weatkit.measures:stereoset",
+    "crows": "weatkit.measures:crows",
+    "mbe": "weatkit.measures:mbe",
+}
+
+__all__ = [
+    "RunConfig",
+    "WeatkitError",
+    "WordVectors",
+    "__version__",
+    "compare",
+    "crows",
+    "gest",
+    "grid",
+    "iso",
+    "load_vectors",
+    "mbe",
+    "run",
+    "stereoset",
+    "weat",
+]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from weatkit.embeddings.load import load_vectors
+    from weatkit.embeddings.vectors import WordVectors
+    from weatkit.engine.weat import weat
+    from weatkit.grid import grid
+    from weatkit.isomorphism import iso
+    from weatkit.pipeline import RunConfig, run
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name of :data:`_LAZY` on first access (PEP 562)."""
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'weatkit' has no attribute {name!r}")
+    module_name, _, attribute = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name != module_name:
+            raise
+        raise AttributeError(f"weatkit.{name} needs {module_name}, which is missing") from err
+    value = getattr(module, attribute)
+    globals()[name] = value  # later accesses skip __getattr__
+    return value
+
+
+class _Package(types.ModuleType):
+    """``weatkit`` itself: its public functions keep their names when a subpackage of the same
+    name (``weatkit.grid``, ``weatkit.gest``, ...) is imported, which would otherwise bind the
+    subpackage to ``weatkit.grid`` (the subpackage stays in ``sys.modules``: ``from
+    weatkit.grid.config import GridConfig`` works as ever)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

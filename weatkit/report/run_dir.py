@@ -1,4 +1,4 @@
-"""Read back a run directory (``weatkit run --out DIR``, ``weatkit grid``) for exports and plots.
+"""Write a run directory (``weatkit run --out DIR``) and read one back for exports and plots.
 
 A run directory holds ``results.csv`` and ``summary.csv`` (see :mod:`weatkit.report.tables`),
 ``manifest.json``, and optionally ``isomorphism.csv`` and ``correlations.csv`` (``weatkit run
@@ -14,10 +14,14 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from weatkit.errors import WeatkitError
+
+if TYPE_CHECKING:
+    from weatkit.pipeline import RunResult
 
 #: The tables of a run directory, in the order they are listed to users.
 TABLE_NAMES = (
@@ -133,6 +137,38 @@ class RunTables:
         return config.get("isomorphism") if isinstance(config, dict) else None
 
 
+def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
+    """The tables of a run by name: ``results`` and ``summary``, and ``isomorphism`` and
+    ``correlations`` when the run measured isomorphism (``RunConfig.isomorphism``)."""
+    tables = {"results": result.results, "summary": result.summary}
+    config = result.manifest.get("config")
+    if isinstance(config, dict) and config.get("isomorphism"):
+        tables.update(isomorphism=result.isomorphism, correlations=result.correlations)
+    return tables
+
+
+def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
+    """Write ``result`` as a run directory: ``results.csv``, ``summary.csv``, with isomorphism
+    also ``isomorphism.csv`` and ``correlations.csv``, and ``manifest.json``.
+
+    The files are written atomically (:func:`weatkit.report.tables.write_outputs`);
+    :func:`read_run_dir` reads them back.
+
+    Returns:
+        The paths written, in that order.
+
+    Example:
+        >>> from weatkit import RunConfig, run                        # doctest: +SKIP
+        >>> write_run_dir(run(RunConfig(lists=("weat",))), "out")    # doctest: +SKIP
+    """
+    # imported here: weatkit.report.tables loads the engine (torch); the readers need neither
+    from weatkit.report.tables import manifest_bytes, render, write_outputs
+
+    files = {f"{name}.csv": render(table, "csv") for name, table in run_tables(result).items()}
+    files["manifest.json"] = manifest_bytes(result.manifest)
+    return write_outputs(out_dir, files)
+
+
 def read_run_dir(path: str | os.PathLike) -> RunTables:
     """Read every table of a run directory.
 
@@ -152,6 +188,26 @@ def read_run_dir(path: str | os.PathLike) -> RunTables:
         name: read_table(root / f"{name}.csv", REQUIRED_COLUMNS[name]) for name in TABLE_NAMES
     }
     return RunTables(path=root, manifest=read_manifest(root / "manifest.json"), **tables)
+
+
+def read_run_results(path: str | os.PathLike) -> tuple[pd.DataFrame, dict]:
+    """``results.csv`` (identifiers as text) and the run ``config`` of ``manifest.json``: what
+    is needed to redo a step of the run on its tests (e.g. ``weatkit asymmetry RUN_DIR``).
+
+    Raises:
+        WeatkitError: no ``results.csv``, a malformed one, or a manifest that is missing or
+            names no list sets.
+    """
+    root = Path(path)
+    results_path = root / "results.csv"
+    if not results_path.is_file():
+        raise WeatkitError(f"no results.csv in {root}: write one with weatkit run --out DIR")
+    results = read_table(results_path, REQUIRED_COLUMNS["results"])
+    manifest_path = root / "manifest.json"
+    config = read_manifest(manifest_path).get("config")
+    if not isinstance(config, dict) or not config.get("lists"):
+        raise WeatkitError(f"{manifest_path}: missing, or no list sets in its config")
+    return results, config
 
 
 def read_table(path: Path, required: Sequence[str] = ()) -> pd.DataFrame:

@@ -9,8 +9,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from weatkit.cli_common import err_console, friendly, note
-from weatkit.cli_tables import rich_comparisons, rich_correlations, rich_summary
+from weatkit.cli.errors import err_console, friendly, note
+from weatkit.cli.options import out_option, progress_option
+from weatkit.cli.tables import rich_comparisons, rich_correlations, rich_summary
 from weatkit.errors import WeatkitError
 from weatkit.grid.config import GridConfig, load_grid_config
 from weatkit.grid.executors import Executor, LocalExecutor
@@ -21,12 +22,10 @@ from weatkit.grid.runner import PlannedJob, plan, run_grid
 @click.command("grid")
 @click.argument("experiment", type=click.Path(dir_okay=False))
 @click.option("--dry-run", is_flag=True, help="Show the jobs and the work left; run nothing.")
-@click.option("--out", "output", help="Output directory (overrides the file's `output`).")
+@out_option("Output directory (overrides the file's `output`).", dest="output")
 @click.option("--force", is_flag=True, help="Recompute every job, even finished ones.")
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failing job.")
-@click.option(
-    "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
-)
+@progress_option("Progress bar (default: on a terminal).")
 @click.option(
     "--executor",
     type=click.Choice(["local", "ray"]),
@@ -103,7 +102,7 @@ def grid_command(**opts: Any) -> None:
         note(f"{len(result.manifest['skipped'])} test(s) skipped (reasons in manifest.json)")
     err_console.print(f"wrote {config.output}", highlight=False)
     console = Console() if Console().is_terminal else Console(width=160)
-    console.print(rich_summary(result.summary))
+    console.print(rich_summary(result.summary, config.run.engine.confidence_level))
     if not result.correlations.empty:
         console.print(rich_correlations(result.correlations))
     if not result.comparisons.empty:

@@ -20,8 +20,14 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from weatkit.cli_common import err_console, friendly, note, split_values
-from weatkit.cli_contextual import contextual_from_opts, language_model_options
+from weatkit.cli.errors import err_console, friendly, note
+from weatkit.cli.options import (
+    contextual_from_opts,
+    format_option,
+    language_model_options,
+    out_option,
+    split_values,
+)
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import (
     DEFAULT_BOOTSTRAP,
@@ -29,11 +35,11 @@ from weatkit.gest.aggregate import (
     DEFAULT_SEED,
     LOG_BASES,
     GestSummary,
-    aggregate_scores,
 )
 from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores_csv
 from weatkit.gest.mt import mt_metrics
 from weatkit.gest.scoring import score_samples
+from weatkit.gest.templates import aggregate_by_template
 from weatkit.report.tables import render, write_outputs
 
 _TABLES = ("stereotypes", "summary")
@@ -69,35 +75,14 @@ def _template_id(text: str) -> int:
 
 
 def _aggregate(scores: pd.DataFrame, opts: dict[str, Any]) -> GestSummary:
-    """:func:`aggregate_scores` per template (a leading ``template`` column when there is one)."""
-    if "template" not in scores.columns:
-        return _aggregate_one(scores, opts)
-    parts = [
-        (template, _aggregate_one(group, opts))
-        for template, group in scores.groupby("template", sort=True)
-    ]
-    return GestSummary(
-        stereotypes=pd.concat(
-            [r.stereotypes.assign(template=t) for t, r in parts], ignore_index=True
-        ).pipe(_template_first),
-        summary=pd.concat([r.summary.assign(template=t) for t, r in parts], ignore_index=True).pipe(
-            _template_first
-        ),
-    )
-
-
-def _aggregate_one(scores: pd.DataFrame, opts: dict[str, Any]) -> GestSummary:
-    return aggregate_scores(
+    """:func:`aggregate_by_template` with the command's bootstrap options."""
+    return aggregate_by_template(
         scores,
         log_base=opts["log_base"],
         n_bootstrap=opts["n_bootstrap"],
         seed=opts["seed"],
         level=opts["confidence"],
     )
-
-
-def _template_first(table: pd.DataFrame) -> pd.DataFrame:
-    return table[["template", *(c for c in table.columns if c != "template")]]
 
 
 def _ci(value: float, low: float, high: float) -> str:
@@ -201,18 +186,8 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     default=DEFAULT_LEVEL,
     show_default=True,
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    help="Write scores.csv (or genders.csv), stereotypes.csv and summary.csv here.",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json"]),
-    help="Print a table to stdout in this format instead of the readable tables.",
-)
+@out_option("Write scores.csv (or genders.csv), stereotypes.csv and summary.csv here.")
+@format_option("Print a table to stdout in this format instead of the readable tables.")
 @click.option(
     "--table",
     type=click.Choice(_TABLES),

@@ -10,7 +10,8 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from weatkit.cli_common import err_console, friendly, note
+from weatkit.cli.errors import err_console, friendly, note
+from weatkit.cli.options import format_option, out_option, progress_option
 from weatkit.crossmethod import load_compare_config, run_compare, write_compare
 from weatkit.crossmethod.runner import CompareResult
 from weatkit.report.tables import render
@@ -18,17 +19,10 @@ from weatkit.report.tables import render
 
 @click.command("compare")
 @click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False))
-@click.option("--out", "output", help="Output directory (overrides the file's `output`).")
+@out_option("Output directory (overrides the file's `output`).", dest="output")
 @click.option("--plot/--no-plot", default=True, show_default=True, help="Write correlations.png.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json"]),
-    help="Print the joined table to stdout in this format instead of the readable tables.",
-)
-@click.option(
-    "--progress/--no-progress", default=None, help="Progress bars (default: on a terminal)."
-)
+@format_option("Print the joined table to stdout in this format instead of the readable tables.")
+@progress_option()
 @friendly
 def compare_command(**opts: Any) -> None:
     """Compute WEAT/CA-WEAT, GEST, StereoSet, CrowS-Pairs and MBE for the models in CONFIG.

@@ -25,8 +25,13 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from weatkit.cli_common import err_console, friendly, note
-from weatkit.cli_contextual import contextual_from_opts, language_model_options
+from weatkit.cli.errors import err_console, friendly, note
+from weatkit.cli.options import (
+    contextual_from_opts,
+    format_option,
+    language_model_options,
+    out_option,
+)
 from weatkit.errors import WeatkitError
 from weatkit.mbe.data import MBE_MODELS, MBE_SETS
 from weatkit.mbe.run import run_mbe_parallel, run_mbe_set
@@ -157,18 +162,8 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
     show_default=True,
     help="Skip sentences longer than the model takes (else stop with an error).",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    help="Write sentences.csv and summary.csv here.",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json"]),
-    help="Print the summary in this format instead of the readable table.",
-)
+@out_option("Write sentences.csv and summary.csv here.")
+@format_option("Print the summary in this format instead of the readable table.")
 @friendly
 def mbe_command(**opts: Any) -> None:
     """MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022)."""

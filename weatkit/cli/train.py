@@ -12,7 +12,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from weatkit.cli_common import friendly, note, split_values
+from weatkit.cli.errors import friendly, note
+from weatkit.cli.options import out_option, split_values
 from weatkit.errors import WeatkitError
 from weatkit.training import (
     JOINT_MODES,
@@ -169,11 +170,12 @@ def _show_report(report: TrainReport) -> None:
     "optionally .gz/.bz2/.xz.",
 )
 @click.option("--lang", "langs", multiple=True, help="Languages; repeatable or comma-separated.")
-@click.option(
-    "--out",
-    required=True,
-    help="Vector file(s) to write, .vec or .txt (optionally .gz/.bz2/.xz); with {lang} for "
+@out_option(
+    "Vector file(s) to write, .vec or .txt (optionally .gz/.bz2/.xz); with {lang} for "
     "--joint none/bilingual (bilingual: the non-pivot language), without for multilingual.",
+    dest="out",
+    file=True,
+    required=True,
 )
 @click.option(
     "--joint",

@@ -31,12 +31,13 @@ from weatkit.asymmetry import (
     asymmetry_table,
     attribute_counts,
 )
-from weatkit.cli_common import err_console, friendly, list_options, note, split_values
+from weatkit.cli.errors import err_console, friendly, note
+from weatkit.cli.options import format_option, list_options, out_option, split_values
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
-from weatkit.report.run_dir import REQUIRED_COLUMNS, read_manifest, read_table
+from weatkit.report.run_dir import read_run_results
 from weatkit.report.tables import render, write_outputs
 
 _LANG_PATH = re.compile(r"([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*)=(.+)")
@@ -58,19 +59,6 @@ def parse_corpus_options(values: Sequence[str]) -> CountSource:
             "--corpus: give one path (with {lang}) or LANG=PATH entries, one per language"
         )
     return values[0]
-
-
-def _read_run(run_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """``results.csv`` (identifiers as text) and the ``config`` of ``manifest.json``."""
-    results_path = run_dir / "results.csv"
-    if not results_path.is_file():
-        raise WeatkitError(f"no results.csv in {run_dir}: write one with weatkit run --out DIR")
-    results = read_table(results_path, REQUIRED_COLUMNS["results"])
-    manifest_path = run_dir / "manifest.json"
-    config = read_manifest(manifest_path).get("config")
-    if not isinstance(config, dict) or not config.get("lists"):
-        raise WeatkitError(f"{manifest_path}: missing, or no list sets in its config")
-    return results, config
 
 
 def _run_tests(config: dict[str, Any], opts: dict[str, Any]) -> list[AssociationTest]:
@@ -163,7 +151,7 @@ def _write(out_dir: str, tables: dict[str, pd.DataFrame]) -> None:
 
 
 def _run_mode(run_dir: Path, source: CountSource, opts: dict[str, Any]) -> None:
-    results, config = _read_run(run_dir)
+    results, config = read_run_results(run_dir)
     tests = _with_results(_run_tests(config, opts), results)
     counts = attribute_counts(tests, source, lower=opts["lower"])
     table = asymmetry_table(results, counts)
@@ -204,19 +192,11 @@ def _lists_mode(source: CountSource, opts: dict[str, Any]) -> None:
     show_default=True,
     help="Lower-case corpus tokens and items before counting.",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    help="Write asymmetry.csv and asymmetry_correlations.csv here [default: RUN_DIR]; "
-    "without RUN_DIR, attribute_counts.csv.",
+@out_option(
+    "Write asymmetry.csv and asymmetry_correlations.csv here [default: RUN_DIR]; "
+    "without RUN_DIR, attribute_counts.csv."
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json"]),
-    help="Print the table to stdout in this format instead of the readable table.",
-)
+@format_option()
 @click.pass_context
 @friendly
 def asymmetry_command(ctx: click.Context, **opts: Any) -> None:

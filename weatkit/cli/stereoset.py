@@ -19,8 +19,13 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from weatkit.cli_common import err_console, friendly, note
-from weatkit.cli_contextual import contextual_from_opts, language_model_options
+from weatkit.cli.errors import err_console, friendly, note
+from weatkit.cli.options import (
+    contextual_from_opts,
+    format_option,
+    language_model_options,
+    out_option,
+)
 from weatkit.errors import WeatkitError
 from weatkit.report.tables import render, write_outputs
 from weatkit.stereoset.data import LANGS, load_stereoset, read_predictions
@@ -89,18 +94,10 @@ def _print_tables(table: pd.DataFrame, lang: str) -> None:
     type=click.Path(dir_okay=False),
     help="A dataset file in StereoSet's dev.json schema instead of --lang's (JSON or .json.gz).",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    help="Write scores.csv (the metrics) here; with --model also predictions.json.",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["json", "csv"]),
-    help="Print the metrics in this format instead of the readable tables: json = "
-    "{split: {bias_type: {...}}} like StereoSet's results, csv = the tidy table.",
+@out_option("Write scores.csv (the metrics) here; with --model also predictions.json.")
+@format_option(
+    "Print the metrics in this format instead of the readable tables: json = "
+    "{split: {bias_type: {...}}} like StereoSet's results; the others = the tidy table."
 )
 @friendly
 def stereoset_command(**opts: Any) -> None:
@@ -129,8 +126,8 @@ def stereoset_command(**opts: Any) -> None:
     if opts["fmt"] == "json":
         sys.stdout.write(json.dumps(to_nested(table), indent=2) + "\n")
         sys.stdout.flush()
-    elif opts["fmt"] == "csv":
-        sys.stdout.buffer.write(render(table, "csv"))
+    elif opts["fmt"]:
+        sys.stdout.buffer.write(render(table, opts["fmt"]))
         sys.stdout.flush()
     else:
         _print_tables(table, lang)

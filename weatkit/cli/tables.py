@@ -15,7 +15,20 @@ def fmt(value: object, digits: int = 3) -> str:
     return str(value)
 
 
-def rich_summary(summary: pd.DataFrame) -> Table:
+def percent(level: float) -> str:
+    """A confidence level as a percentage without spurious decimals: 0.95 -> ``95%``,
+    0.975 -> ``97.5%``."""
+    return f"{round(100 * level, 2):g}%"
+
+
+def rich_summary(summary: pd.DataFrame, level: float) -> Table:
+    """The summary table, its interval columns headed by the requested ``level``.
+
+    ``ci_level`` is the nominal level of a bootstrap row and the attained coverage of a
+    CA-WEAT median's order-statistic interval (the smallest coverage >= ``level`` that the
+    number of lists allows; below ``level`` when too few lists). Only such a row gets the
+    remark "(X% only)".
+    """
     table = Table(title="WEAT summary: S and Cohen's d (medians over a language's lists)")
     for col in (
         "embeddings",
@@ -23,15 +36,16 @@ def rich_summary(summary: pd.DataFrame) -> Table:
         "list set",
         "test",
         "lists",
-        "S [95% CI]",
-        "d [95% CI]",
+        f"S [{percent(level)} CI]",
+        f"d [{percent(level)} CI]",
         "p",
         "CI",
     ):
         table.add_column(col, justify="right" if col in ("p", "lists") else "left")
     for row in summary.itertuples(index=False):
-        ci_note = "median" if row.ci_method == "median-order-statistic" else "bootstrap"
-        if not np.isnan(row.ci_level) and row.ci_level < 0.95:
+        median = row.ci_method == "median-order-statistic"
+        ci_note = "median" if median else "bootstrap"
+        if median and not np.isnan(row.ci_level) and row.ci_level < level - 1e-9:
             ci_note += f" ({100 * row.ci_level:.1f}% only)"
         table.add_row(
             row.embeddings,

@@ -19,8 +19,14 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from weatkit.cli_common import err_console, friendly, note, split_values
-from weatkit.cli_contextual import contextual_from_opts, language_model_options
+from weatkit.cli.errors import err_console, friendly, note
+from weatkit.cli.options import (
+    contextual_from_opts,
+    format_option,
+    language_model_options,
+    out_option,
+    split_values,
+)
 from weatkit.crows.data import CROWS_FILES, load_crows, read_pair_scores
 from weatkit.crows.score import (
     DEFAULT_BOOTSTRAP,
@@ -189,18 +195,8 @@ def _print(summary: pd.DataFrame, level: float, title: str) -> None:
     default=DEFAULT_LEVEL,
     show_default=True,
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    help="Write pairs.csv (per-pair scores) and summary.csv here.",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json"]),
-    help="Print a table to stdout in this format instead of the readable table.",
-)
+@out_option("Write pairs.csv (per-pair scores) and summary.csv here.")
+@format_option()
 @click.option(
     "--table",
     type=click.Choice(_TABLES),

@@ -1,0 +1,82 @@
+"""``weatkit --help`` and ``weatkit lists`` stay light: they import no heavy library.
+
+Each check runs in a fresh interpreter (``python -c``) that invokes the command line and then
+looks at ``sys.modules``, so a module imported at the top of any module on the way fails it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+
+from weatkit.cli import COMMANDS, main
+
+#: Modules that ``--help`` and ``lists`` must not import.
+HEAVY = ("torch", "transformers", "scipy", "scipy.stats", "pandas", "matplotlib", "sklearn")
+
+_PROBE = """
+import json, sys
+from weatkit.cli import main
+try:
+    main({args!r}, prog_name="weatkit")
+except SystemExit as exit:
+    code = exit.code
+else:
+    code = 0
+print(json.dumps({{"code": code, "heavy": sorted(m for m in {heavy!r} if m in sys.modules)}}),
+      file=sys.stderr)
+"""
+
+
+def _probe(args: list[str]) -> dict[str, object]:
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(args=args, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "args", [["--help"], ["lists"], ["lists", "ca-weat"], ["--version"]], ids=" ".join
+)
+def test_light_commands_import_no_heavy_library(args: list[str]) -> None:
+    outcome = _probe(args)
+    assert outcome["code"] in (0, None)
+    assert outcome["heavy"] == []
+
+
+def test_a_heavy_import_would_be_seen() -> None:
+    """The probe does see heavy modules: ``run --help`` loads the engine (torch, pandas)."""
+    outcome = _probe(["run", "--help"])
+    assert outcome["code"] in (0, None)
+    assert "torch" in outcome["heavy"] and "pandas" in outcome["heavy"]
+
+
+@pytest.mark.slow
+def test_the_listing_shows_each_commands_own_help() -> None:
+    """The one-line help strings of :data:`COMMANDS` are the commands' own (imports them all)."""
+    ctx = click.Context(main)
+    for name, (target, short) in COMMANDS.items():
+        command = main.get_command(ctx, name)
+        assert command is not None and command.name == name, target
+        assert command.get_short_help_str(limit=10**6) == short, name
+    assert main.list_commands(ctx) == sorted(COMMANDS)
+    assert main.get_command(ctx, "nope") is None
+
+
+def test_python_dash_m_and_the_entry_point_run_the_same_group() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "weatkit", "--help"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0
+    for name in COMMANDS:
+        assert f"\n  {name} " in proc.stdout

@@ -1,0 +1,93 @@
+"""The terminal summary table states the requested confidence level (issue 15, item 7b).
+
+Its interval columns are headed by the level of ``--confidence``; the remark "(X% only)" marks
+only the CA-WEAT medians whose order-statistic interval cannot reach that level with so few
+lists (coverage of [x_(j), x_(n-j+1)] is 1 - 2 P(Bin(n, 1/2) <= j - 1)).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from click.testing import CliRunner
+from rich.console import Console
+
+from weatkit.cli import main
+from weatkit.cli.tables import percent, rich_summary
+from weatkit.report.tables import SUMMARY_COLUMNS
+
+FAST = ["--bootstrap", "200", "--permutations", "200", "--no-progress"]
+
+
+def _text(table) -> str:
+    console = Console(record=True, width=250)
+    console.print(table)
+    return console.export_text()
+
+
+def _row(list_set: str, n_lists: int, ci_method: str, ci_level: float) -> dict[str, object]:
+    row: dict[str, object] = dict.fromkeys(SUMMARY_COLUMNS, np.nan)
+    row.update(
+        embeddings="e", lang="en", list_set=list_set, test="weat1", n_lists=n_lists,
+        statistic=0.5, statistic_ci_low=0.1, statistic_ci_high=0.9, effect_size=1.0,
+        effect_size_ci_low=0.5, effect_size_ci_high=1.5, ci_method=ci_method,
+        ci_level=ci_level,
+    )  # fmt: skip
+    return row
+
+
+def _coverage(n: int, j: int = 1) -> float:
+    """1 - 2 P(Bin(n, 1/2) <= j - 1), by counting."""
+    return 1 - 2 * sum(math.comb(n, k) for k in range(j)) / 2**n
+
+
+def test_percent() -> None:
+    assert [percent(x) for x in (0.95, 0.9, 0.975, 0.99)] == ["95%", "90%", "97.5%", "99%"]
+
+
+def test_headers_and_remarks_follow_the_requested_level() -> None:
+    summary = pd.DataFrame(
+        [
+            _row("weat", 1, "bootstrap-percentile", 0.9),
+            _row("ca-weat:v1", 5, "median-order-statistic", _coverage(5)),  # 0.9375
+            _row("ca-weat:v3", 3, "median-order-statistic", _coverage(3)),  # 0.75
+        ],
+        columns=SUMMARY_COLUMNS,
+    )
+    text = _text(rich_summary(summary, 0.9))
+    assert "S [90% CI]" in text and "d [90% CI]" in text and "95%" not in text
+    assert text.count("only") == 1 and "(75.0% only)" in text
+    text = _text(rich_summary(summary, 0.95))
+    assert "S [95% CI]" in text
+    assert "(93.8% only)" in text and "(75.0% only)" in text and "(90.0% only)" not in text
+
+
+def test_run_prints_the_level_of_confidence(tmp_path) -> None:
+    runner = CliRunner()
+    args = ["run", "--lists", "ca-weat", "--lists", "weat", "--lang", "en", *FAST]
+    for level in (0.9, 0.95):
+        out = tmp_path / str(level)
+        res = runner.invoke(
+            main, [*args, "--confidence", str(level), "--out", str(out)], catch_exceptions=False
+        )
+        assert res.exit_code == 0, res.output
+        header = f"S [{level:.0%} CI]"
+        assert header in res.stdout and res.stdout.count("% CI]") == 2
+        summary = pd.read_csv(out / "summary.csv")
+        expected = []
+        for row in summary.itertuples():
+            if row.ci_method == "median-order-statistic":
+                # j = 1 is the widest interval: [min, max]
+                assert row.ci_level == _coverage(row.n_lists)
+                if _coverage(row.n_lists) < level:
+                    expected.append(f"median ({100 * _coverage(row.n_lists):.1f}% only)")
+            else:
+                assert row.ci_level == level  # a bootstrap row is never "only"
+        assert "bootstrap" in res.stdout and "median" in res.stdout
+        assert res.stdout.count("only") == len(expected)
+        for remark in expected:
+            assert remark in res.stdout
+        if level == 0.95:
+            assert expected  # some English CA-WEAT test has fewer than 6 lists

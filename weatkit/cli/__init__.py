@@ -1,0 +1,126 @@
+"""The ``weatkit`` command line: one module per command, imported only when it is invoked.
+
+:data:`COMMANDS` maps each command to the ``module:attribute`` of its click command and to the
+one-line help ``weatkit --help`` lists, so that listing the commands imports none of them (and
+so neither torch, transformers, scipy, pandas nor matplotlib: ``tests/test_cli_imports.py``).
+Shared options are declared once in :mod:`weatkit.cli.options`; the terminal tables are in
+:mod:`weatkit.cli.tables`; the one-line errors and notes in :mod:`weatkit.cli.errors`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+import weatkit
+
+#: Command name -> (``module:attribute`` of the click command, one-line help for the listing).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "align": (
+        "weatkit.cli.align:align_command",
+        "Align a space onto another with orthogonal Procrustes on a bilingual dictionary.",
+    ),
+    "asymmetry": (
+        "weatkit.cli.asymmetry:asymmetry_command",
+        "Relate effect sizes to the asymmetry of pleasant/unpleasant attribute counts.",
+    ),
+    "compare": (
+        "weatkit.cli.compare:compare_command",
+        "Compute WEAT/CA-WEAT, GEST, StereoSet, CrowS-Pairs and MBE for the models in CONFIG.",
+    ),
+    "crows": (
+        "weatkit.cli.crows:crows_command",
+        "CrowS-Pairs: % of pairs where a masked LM prefers the more stereotypical sentence.",
+    ),
+    "embed": (
+        "weatkit.cli.embed:embed_command",
+        "Encode list items with a transformer model and write them as .vec files.",
+    ),
+    "export": (
+        "weatkit.cli.export:export_command",
+        "Export a table of RUN_DIR (written by weatkit run --out) as CSV, JSON, Parquet, "
+        "Markdown or LaTeX (one booktabs table per list set and test, as in the CA-WEAT paper).",
+    ),
+    "gest": (
+        "weatkit.cli.gest:gest_command",
+        "GEST gender-stereotype scores of a language model or an MT system.",
+    ),
+    "grid": (
+        "weatkit.cli.grid:grid_command",
+        "Run the experiment in EXPERIMENT (.yaml or .toml): one job per embeddings × language.",
+    ),
+    "iso": (
+        "weatkit.cli.iso:iso_command",
+        "Measure how far two embedding spaces are from isomorphic (EV, GH, GW).",
+    ),
+    "lists": (
+        "weatkit.cli.lists:lists_command",
+        "Show the list sets, or the languages and lists of one set (or list file).",
+    ),
+    "mbe": (
+        "weatkit.cli.mbe:mbe_command",
+        "MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022).",
+    ),
+    "plot": (
+        "weatkit.cli.plot:plot_command",
+        "Plot RUN_DIR: forest (effect sizes with CIs per language and embeddings), scatter "
+        "(effect size against an isomorphism measure or a count difference, with R²) or heatmap.",
+    ),
+    "run": (
+        "weatkit.cli.run:run_command",
+        "Run association tests and print or write the results.",
+    ),
+    "stereoset": (
+        "weatkit.cli.stereoset:stereoset_command",
+        "StereoSet stereotype scores (LMS, SS, ICAT) of a language model or a predictions file.",
+    ),
+    "train": (
+        "weatkit.cli.train:train_command",
+        "Train fastText embeddings on per-language corpora, as the CA-WEAT paper's CCe models.",
+    ),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose commands are imported from :data:`COMMANDS` on first use."""
+
+    def __init__(self, *args: object, lazy: dict[str, tuple[str, str]], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module_name, _, attribute = self.lazy[cmd_name][0].partition(":")
+            command = getattr(importlib.import_module(module_name), attribute)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command listing from the table's help strings: no command is imported."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in self.lazy:
+                help_text = click.Command(name, help=self.lazy[name][1]).get_short_help_str(limit)
+            else:
+                help_text = self.commands[name].get_short_help_str(limit)
+            rows.append((name, help_text))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.version_option(weatkit.__version__, prog_name="weatkit")
+def main() -> None:
+    """weatkit: word-embedding association tests (WEAT, X-WEAT, CA-WEAT) across languages."""

@@ -1,0 +1,40 @@
+"""``weatkit plot``: figures of a run directory (forest, scatter, heatmap).
+
+It reads what ``weatkit run --out DIR`` (or ``weatkit grid``) wrote; from Python the same is
+:func:`weatkit.report.run_dir.read_run_dir`, :func:`weatkit.report.plots.plot` and
+:func:`weatkit.report.plots.save_figure`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from weatkit.cli.errors import err_console, friendly
+from weatkit.cli.options import filter_options, filters, out_option
+from weatkit.report.plots import PLOT_KINDS, figure_format, plot, save_figure
+from weatkit.report.run_dir import read_run_dir
+
+
+@click.command("plot")
+@click.argument("run_dir")
+@click.option("--kind", required=True, help=f"Which figure: {', '.join(PLOT_KINDS)}.")
+@out_option("Figure file: .png, .pdf or .svg.", dest="out_path", file=True, required=True)
+@click.option(
+    "--x",
+    "x",
+    help="Scatter x axis: iso_ev, iso_gh, ... (a run with --isomorphism) or count_difference "
+    "(asymmetry.csv) [default: iso_gh].",
+)
+@filter_options
+@click.option("--dpi", type=float, default=150, show_default=True, help="Resolution (PNG).")
+@friendly
+def plot_command(**opts: Any) -> None:
+    """Plot RUN_DIR: forest (effect sizes with CIs per language and embeddings), scatter
+    (effect size against an isomorphism measure or a count difference, with R²) or heatmap."""
+    figure_format(opts["out_path"])  # a bad suffix fails before any work
+    tables = read_run_dir(opts["run_dir"])
+    fig = plot(tables, opts["kind"], x=opts["x"], **filters(opts))
+    written = save_figure(fig, opts["out_path"], dpi=opts["dpi"])
+    err_console.print(f"wrote {written}", highlight=False, soft_wrap=True)
