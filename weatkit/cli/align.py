@@ -9,7 +9,8 @@ import click
 
 from weatkit.alignment import procrustes_align, read_dictionary
 from weatkit.cli.errors import err_console, friendly
-from weatkit.cli.options import allow_pickle_option, out_option, split_values
+from weatkit.cli.options import out_option, split_values
+from weatkit.config.schema import LOADING, click_options
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.static import load_static
 from weatkit.report.tables import write_outputs
@@ -29,7 +30,7 @@ from weatkit.report.tables import write_outputs
     "(e.g. unit,center,unit).",
 )
 @out_option("The aligned source space (.vec).", dest="out_path", file=True, required=True)
-@allow_pickle_option("Allow pickle-based formats (gensim .kv).")
+@click_options(LOADING, only=["allow_pickle"])
 @friendly
 def align_command(**opts: Any) -> None:
     """Align a space onto another with orthogonal Procrustes on a bilingual dictionary."""

@@ -32,7 +32,8 @@ from weatkit.asymmetry import (
     attribute_counts,
 )
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import format_option, list_options, out_option, split_values
+from weatkit.cli.options import format_option, out_option, split_values
+from weatkit.config.schema import LISTS, click_options
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest
 from weatkit.lists.normalize import Normalization
@@ -178,7 +179,12 @@ def _lists_mode(source: CountSource, opts: dict[str, Any]) -> None:
 
 @click.command("asymmetry")
 @click.argument("run_dir", required=False, type=click.Path(file_okay=False))
-@list_options(None, when="Without RUN_DIR: ")
+@click_options(
+    LISTS,
+    only=("lists", "langs", "tests"),
+    help_texts={"lists": "Without RUN_DIR: l" + LISTS["lists"].help.removeprefix("L")},
+    defaults={"lists": None},
+)
 @click.option(
     "--corpus",
     "corpus",

@@ -21,12 +21,12 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
-    contextual_from_opts,
     format_option,
     language_model_options,
     out_option,
     split_values,
 )
+from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.crows.data import CROWS_FILES, load_crows, read_pair_scores
 from weatkit.crows.score import (
     DEFAULT_BOOTSTRAP,
@@ -38,6 +38,7 @@ from weatkit.crows.score import (
     pair_outcomes,
     score_crows,
 )
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.masked_lm import MaskedLM
@@ -83,7 +84,7 @@ def _select(table: pd.DataFrame, opts: dict[str, Any]) -> pd.DataFrame:
 
 def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
     pairs = _pairs(opts)
-    lm = MaskedLM(opts["model"], contextual_from_opts(opts))
+    lm = MaskedLM(opts["model"], options_from_cli(ContextualOptions, CONTEXTUAL, opts))
     decimals = _decimals(opts["decimals"], REFERENCE_DECIMALS[opts["method"]])
     scores = score_crows(
         lm, pairs, method=opts["method"], decimals=decimals, show_progress=opts["progress"]

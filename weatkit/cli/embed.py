@@ -8,17 +8,9 @@ from typing import Any
 import click
 
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import (
-    allow_pickle_option,
-    contextual_from_opts,
-    contextual_options,
-    device_option,
-    list_options,
-    model_specs,
-    out_option,
-    progress_option,
-    split_values,
-)
+from weatkit.cli.options import model_options, model_specs, out_option, progress_option
+from weatkit.config.run import contextual_from_cli
+from weatkit.config.schema import LISTS, click_options, values_from_cli
 from weatkit.embeddings.contextual import ContextualExtractor
 from weatkit.embeddings.export import vec_bytes
 from weatkit.errors import WeatkitError
@@ -28,11 +20,12 @@ from weatkit.report.tables import write_outputs
 
 
 @click.command("embed")
-@list_options()
-@click.option("--lower", is_flag=True, help="Lower-case list items.")
-@click.option("--strip-accents", is_flag=True, help="Remove diacritics from list items.")
-@device_option()
-@allow_pickle_option("Allow pytorch_model.bin weights (a pickle).")
+@click_options(
+    LISTS,
+    only=("lists", "langs", "tests", "lower", "strip_accents"),
+    help_texts={"lower": "Lower-case list items."},
+    defaults={"lower": False},
+)
 @out_option(
     "The .vec file to write; with several --layer it must contain {layer}.",
     dest="out_path",
@@ -40,7 +33,7 @@ from weatkit.report.tables import write_outputs
     required=True,
 )
 @progress_option("Progress bar.")
-@contextual_options
+@model_options(help_texts={"allow_pickle": "Allow pytorch_model.bin weights (a pickle)."})
 @friendly
 def embed_command(**opts: Any) -> None:
     """Encode list items with a transformer model and write them as .vec files.
@@ -54,17 +47,15 @@ def embed_command(**opts: Any) -> None:
     out = opts["out_path"]
     if len(layers) > 1 and "{layer}" not in out:
         raise WeatkitError("--out must contain {layer} when several --layer are given")
+    chosen = values_from_cli(LISTS, opts)
     norm = Normalization(
-        lower=opts["lower"], strip_accents=opts["strip_accents"], join_phrases=None
+        lower=chosen["lower"], strip_accents=chosen["strip_accents"], join_phrases=None
     )
     selection = select_lists(
-        split_values(opts["lists"]),
-        split_values(opts["langs"]) or None,
-        normalization=norm,
-        tests=split_values(opts["tests"]) or None,
+        chosen["lists"], chosen["langs"], normalization=norm, tests=chosen["tests"]
     )
     words = sorted(set().union(*(t.vocabulary() for t in selection.tests)))
-    extractor = ContextualExtractor(opts["models"][0], contextual_from_opts(opts))
+    extractor = ContextualExtractor(opts["models"][0], contextual_from_cli(opts))
     vectors = extractor.extract(words, layers, show_progress=opts["progress"])
     for line in extractor.notes:
         note(line)

@@ -22,12 +22,13 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
-    contextual_from_opts,
     format_option,
     language_model_options,
     out_option,
     split_values,
 )
+from weatkit.config.schema import CONTEXTUAL, options_from_cli
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import (
     DEFAULT_BOOTSTRAP,
@@ -49,7 +50,7 @@ def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
     """Per-sample scores of ``--model`` for every requested template (``template`` column)."""
     samples = load_gest(opts["gest_version"])
     templates = [_template_id(t) for t in split_values(opts["templates"])] or None
-    options = contextual_from_opts(opts)
+    options = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
     scores = score_samples(
         opts["model"],
         samples["sentence"].tolist(),

@@ -11,16 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly
-from weatkit.cli.options import (
-    allow_pickle_option,
-    contextual_from_opts,
-    contextual_options,
-    device_option,
-    format_option,
-    iso_from_opts,
-    iso_options,
-    out_option,
-)
+from weatkit.cli.options import format_option, model_options, out_option
+from weatkit.config.run import contextual_from_cli, iso_from_cli
+from weatkit.config.schema import ISO, click_options
 from weatkit.embeddings.spec import LANG_PLACEHOLDER, EmbeddingsSpec, parse_embeddings_specs
 from weatkit.errors import WeatkitError
 from weatkit.isomorphism import iso
@@ -29,7 +22,7 @@ from weatkit.report.tables import render, write_outputs
 
 
 def _one_spec(text: str, opts: dict[str, Any], role: str) -> EmbeddingsSpec:
-    specs = parse_embeddings_specs(text, contextual_from_opts(opts))
+    specs = parse_embeddings_specs(text, contextual_from_cli(opts))
     if len(specs) != 1:
         raise WeatkitError(f"--{role} {text!r}: give one layer (hf:MODEL@LAYER)")
     spec = specs[0]
@@ -50,18 +43,16 @@ def _one_spec(text: str, opts: dict[str, Any], role: str) -> EmbeddingsSpec:
     "vocabulary in a joint space); required for hf: models.",
 )
 @click.option("--tgt-words", type=click.Path(dir_okay=False), help="As --src-words, for --tgt.")
-@iso_options("")
-@device_option()
-@allow_pickle_option("Allow pickle-based formats.")
+@click_options(ISO)
 @format_option("Print the values to stdout in this format instead of the readable table.")
 @out_option("Write isomorphism.csv here.")
-@contextual_options
+@model_options(help_texts={"allow_pickle": "Allow pickle-based formats."})
 @friendly
 def iso_command(**opts: Any) -> None:
     """Measure how far two embedding spaces are from isomorphic (EV, GH, GW)."""
     if opts["models"] or opts["layers"]:
         raise WeatkitError("weatkit iso takes models as --src/--tgt hf:MODEL@LAYER")
-    options = iso_from_opts(opts, "")
+    options = iso_from_cli(opts)
     table = iso(
         _one_spec(opts["src"], opts, "src"),
         _one_spec(opts["tgt"], opts, "tgt"),

@@ -27,11 +27,12 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
-    contextual_from_opts,
     format_option,
     language_model_options,
     out_option,
 )
+from weatkit.config.schema import CONTEXTUAL, options_from_cli
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.mbe.data import MBE_MODELS, MBE_SETS
 from weatkit.mbe.run import run_mbe_parallel, run_mbe_set
@@ -168,7 +169,7 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
 def mbe_command(**opts: Any) -> None:
     """MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022)."""
     mode = _check_modes(opts)
-    lm = MaskedLM(opts["model"], contextual_from_opts(opts))
+    lm = MaskedLM(opts["model"], options_from_cli(ContextualOptions, CONTEXTUAL, opts))
     settings: dict[str, Any] = {
         "method": opts["method"],
         "weight": opts["weight"],

@@ -1,30 +1,30 @@
-"""The options several ``weatkit`` commands share, each declared once here.
+"""The options of the ``weatkit`` commands that only the command line has, each declared once.
+
+The options of a run (engine, lists and normalisation, loading, transformer encoding,
+isomorphism) are not declared here: they come from :mod:`weatkit.config.schema`
+(:func:`~weatkit.config.schema.click_options`), the declarations files are read by too, and
+are turned into library options by :mod:`weatkit.config.run`, so a bad value gives the same
+message on the command line (naming the flag) as in a file (naming the key).
 
 * output: :func:`out_option` (``--out``), :func:`format_option` (``--format``, one choice set,
   :data:`~weatkit.report.tables.FORMATS`: the table printed to stdout in that format instead of
   the readable table), :func:`progress_option`;
-* devices and models: :func:`device_option`, :func:`allow_pickle_option`,
-  :func:`loading_options`, :func:`contextual_options` (word vectors of a transformer),
-  :func:`language_model_options` (sentence scorers), and :func:`contextual_from_opts` /
-  :func:`model_specs` that turn them into library options;
-* which tests: :func:`list_options` (``--lists``, ``--lang``, ``--test``);
-* isomorphism: :func:`iso_options` / :func:`iso_from_opts` (``weatkit iso`` and ``run``);
+* models: :func:`model_options` (``--model``/``--layer`` and the schema's transformer options:
+  word vectors of a transformer), :func:`language_model_options` (sentence scorers) and
+  :func:`model_specs`;
 * run-directory filters: :func:`filter_options` / :func:`filters` (``export`` and ``plot``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import click
 
-from weatkit.config.schema import CONTEXTUAL, ISO, Source, named_by
-from weatkit.embeddings.contextual import SUBWORD_POOLING, ContextualOptions
+from weatkit.config.schema import CONTEXTUAL, click_options
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import WeatkitError
-from weatkit.isomorphism.measures import CENTER_OVER, DEFAULT_N_WORDS, MEASURES, IsoOptions
-from weatkit.models.hub import DTYPES
 from weatkit.report.tables import FORMATS
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -97,63 +97,17 @@ def progress_option(
     return click.option("--progress/--no-progress", default=None, help=help_text)
 
 
-# --- devices and models ---------------------------------------------------------------------
-
-
-def device_option() -> Decorator:
-    """``--device``: auto, cpu, cuda[:N] or mps."""
-    return click.option(
-        "--device", default="auto", show_default=True, help="auto, cpu, cuda[:N] or mps."
-    )
-
-
-def allow_pickle_option(
-    help_text: str = "Allow pickle-based formats (gensim .kv, pytorch_model.bin weights).",
-) -> Decorator:
-    """``--allow-pickle``: pickle-based files are refused unless given."""
-    return click.option("--allow-pickle", is_flag=True, help=help_text)
-
-
-def loading_options(batch_size: int, batch_help: str) -> list[Decorator]:
-    """How a model is loaded and run: ``--dtype``, ``--batch-size``, ``--revision``,
-    ``--trust-remote-code`` and ``--cache/--no-cache``."""
-    return [
-        click.option(
-            "--dtype",
-            type=click.Choice(list(DTYPES)),
-            default="float32",
-            show_default=True,
-            help="Model weights' dtype.",
-        ),
-        click.option(
-            "--batch-size",
-            type=click.IntRange(min=1),
-            default=batch_size,
-            show_default=True,
-            help=batch_help,
-        ),
-        click.option("--revision", help="Hub revision (branch, tag or commit) of hub models."),
-        click.option(
-            "--trust-remote-code",
-            is_flag=True,
-            help="Allow models that run code from their repository (only for models you trust).",
-        ),
-        click.option(
-            "--cache/--no-cache",
-            "use_cache",
-            default=True,
-            show_default=True,
-            help="Reuse and store computed vectors and scores in the on-disk cache.",
-        ),
-    ]
+# --- models ---------------------------------------------------------------------------------
 
 
 def language_model_options(
     model_help: str, batch_help: str, *, required: bool = False, kind: bool = False
 ) -> Decorator:
-    """``--model`` (and ``--kind``), ``--device``, :func:`loading_options`, ``--allow-pickle``
-    and ``--progress``: the options of the commands that score sentences with a language model
-    (``gest``, ``stereoset``, ``crows``, ``mbe``)."""
+    """``--model`` (and ``--kind``), the schema's loading options of :data:`CONTEXTUAL`
+    (``--dtype``, ``--batch-size`` with its default 32, ``--device``, ``--revision``,
+    ``--trust-remote-code``, ``--allow-pickle``, ``--cache``) and ``--progress``: the options
+    of the commands that score sentences with a language model (``gest``, ``stereoset``,
+    ``crows``, ``mbe``); :func:`weatkit.config.run.contextual_from_cli` reads them."""
     options = [click.option("--model", required=required, help=model_help)]
     if kind:
         options.append(
@@ -165,75 +119,56 @@ def language_model_options(
             )
         )
     options += [
-        device_option(),
-        *loading_options(32, batch_help),
-        allow_pickle_option("Allow pytorch_model.bin weights (a pickle); safetensors otherwise."),
+        click_options(
+            CONTEXTUAL,
+            only=[o.name for o in CONTEXTUAL.options if o.name not in _POOLING],
+            help_texts={"batch_size": batch_help},
+            defaults={"batch_size": 32},
+        ),
         progress_option("Progress bar (default: on a terminal)."),
     ]
     return _stack(options)
 
 
-#: ``--model``/``--layer`` and pooling options of the commands that take word vectors from a
-#: transformer (``run``, ``embed``, ``iso``).
-_CONTEXTUAL = [
-    click.option(
-        "--model",
-        "models",
-        multiple=True,
-        help="Hugging Face model (hub id or local directory) to take word vectors from; "
-        "repeatable. Same as --embeddings hf:MODEL@LAYERS.",
-    ),
-    click.option(
-        "--layer",
-        "layers",
-        type=int,
-        multiple=True,
-        help="Hidden-state layer of --model (0 = embedding layer, -2 = next-to-last); "
-        "repeatable, all from one forward pass.",
-    ),
-    click.option(
-        "--subwords",
-        type=click.Choice(SUBWORD_POOLING),
-        default="sum",
-        show_default=True,
-        help="How an item's sub-word vectors are pooled (sum = CA-WEAT).",
-    ),
-    click.option(
-        "--special-tokens/--no-special-tokens",
-        default=True,
-        show_default=True,
-        help="Encode items with the model's special tokens ([CLS] w [SEP], <s> w </s>, BOS).",
-    ),
-    click.option(
-        "--template",
-        help='Embed each item in a sentence, e.g. "This is {}."; only its tokens are pooled.',
-    ),
-    *loading_options(64, "Items per forward pass."),
-]
-
-contextual_options: Decorator = _stack(_CONTEXTUAL)
-contextual_options.__doc__ = "Add the transformer-model options to a click command."
+#: How an item becomes a vector: options of word vectors, not of sentence scores.
+_POOLING = ("subwords", "special_tokens", "template")
 
 
-def contextual_from_opts(opts: dict[str, Any]) -> ContextualOptions:
-    """The :class:`ContextualOptions` given on the command line (``--device`` included;
-    pooling options absent from a command keep their defaults)."""
-    default = ContextualOptions()
-    options = ContextualOptions(
-        subwords=opts.get("subwords", default.subwords),
-        special_tokens=opts.get("special_tokens", default.special_tokens),
-        template=opts.get("template", default.template),
-        dtype=opts["dtype"],
-        batch_size=opts["batch_size"],
-        device=opts["device"],
-        revision=opts["revision"],
-        trust_remote_code=opts["trust_remote_code"],
-        allow_pickle=opts.get("allow_pickle", False),
-        cache=opts["use_cache"],
+def model_options(
+    *, exclude: Collection[str] = (), help_texts: Mapping[str, str] | None = None
+) -> Decorator:
+    """``--model``/``--layer`` and the schema's :data:`CONTEXTUAL` options: the commands that
+    take word vectors from a transformer (``run``, ``embed``, ``iso``).
+
+    Args:
+        exclude: fields the command declares through another section (``run``: ``device``
+            of the engine, ``allow_pickle`` of the loading options).
+        help_texts: the command's own help of some fields.
+    """
+    return _stack(
+        [
+            click.option(
+                "--model",
+                "models",
+                multiple=True,
+                help="Hugging Face model (hub id or local directory) to take word vectors "
+                "from; repeatable. Same as --embeddings hf:MODEL@LAYERS.",
+            ),
+            click.option(
+                "--layer",
+                "layers",
+                type=int,
+                multiple=True,
+                help="Hidden-state layer of --model (0 = embedding layer, -2 = next-to-last); "
+                "repeatable, all from one forward pass.",
+            ),
+            click_options(
+                CONTEXTUAL,
+                only=[o.name for o in CONTEXTUAL.options if o.name not in exclude],
+                help_texts=help_texts,
+            ),
+        ]
     )
-    with named_by(Source.command_line(), CONTEXTUAL):  # messages name the flags
-        options.validate()
-    return options
 
 
 def model_specs(opts: dict[str, Any]) -> list[str]:
@@ -247,137 +182,6 @@ def model_specs(opts: dict[str, Any]) -> list[str]:
         raise WeatkitError("a --layer is given twice")
     layer_text = ",".join(str(layer) for layer in layers)
     return [f"{HF_PREFIX}{model}@{layer_text}" for model in models]
-
-
-# --- which tests ----------------------------------------------------------------------------
-
-
-def list_options(default_lists: Sequence[str] | None = ("ca-weat",), when: str = "") -> Decorator:
-    """``--lists``, ``--lang`` and ``--test``: which tests, and so which items, a command uses.
-
-    Args:
-        default_lists: ``--lists`` default (None: no default, e.g. when a run directory's
-            manifest says which lists).
-        when: prefix of the help texts (e.g. ``"Without RUN_DIR: "``).
-    """
-    return _stack(
-        [
-            click.option(
-                "--lists",
-                "lists",
-                multiple=True,
-                default=list(default_lists) if default_lists else None,
-                show_default=bool(default_lists),
-                help=f"{when}list sets (weat, ca-weat, ca-weat:v3, x-weat, caliskan) or list "
-                "files (.json/.yaml/.tsv); repeatable or comma-separated.",
-            ),
-            click.option(
-                "--lang",
-                "langs",
-                multiple=True,
-                help="Languages or list ids to keep (default: all); repeatable or "
-                "comma-separated.",
-            ),
-            click.option("--test", "tests", multiple=True, help="Test ids to keep, e.g. weat1."),
-        ]
-    )
-
-
-# --- isomorphism ----------------------------------------------------------------------------
-
-
-def iso_options(prefix: str) -> Decorator:
-    """The measure options, named ``--{prefix}measures`` etc. (``prefix`` is "" or "iso-")."""
-    key = prefix.replace("-", "_")
-    defaults = ", ".join(f"{m}={n}" for m, n in DEFAULT_N_WORDS.items())
-    return _stack(
-        [
-            click.option(
-                f"--{prefix}measures",
-                f"{key}measures",
-                multiple=True,
-                help=f"Isomorphism measures ({', '.join(MEASURES)}); repeatable or "
-                "comma-separated [default: ev,gh].",
-            ),
-            click.option(
-                f"--{prefix}n-words",
-                f"{key}n_words",
-                multiple=True,
-                help="Words per measure: N for all, or MEASURE=N; repeatable "
-                f"[default: {defaults}].",
-            ),
-            click.option(
-                f"--{prefix}ev-order",
-                f"{key}ev_order",
-                type=click.Choice(["ascending", "descending"]),
-                default="ascending",
-                show_default=True,
-                help="EV spectrum order: ascending = iso-study code; descending = Søgaard et "
-                "al.'s k largest eigenvalues.",
-            ),
-            click.option(
-                f"--{prefix}gh-dims",
-                f"{key}gh_dims",
-                default="0",
-                show_default=True,
-                help="Homology dimensions for GH: 0 (reference) or 0,1.",
-            ),
-            click.option(
-                f"--{prefix}gh-points",
-                f"{key}gh_points",
-                type=click.Choice(["distances", "distance-rows"]),
-                default="distances",
-                show_default=True,
-                help="Rips on the distance matrix, or on its rows as points (iso-study under "
-                "gudhi<3).",
-            ),
-            click.option(
-                f"--{prefix}center-over",
-                f"{key}center_over",
-                type=click.Choice(CENTER_OVER),
-                default="all",
-                show_default=True,
-                help="Mean-centre over all rows of the file (reference) or only the measured "
-                "words.",
-            ),
-        ]
-    )
-
-
-def iso_from_opts(opts: dict[str, Any], prefix: str) -> IsoOptions:
-    """:class:`IsoOptions` from the parsed options of :func:`iso_options`."""
-    key = prefix.replace("-", "_")
-    measures = split_values(opts[f"{key}measures"]) or IsoOptions().measures
-    n_words = dict(DEFAULT_N_WORDS)
-    for entry in split_values(opts[f"{key}n_words"]):
-        name, sep, value = entry.rpartition("=")
-        targets = [name.strip()] if sep else list(MEASURES)
-        try:
-            count = int(value)
-        except ValueError:
-            raise WeatkitError(f"--{prefix}n-words {entry!r}: expected N or MEASURE=N") from None
-        for target in targets:
-            if target not in MEASURES:
-                raise WeatkitError(f"--{prefix}n-words {entry!r}: unknown measure {target!r}")
-            n_words[target] = count
-    try:
-        dims = tuple(int(d) for d in split_values([opts[f"{key}gh_dims"]]))
-    except ValueError:
-        raise WeatkitError(f"--{prefix}gh-dims must be 0 or 0,1") from None
-    if not dims or not set(dims) <= {0, 1}:
-        raise WeatkitError(f"--{prefix}gh-dims must be 0 or 0,1")
-    options = IsoOptions(
-        measures=measures,
-        n_words=n_words,
-        ev_order=opts[f"{key}ev_order"],
-        gh_dims=dims,
-        gh_points=opts[f"{key}gh_points"],
-        center_over=opts[f"{key}center_over"],
-        device=opts["device"],
-    )
-    with named_by(Source.command_line(prefix), ISO):  # messages name the flags
-        options.validate()
-    return options
 
 
 # --- run-directory filters (export, plot) ---------------------------------------------------

@@ -21,11 +21,12 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
-    contextual_from_opts,
     format_option,
     language_model_options,
     out_option,
 )
+from weatkit.config.schema import CONTEXTUAL, options_from_cli
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.report.tables import render, write_outputs
 from weatkit.stereoset.data import LANGS, load_stereoset, read_predictions
@@ -137,9 +138,8 @@ def _score_with_model(dataset: Any, opts: dict[str, Any]) -> dict[str, float]:
     """Intrasentence scores of ``--model`` (imported here: torch loads only for this mode)."""
     from weatkit.stereoset.scoring import IntrasentenceScorer
 
-    scorer = IntrasentenceScorer(
-        opts["model"], kind=opts["kind"], options=contextual_from_opts(opts)
-    )
+    options = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
+    scorer = IntrasentenceScorer(opts["model"], kind=opts["kind"], options=options)
     scores = scorer.score(dataset, show_progress=opts["progress"])
     stats = scorer.stats
     if stats.n_unknown:

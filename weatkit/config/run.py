@@ -111,6 +111,26 @@ def _list_location(entry: str, base: Path, at: str) -> str:
     return config_path(entry, base, at)
 
 
+def contextual_from_cli(opts: Mapping[str, Any]) -> ContextualOptions:
+    """The :class:`ContextualOptions` of click's options declared for :data:`CONTEXTUAL`
+    (those a command lacks keep their defaults); every message names the flag."""
+    return options_from_cli(ContextualOptions, CONTEXTUAL, opts)
+
+
+def iso_from_cli(opts: Mapping[str, Any], prefix: str = "") -> IsoOptions:
+    """The :class:`IsoOptions` of click's options declared for :data:`ISO` with ``prefix``
+    (``iso-`` in ``run``, "" in ``iso``); the device is the command's ``--device``."""
+    key = prefix.replace("-", "_")
+    values = {name[len(key) :]: value for name, value in opts.items() if name.startswith(key)}
+    source = Source.command_line(prefix)
+    return build(
+        IsoOptions,
+        ISO,
+        values_from_cli(ISO, values, source) | {"device": opts.get("device", "auto")},
+        source,
+    )
+
+
 def run_config_from_cli(
     opts: Mapping[str, Any],
     *,
@@ -119,8 +139,8 @@ def run_config_from_cli(
 ) -> RunConfig:
     """A :class:`RunConfig` from click's options declared by
     :func:`weatkit.config.schema.click_options` for :data:`LISTS`, :data:`LOADING`,
-    :data:`ENGINE`, :data:`CONTEXTUAL` (the ``cache`` parameter) and :data:`ISO` (with
-    ``iso_prefix``), plus ``isomorphism`` and ``iso_words``; every message names the flag.
+    :data:`ENGINE`, :data:`CONTEXTUAL` and :data:`ISO` (with ``iso_prefix``), plus
+    ``isomorphism`` and ``iso_words``; every message names the flag.
 
     Args:
         opts: click's parsed options (parameter names = field names, ISO's prefixed).
@@ -128,20 +148,14 @@ def run_config_from_cli(
         iso_prefix: the prefix of the isomorphism flags.
     """
     engine = options_from_cli(EngineOptions, ENGINE, opts)
-    contextual = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
-    key = iso_prefix.replace("-", "_")
-    iso_opts = {name[len(key) :]: value for name, value in opts.items() if name.startswith(key)}
-    iso_source = Source.command_line(iso_prefix)
-    iso_values = values_from_cli(ISO, iso_opts, iso_source) | {"device": opts.get("device", "auto")}
-    iso = build(IsoOptions, ISO, iso_values, iso_source)
     values = values_from_cli(LISTS, opts) | values_from_cli(LOADING, opts)
     with named_by(Source.command_line(), LISTS, LOADING):
         return RunConfig(
             **values,
             embeddings=embeddings,
             engine=engine,
-            contextual=contextual,
+            contextual=contextual_from_cli(opts),
             isomorphism=opts.get("isomorphism"),
-            iso=iso,
+            iso=iso_from_cli(opts, iso_prefix),
             iso_words=opts.get("iso_words"),
         )

@@ -106,7 +106,7 @@ class Option:
                 try:
                     count = int(number)
                 except ValueError:
-                    raise ConfigError(f"{flag} {text!r}: expected N or NAME=N") from None
+                    raise ConfigError(f"{flag} {text!r}: expected N or MEASURE=N") from None
                 counts.update({name.strip(): count} if sep else dict.fromkeys(self.default, count))
             return counts
         return value
@@ -276,19 +276,27 @@ def options_from_cli(
 
 
 def click_options(
-    section: Section, *, prefix: str = "", only: Sequence[str] | None = None
+    section: Section,
+    *,
+    prefix: str = "",
+    only: Sequence[str] | None = None,
+    help_texts: Mapping[str, str] | None = None,
+    defaults: Mapping[str, Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """click decorators for the section's options that have a flag.
 
     Each option's parameter is named by its field (``n_bootstrap`` for ``--bootstrap``), so
-    :func:`options_from_cli` reads them back. Types are read by click; values are checked by
-    the dataclass, so a bad value gives the same message as in a file, with the flag named.
+    :func:`options_from_cli` reads them back. Types are read by click (``int``, ``float``);
+    values are checked by the dataclass, not by click, so a bad value gives the same message
+    as in a file, with the flag named (``--bootstrap: must be >= 0, got -1``).
 
     Args:
         section: the declarations.
         prefix: flag prefix (``iso-``); the parameter names get it too (``iso_measures``)
             unless it is "".
         only: the fields to declare (None: every one with a flag).
+        help_texts: a command's own help text of some fields (``batch_size`` of a sentence scorer).
+        defaults: a command's own default of some fields (the same field, another use).
     """
     import click
 
@@ -298,26 +306,29 @@ def click_options(
             continue
         flag = "--" + prefix + option.flag.removeprefix("--")
         param = prefix.replace("-", "_") + option.name
-        help_text = option.help + (
-            f" One of: {', '.join(option.choices)}." if option.choices else ""
-        )
-        kwargs: dict[str, Any] = {"help": help_text}
+        default = (defaults or {}).get(option.name, option.default)
+        kwargs: dict[str, Any] = {"help": (help_texts or {}).get(option.name, option.help)}
         decls = [flag, param]
         if option.kind in ("bool", "optional_bool"):
-            if option.default is False:
+            if default is False:
                 kwargs["is_flag"] = True
             else:
                 decls[0] = f"{flag}/--no-{flag.removeprefix('--')}"
-                kwargs.update(default=option.default, show_default=option.default is not None)
-        elif option.kind in ("names", "counts"):
+                kwargs.update(default=default, show_default=default is not None)
+        elif option.kind == "names":
             kwargs["multiple"] = True
-            kwargs["help"] += " Repeatable or comma-separated."
+            if default:
+                kwargs.update(default=list(default), show_default=True)
+        elif option.kind == "counts":
+            kwargs["multiple"] = True
+            shown = ", ".join(f"{k}={v}" for k, v in default.items())
+            kwargs["help"] += f"  [default: {shown}]"  # click shows a text default in (...)
         else:
             types = {"int": click.INT, "float": click.FLOAT}
-            kwargs.update(type=types.get(option.kind, click.STRING), default=option.default)
-            kwargs["show_default"] = option.default is not None
+            kwargs.update(type=types.get(option.kind, click.STRING), default=default)
+            kwargs["show_default"] = default is not None
             if option.kind == "ints":
-                kwargs["default"] = ",".join(map(str, option.default))
+                kwargs["default"] = ",".join(map(str, default))
             if option.choices:
                 kwargs["metavar"] = "[" + "|".join(option.choices) + "]"
         decorators.append(click.option(*decls, **kwargs))
@@ -402,11 +413,17 @@ LISTS = Section(
             "names",
             ("ca-weat",),
             "List sets (weat, ca-weat, ca-weat:v3, x-weat, caliskan) or list files "
-            "(.json/.yaml/.tsv).",
+            "(.json/.yaml/.tsv); repeatable or comma-separated.",
             "--lists",
         ),
-        Option("langs", "names", None, "Languages or list ids to keep (default: all).", "--lang"),
-        Option("tests", "names", None, "Test ids to keep, e.g. weat1 (default: all).", "--test"),
+        Option(
+            "langs",
+            "names",
+            None,
+            "Languages or list ids to keep (default: all); repeatable or comma-separated.",
+            "--lang",
+        ),
+        Option("tests", "names", None, "Test ids to keep, e.g. weat1.", "--test"),
         Option(
             "lower",
             "optional_bool",
@@ -499,7 +516,11 @@ CONTEXTUAL = Section(
         Option("batch_size", "int", 64, "Items per forward pass.", "--batch-size"),
         Option("device", "str", "auto", "auto, cpu, cuda[:N] or mps.", "--device"),
         Option(
-            "revision", "optional_str", None, "Hub revision (branch, tag or commit).", "--revision"
+            "revision",
+            "optional_str",
+            None,
+            "Hub revision (branch, tag or commit) of hub models.",
+            "--revision",
         ),
         Option(
             "trust_remote_code",
@@ -519,7 +540,7 @@ CONTEXTUAL = Section(
             "cache",
             "bool",
             True,
-            "Reuse and store computed vectors in the on-disk cache.",
+            "Reuse and store computed vectors and scores in the on-disk cache.",
             "--cache",
         ),
     ),
@@ -532,14 +553,14 @@ ISO = Section(
             "measures",
             "names",
             ("ev", "gh"),
-            "Isomorphism measures (ev, gh, gw).",
+            "Isomorphism measures (ev, gh, gw); repeatable or comma-separated.",
             "--measures",
         ),
         Option(
             "n_words",
             "counts",
             {"ev": 10_000, "gh": 5_000, "gw": 1_000},
-            "Words per measure: N for all, or MEASURE=N.",
+            "Words per measure: N for all, or MEASURE=N; repeatable.",
             "--n-words",
         ),
         Option(
