@@ -366,3 +366,107 @@ def test_generated_help_names_every_flag_once() -> None:
     text = CliRunner().invoke(_command(), ["--help"]).output
     for flag in ("--bootstrap", "--min-coverage", "--iso-energy", "--special-tokens", "--lang"):
         assert len(re.findall(rf"{flag}\b", text)) == 1, flag
+
+
+# --------------------------------------------------------------------------------------------
+# the real command line: ``weatkit run`` reads the same declarations
+
+
+def _weatkit(*args: str) -> Any:
+    from weatkit.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize(
+    ("args", "text", "key"),
+    [
+        (["--bootstrap", "-1"], "engine: {n_bootstrap: -1}", "engine.n_bootstrap"),
+        (["--confidence", "1.5"], "engine: {confidence_level: 1.5}", "engine.confidence_level"),
+        (["--metric", "foo"], "engine: {metric: foo}", "engine.metric"),
+        (["--ddof", "2"], "engine: {ddof: 2}", "engine.ddof"),
+        (["--min-coverage", "5"], "min_coverage: 5", "min_coverage"),
+        (["--equalize", "bogus"], "equalize: bogus", "equalize"),
+        (["--batch-size", "0"], "contextual: {batch_size: 0}", "contextual.batch_size"),
+        (["--subwords", "max"], "contextual: {subwords: max}", "contextual.subwords"),
+        (["--iso-energy", "2"], "isomorphism: {reference: en, energy: 2}", "isomorphism.energy"),
+        (
+            ["--iso-gh-dims", "2"],
+            "isomorphism: {reference: en, gh_dims: [2]}",
+            "isomorphism.gh_dims",
+        ),
+    ],
+)
+def test_weatkit_run_and_a_grid_file_give_one_message(
+    tmp_path: Path, args: list[str], text: str, key: str
+) -> None:
+    """The same bad value: the same problem, named by the flag on the command line and by the
+    YAML key in a file; a one-line error with exit code 1 (not click's usage error, 2)."""
+    from_file = _grid_error(tmp_path, f"{GRID}{text}\n")
+    assert from_file.startswith(f"{key}: ")
+    problem = from_file.removeprefix(f"{key}: ")
+    result = _weatkit("run", "--lists", "weat", "--no-progress", *args)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip() == f"weatkit: error: {args[0]}: {problem}"
+
+
+def test_weatkit_run_builds_the_run_a_file_describes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``weatkit run`` hands the library the same :class:`RunConfig` a grid file's keys give
+    (the run itself is stopped: only the configuration is compared)."""
+    seen: list[RunConfig] = []
+
+    def stop(config: RunConfig, **_: Any) -> None:
+        seen.append(config)
+        raise WeatkitError("stopped before running")
+
+    monkeypatch.setattr("weatkit.cli.run.run", stop)
+    result = _weatkit(
+        *("run", "--lists", "weat,x-weat", "--test", "weat1", "--bootstrap", "10", "--ci", "bca"),
+        *("--equalize", "truncate", "--iso-measures", "ev", "--iso-n-words", "ev=50"),
+        *("--isomorphism", "en", "--no-special-tokens", "--device", "cpu", "--compat", "wefe"),
+        *("--batch-size", "8", "--no-cache", "--allow-pickle", "--no-progress"),
+    )
+    assert result.exit_code == 1 and "stopped before running" in result.stderr, result.output
+    data = {
+        "lists": ["weat", "x-weat"],
+        "tests": ["weat1"],
+        "equalize": "truncate",  # given: beats the preset's "none"
+        "allow_pickle": True,
+        "engine": {"n_bootstrap": 10, "ci_method": "bca", "device": "cpu", "ddof": 0},
+        "contextual": {
+            "special_tokens": False,
+            "device": "cpu",
+            "batch_size": 8,
+            "cache": False,
+            "allow_pickle": True,
+        },
+        "isomorphism": {
+            "reference": "en",
+            "measures": ["ev"],
+            "n_words": {**IsoOptions().n_words, "ev": 50},
+            "device": "cpu",
+        },
+    }
+    from_file = run_config_from_mapping(data, Source("f.yaml"), tmp_path)
+    assert seen == [from_file]
+
+
+def test_compat_presets_name_declared_fields() -> None:
+    """``--compat`` presets set options by field name, which is each generated option's
+    parameter name (so an explicit flag is recognised and wins)."""
+    from weatkit.engine.compat import COMPAT_PRESETS
+
+    flagged = {o.name for s in (schema.ENGINE, schema.LISTS) for o in s.options if o.flag}
+    for preset in COMPAT_PRESETS.values():
+        assert set(preset) <= flagged, set(preset) - flagged
+
+
+def test_weatkit_run_help_lists_every_declared_flag_once() -> None:
+    text = _weatkit("run", "--help").output
+    flags = [o.flag for s in (schema.ENGINE, schema.LISTS, schema.LOADING) for o in s.options]
+    flags += [o.flag for o in schema.CONTEXTUAL.options]
+    flags += ["--iso-" + o.flag.removeprefix("--") for o in schema.ISO.options if o.flag]
+    for flag in {f for f in flags if f is not None}:
+        assert len(re.findall(rf"(?<![\w-]){flag}(?![\w-])", text)) == 1, flag

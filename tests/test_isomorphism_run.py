@@ -138,7 +138,7 @@ def test_iso_command_outputs(tmp_path: Path) -> None:
         (["--measures", "xx"], "unknown isomorphism measure 'xx'"),
         (["--n-words", "ev=abc"], "expected N or MEASURE=N"),
         (["--n-words", "ev=1"], "need at least 2 words"),
-        (["--gh-dims", "2"], "--gh-dims must be 0 or 0,1"),
+        (["--gh-dims", "2"], "--gh-dims: must be 0 or 0,1"),
     ],
 )
 def test_iso_command_errors(tmp_path: Path, extra: list[str], message: str) -> None:
