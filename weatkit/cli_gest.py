@@ -25,7 +25,7 @@ from weatkit.cli_contextual import contextual_from_opts, language_model_options
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import (
     DEFAULT_BOOTSTRAP,
-    DEFAULT_LEVEL,
+    DEFAULT_CONFIDENCE_LEVEL,
     DEFAULT_SEED,
     LOG_BASES,
     GestSummary,
@@ -92,7 +92,7 @@ def _aggregate_one(scores: pd.DataFrame, opts: dict[str, Any]) -> GestSummary:
         log_base=opts["log_base"],
         n_bootstrap=opts["n_bootstrap"],
         seed=opts["seed"],
-        level=opts["confidence"],
+        confidence_level=opts["confidence"],
     )
 
 
@@ -198,7 +198,7 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
 @click.option(
     "--confidence",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=DEFAULT_LEVEL,
+    default=DEFAULT_CONFIDENCE_LEVEL,
     show_default=True,
 )
 @click.option(
@@ -229,7 +229,7 @@ def gest_command(**opts: Any) -> None:
     version = opts["gest_version"]
     if opts["genders_path"]:
         inputs = read_genders_csv(opts["genders_path"], version)
-        result = mt_metrics(inputs, level=opts["confidence"])
+        result = mt_metrics(inputs, confidence_level=opts["confidence"])
         input_name = "genders.csv"
     else:
         if opts["scores_path"]:

@@ -8,7 +8,7 @@ Outputs (:func:`write_compare`):
 ``table.csv``         the joined table: one row per model × language, one column per measure
 ``correlations.csv``  Spearman and Kendall correlations between measures across the
                       model × language units, with bootstrap CIs
-                      (:data:`weatkit.crossmethod.correlate.CORRELATION_COLUMNS`)
+                      (:data:`weatkit.stats.correlation.CORRELATION_COLUMNS`)
 ``skipped.csv``       ``model, lang, method, status, reason``: ``not applicable`` (no data in
                       that language, a causal LM where a masked LM is needed) or ``failed``
 ``manifest.json``     the comparison file's hash, options, environment, timings
@@ -28,7 +28,6 @@ from typing import Any
 import pandas as pd
 
 from weatkit.crossmethod.config import CompareConfig
-from weatkit.crossmethod.correlate import correlation_table
 from weatkit.crossmethod.methods import (
     SCORE_COLUMNS,
     MethodContext,
@@ -45,6 +44,7 @@ from weatkit.errors import WeatkitError
 from weatkit.pipeline import environment
 from weatkit.report.plots import figure_bytes
 from weatkit.report.tables import manifest_bytes, render, write_outputs
+from weatkit.stats.correlation import correlation_table
 
 SKIPPED_COLUMNS = ["model", "lang", "method", "status", "reason"]
 #: How each method computes its rows for one model in one language.
@@ -123,7 +123,7 @@ def run_compare(
         by_language=corr.by_language,
         n_bootstrap=corr.n_bootstrap,
         seed=corr.seed,
-        level=corr.level,
+        confidence_level=corr.level,
     )
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = {

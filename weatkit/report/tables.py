@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 from weatkit._io.atomic import temp_file
-from weatkit.engine.aggregate import median_ci
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import WeatkitError
+from weatkit.stats.aggregate import median_ci
 
 KEY_COLUMNS = ["embeddings", "lang", "list_set", "list_id", "test"]
 VALUE_COLUMNS = [
@@ -101,7 +101,7 @@ def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame
             for col in ("statistic", "effect_size"):
                 m = median_ci(group[col].to_numpy(), options.confidence_level)
                 row[col], row[f"{col}_ci_low"], row[f"{col}_ci_high"] = m.median, m.low, m.high
-                row["ci_level"] = m.level
+                row["ci_level"] = m.confidence_level
             row["p_value"] = np.nan
             row["ci_method"] = "median-order-statistic"
         rows.append(row)
