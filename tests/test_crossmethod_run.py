@@ -242,6 +242,55 @@ def test_a_failing_model_is_reported_and_the_others_finish(setup: Path, tmp_path
     assert not (out / "correlations.png").exists()
 
 
+def test_a_library_error_inside_one_method_is_recorded_as_failed(
+    setup: Path, tmp_path: Path
+) -> None:
+    """Bug 7e: an exception from torch/transformers (not a WeatkitError) raised while one model
+    runs one method is that (model, method)'s ``failed`` row with a one-line reason; the other
+    models finish and the command exits 1."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    broken = make_char_mlm(tmp_path / "broken", seed=4)
+    config = BertConfig.from_pretrained(broken)
+    config.vocab_size = 8  # the tokenizer's ids run past the embedding table: IndexError
+    BertForMaskedLM(config).save_pretrained(broken)
+    path = tmp_path / "broken.yaml"
+    path.write_text(
+        "output: out\nlanguages: [en]\n"
+        f"models: [{{name: A, model: {setup / 'm1'}}}, {{name: X, model: {broken}}}]\n"
+        "contextual: {device: cpu, batch_size: 64}\n"
+        "gest: {mlm_templates: [2]}\ncrows: {method: aul}\ncorrelation: {n_bootstrap: 0}\n"
+    )
+    out = tmp_path / "out"
+    cli = CliRunner().invoke(main, ["compare", str(path), "--out", str(out), "--no-plot"])
+    assert cli.exit_code == 1, cli.output
+    skipped = pd.read_csv(out / "skipped.csv")
+    failed = skipped[skipped["model"] == "X"]
+    assert sorted(failed["method"]) == ["crows", "gest"]
+    assert set(failed["status"]) == {"failed"}
+    for reason in failed["reason"]:
+        assert reason.startswith("IndexError: index out of range")
+        assert "\n" not in reason
+    assert (skipped["model"] == "A").sum() == 0
+    table = pd.read_csv(out / "table.csv").set_index("model")
+    assert table.loc["A", "crows:aul"] == pytest.approx(_direct_crows(str(setup / "m1")))
+    assert np.isnan(table.loc["X", "crows:aul"]) and np.isnan(table.loc["X", "gest:g_s"])
+
+
+def test_keyboard_interrupt_is_not_swallowed(
+    setup: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from weatkit.crossmethod import runner
+
+    def interrupted(*args: object) -> list:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(runner.RUNNERS, "weat", interrupted)  # the first method
+    config = load_compare_config(setup / "cmp.yaml")
+    with pytest.raises(KeyboardInterrupt):
+        run_compare(config, show_progress=False)
+
+
 def test_bad_config_is_a_one_line_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\n")

@@ -80,8 +80,10 @@ def run_compare(
 ) -> CompareResult:
     """Compute every configured measure for every model and language, then correlate them.
 
-    A method that does not apply is recorded as ``not applicable``; a method that raises a
-    :class:`WeatkitError` for one model is recorded as ``failed`` and the others go on.
+    A method that does not apply is recorded as ``not applicable``; a method that raises for
+    one model (a :class:`WeatkitError`, or any other exception, e.g. from torch or
+    transformers, reduced to ``Type: first line``) is recorded as ``failed`` and the others go
+    on. ``KeyboardInterrupt`` and ``SystemExit`` are not caught.
     """
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
@@ -98,15 +100,18 @@ def run_compare(
             skipped.append(_skip(model, lang, method, "not applicable", str(err)))
         except WeatkitError as err:
             skipped.append(_skip(model, lang, method, "failed", str(err)))
+        except Exception as err:  # torch / transformers: this model's method failed
+            skipped.append(_skip(model, lang, method, "failed", _one_line(err)))
         timings[f"{method}:{model}:{lang}"] = round(time.perf_counter() - t0, 3)
 
     ctx = MethodContext(config.contextual, show_progress)
     for entry in config.models:
         try:
             kind = entry.kind or _kind(entry.model, ctx.options)
-        except WeatkitError as err:
+        except Exception as err:  # WeatkitError, or a library's error on this model's config
+            reason = str(err) if isinstance(err, WeatkitError) else _one_line(err)
             for method in config.methods:
-                skipped.append(_skip(entry.name, "*", method, "failed", str(err)))
+                skipped.append(_skip(entry.name, "*", method, "failed", reason))
             continue
         for method in config.methods:
             section = getattr(config, method)
@@ -180,6 +185,12 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
 
 def _kind(model: str, options: Any) -> str:
     return "glm" if is_decoder_only(load_config(model, options)) else "mlm"
+
+
+def _one_line(err: Exception) -> str:
+    """``Type: first line of the message`` of an exception that is not a WeatkitError."""
+    lines = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
 
 
 def _skip(model: str, lang: str, method: str, status: str, reason: str) -> dict[str, str]:
