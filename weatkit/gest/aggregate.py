@@ -300,3 +300,46 @@ def aggregate_scores(
     return GestSummary(
         stereotypes=per[STEREOTYPE_COLUMNS], summary=pd.DataFrame([row], columns=SUMMARY_COLUMNS)
     )
+
+
+def aggregate_by_template(
+    scores: pd.DataFrame,
+    *,
+    log_base: LogBase | str = "10",
+    n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
+) -> GestSummary:
+    """:func:`aggregate_scores` per template, when ``scores`` has a ``template`` column.
+
+    Each template is aggregated on its own (templates in ascending order, each bootstrapped with
+    the same ``seed``); both tables then get a leading ``template`` column. Without a
+    ``template`` column this is :func:`aggregate_scores`.
+    """
+
+    def one(part: pd.DataFrame) -> GestSummary:
+        return aggregate_scores(
+            part,
+            log_base=log_base,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            confidence_level=confidence_level,
+        )
+
+    if "template" not in scores.columns:
+        return one(scores)
+    parts = [(t, one(group)) for t, group in scores.groupby("template", sort=True)]
+    if not parts:
+        raise WeatkitError("scores table has no rows")
+
+    def template_first(table: pd.DataFrame) -> pd.DataFrame:
+        return table[["template", *(c for c in table.columns if c != "template")]]
+
+    return GestSummary(
+        stereotypes=template_first(
+            pd.concat([r.stereotypes.assign(template=t) for t, r in parts], ignore_index=True)
+        ),
+        summary=template_first(
+            pd.concat([r.summary.assign(template=t) for t, r in parts], ignore_index=True)
+        ),
+    )
