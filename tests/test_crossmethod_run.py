@@ -127,6 +127,18 @@ def test_not_applicable_combinations_are_recorded(result) -> None:
     assert "needs a masked LM" in reasons[("G", "de", "mbe")]
 
 
+def test_every_reported_measure_is_registered(result) -> None:
+    from weatkit.measures import get_measure
+
+    for r in result.scores.itertuples():
+        registered = get_measure("weat" if r.method == "weat" else r.measure)
+        assert registered.family == r.method
+    for r in result.skipped.itertuples():  # the registry's decisions, word for word
+        if r.method in ("gest", "crows") and r.lang == "de":
+            measure = "gest:g_s" if r.method == "gest" else "crows:aul"
+            assert r.reason == get_measure(measure).not_applicable("mlm", "de")
+
+
 def test_word_level_cells_equal_a_direct_run(setup: Path, result) -> None:
     for name, model in (("A", "m1"), ("G", "glm")):
         specs = parse_embeddings_specs(f"{name}=hf:{setup / model}@0,-2", OPTIONS)
