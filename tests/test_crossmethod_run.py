@@ -303,6 +303,28 @@ def test_keyboard_interrupt_is_not_swallowed(
         run_compare(config, show_progress=False)
 
 
+def test_compare_entry_point(setup: Path, tmp_path: Path) -> None:
+    from weatkit.crossmethod import compare
+
+    path = tmp_path / "small.yaml"
+    path.write_text(
+        f"output: {tmp_path / 'from-file'}\nlanguages: [en]\n"
+        f"models: [{{name: A, model: {setup / 'm1'}}}]\ncontextual: {{device: cpu}}\n"
+        "weat: {lists: [weat], tests: [weat1], layers: [0], "
+        "engine: {n_bootstrap: 0, n_permutations: 0}}\n"
+    )
+    written = compare(path, plot=False)
+    assert pd.read_csv(tmp_path / "from-file" / "table.csv").columns.tolist() == [
+        "model",
+        "lang",
+        "weat:weat1@0",
+    ]
+    again = compare(load_compare_config(path), output=tmp_path / "other", write=False)
+    assert not (tmp_path / "other").exists()
+    pd.testing.assert_frame_equal(written.table, again.table)
+    assert written.table["weat:weat1@0"].notna().all()
+
+
 def test_bad_config_is_a_one_line_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\n")

@@ -125,7 +125,9 @@ def weat_rows(
     result = run(
         config, show_progress=ctx.show_progress, extractors=ctx.extractors, allow_empty=True
     )
-    return score_rows(weat_measures(result.summary, source=name))
+    # one layer: the embeddings are named without "@LAYER"
+    layer = section.layers[0] if len(section.layers) == 1 else None
+    return score_rows(weat_measures(result.summary, source=name, layer=layer))
 
 
 def gest_rows(

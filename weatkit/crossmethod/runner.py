@@ -18,16 +18,17 @@ Outputs (:func:`write_compare`):
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from weatkit.crossmethod.config import CompareConfig
+from weatkit.crossmethod.config import CompareConfig, load_compare_config
 from weatkit.crossmethod.methods import (
     SCORE_COLUMNS,
     MethodContext,
@@ -70,6 +71,60 @@ class CompareResult:
     @property
     def n_failed(self) -> int:
         return int((self.skipped["status"] == "failed").sum())
+
+
+def compare(
+    config: CompareConfig | str | os.PathLike[str],
+    *,
+    output: str | os.PathLike[str] | None = None,
+    write: bool = True,
+    plot: bool = True,
+    show_progress: bool | None = None,
+) -> CompareResult:
+    """Every configured bias measure for every model and language, joined and correlated.
+
+    For each model × language the configured methods (WEAT on the model's word vectors, GEST,
+    StereoSet, CrowS-Pairs, MBE) give one value per registered measure
+    (:data:`weatkit.measures.registry.MEASURES`); a measure that does not apply (the registry's
+    model kinds and languages, or no data in that language) is recorded as ``not applicable``,
+    one that raises as ``failed``, and the rest goes on. Across the n model × language units
+    where two measures x and y are both present::
+
+        Spearman ρ  = Pearson correlation of the ranks of x and y
+        Kendall τ_b = Σ_{i≠j} sgn(x_i − x_j) sgn(y_i − y_j)
+                      / √(Σ_{i≠j} sgn(x_i − x_j)² · Σ_{i≠j} sgn(y_i − y_j)²)
+
+    with percentile bootstrap intervals over the units (:mod:`weatkit.stats.correlation`;
+    Spearman 1904, Kendall 1945).
+
+    Args:
+        config: a comparison file (YAML or TOML, :func:`load_compare_config`) or a loaded
+            :class:`CompareConfig`.
+        output: output directory (default: the file's ``output``); with a loaded config it
+            replaces ``config.output``.
+        write: write ``scores.csv``, ``table.csv``, ``correlations.csv``, ``skipped.csv``,
+            ``manifest.json`` (and ``correlations.png`` with ``plot``) into it
+            (:func:`write_compare`).
+        plot: draw the correlation heatmap when writing.
+        show_progress: progress bars (None: when on a terminal).
+
+    Returns:
+        The :class:`CompareResult` (``scores``, ``table``, ``correlations``, ``skipped``,
+        ``manifest``); :attr:`CompareResult.n_failed` counts the failed method runs.
+
+    Example:
+        >>> result = compare("models.yaml", write=False)  # doctest: +SKIP
+        >>> result.table  # doctest: +SKIP
+    """
+    if isinstance(config, CompareConfig):
+        if output is not None:
+            config = replace(config, output=Path(output))
+    else:
+        config = load_compare_config(config, None if output is None else str(output))
+    result = run_compare(config, show_progress=show_progress)
+    if write:
+        write_compare(result, config.output, plot=plot)
+    return result
 
 
 def run_compare(
