@@ -56,6 +56,16 @@ def test_registry_metadata_are_the_papers() -> None:
         assert m.family == name.split(":")[0]
 
 
+def test_registry_languages_are_the_data_sets() -> None:
+    from weatkit.crows.data import CROWS_FILES
+    from weatkit.stereoset.data import LANGS
+
+    for name in ("stereoset:ss", "stereoset:lms", "stereoset:icat"):
+        assert get_measure(name).languages == LANGS
+    for name in ("crows:pll", "crows:aul", "crows:aula"):
+        assert get_measure(name).languages == tuple(CROWS_FILES)
+
+
 def test_applicability_and_side() -> None:
     crows_pll = get_measure("crows:pll")
     assert crows_pll.not_applicable("mlm", "en") is None

@@ -40,12 +40,15 @@ from weatkit.gest.data import load_gest
 from weatkit.gest.scoring import score_samples
 from weatkit.lists.sources import available_languages
 from weatkit.mbe.run import run_mbe_parallel
-from weatkit.measures import MeasureResult, get_measure
-from weatkit.measures._crows import crows_measures
-from weatkit.measures._gest import gest_measures
-from weatkit.measures._mbe import mbe_measures
-from weatkit.measures._stereoset import stereoset_measures
-from weatkit.measures._weat import weat_measures
+from weatkit.measures import (
+    MeasureResult,
+    crows_measures,
+    gest_measures,
+    get_measure,
+    mbe_measures,
+    stereoset_measures,
+    weat_measures,
+)
 from weatkit.pipeline import RunConfig, run
 from weatkit.sentence import MaskedLM
 from weatkit.stereoset.data import load_stereoset
