@@ -30,6 +30,7 @@ import pandas as pd
 
 from weatkit.crossmethod.config import CompareConfig, load_compare_config
 from weatkit.crossmethod.methods import (
+    N_BOOTSTRAP,
     SCORE_COLUMNS,
     MethodContext,
     NotApplicable,
@@ -195,6 +196,12 @@ def run_compare(
         "methods": {m: asdict(getattr(config, m)) for m in config.methods},
         "contextual": asdict(ctx.options),
         "correlation": asdict(corr),
+        "resampling": {  # weatkit.stats.resampling: plans depend only on the seed and sizes
+            "gest": {"scheme": "stratified", "n_bootstrap": N_BOOTSTRAP, "seed": 0},
+            "crows": {"scheme": "stratified", "n_bootstrap": N_BOOTSTRAP, "seed": 0},
+            "weat": {"scheme": "weat"},
+            "correlation": {"scheme": "stratified", "paired": True},
+        },
         "environment": environment(),
         "timings_s": timings,
     }
