@@ -139,7 +139,8 @@ def register(measure: Measure) -> Measure:
 
 
 def get_measure(name: str) -> Measure:
-    """The registered measure ``name``; a WEAT test column (``"ca-weat:weat1@-2"``) is ``weat``.
+    """The registered measure ``name`` (WEAT tests, e.g. ``"ca-weat:weat1@-2"``, are all the
+    measure ``weat``: see :attr:`~weatkit.measures.result.MeasureResult.test`).
 
     Raises:
         WeatkitError: no such measure.
