@@ -92,6 +92,11 @@ def _value(result, model: str, lang: str, measure: str) -> float:
     return float(row[measure].iloc[0])
 
 
+def test_each_model_is_loaded_once_for_all_its_methods(result) -> None:
+    """WEAT vectors, GEST, CrowS, StereoSet and MBE of one model share one set of weights."""
+    assert result.manifest["weights_loaded"] == {"A": 1, "B": 1, "C": 1, "G": 1}
+
+
 def test_table_layout(result) -> None:
     table = result.table
     assert list(table[["model", "lang"]].itertuples(index=False, name=None)) == [

@@ -43,6 +43,7 @@ from weatkit.crossmethod.methods import (
 from weatkit.crossmethod.plot import correlation_heatmap
 from weatkit.errors import WeatkitError
 from weatkit.models.hub import is_decoder_only, load_config
+from weatkit.models.pool import handles, scope
 from weatkit.pipeline import environment
 from weatkit.report.plots import figure_bytes
 from weatkit.report.tables import manifest_bytes, render, write_outputs
@@ -161,6 +162,7 @@ def run_compare(
         timings[f"{method}:{model}:{lang}"] = round(time.perf_counter() - t0, 3)
 
     ctx = MethodContext(config.contextual, show_progress)
+    weights_loaded: dict[str, int] = {}
     for entry in config.models:
         try:
             kind = entry.kind or _kind(entry.model, ctx.options)
@@ -169,11 +171,14 @@ def run_compare(
             for method in config.methods:
                 skipped.append(_skip(entry.name, "*", method, "failed", reason))
             continue
-        for method in config.methods:
-            section = getattr(config, method)
-            for lang in config.languages:
-                compute = partial(RUNNERS[method], entry, kind, lang, section, ctx)
-                attempt(entry.name, lang, method, compute)
+        known = {id(h) for h in handles()}
+        with scope():  # every method shares the model's one handle; released before the next
+            for method in config.methods:
+                section = getattr(config, method)
+                for lang in config.languages:
+                    compute = partial(RUNNERS[method], entry, kind, lang, section, ctx)
+                    attempt(entry.name, lang, method, compute)
+            weights_loaded[entry.name] = sum(h.n_loads for h in handles() if id(h) not in known)
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     table = joined_table(scores, config)
     measures = [c for c in table.columns if c not in ("model", "lang")]
@@ -202,6 +207,7 @@ def run_compare(
             "weat": {"scheme": "weat"},
             "correlation": {"scheme": "stratified", "paired": True},
         },
+        "weights_loaded": weights_loaded,  # times each model's weights were read from disk
         "environment": environment(),
         "timings_s": timings,
     }
