@@ -27,8 +27,8 @@ import torch
 from common import Figure, print_table, timed
 
 from weatkit.engine.device import resolve_device
-from weatkit.engine.resampling import bootstrap_indices, clear_plan_cache
 from weatkit.engine.weat import EngineOptions, WeatInput, run_weat
+from weatkit.stats.resampling import bootstrap_indices, clear_plan_cache
 
 
 def make_grid(n_tests: int, dim: int, seed: int = 0) -> list[WeatInput]:

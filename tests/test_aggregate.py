@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from weatkit.engine.aggregate import median_ci
 from weatkit.errors import WeatkitError
+from weatkit.stats.aggregate import median_ci
 
 
 def coverage(n: int, j: int) -> float:
@@ -24,7 +24,7 @@ def test_ranks_are_the_tightest_with_95_percent_coverage(n: int) -> None:
     s = np.sort(values)
     assert (res.rank_low, res.rank_high) == (best, n - best + 1)
     assert (res.low, res.high) == (s[best - 1], s[n - best])
-    assert res.level == pytest.approx(coverage(n, best), abs=1e-12)
+    assert res.confidence_level == pytest.approx(coverage(n, best), abs=1e-12)
     assert res.median == pytest.approx(np.median(values))
 
 
@@ -32,14 +32,14 @@ def test_hand_worked_24_lists() -> None:
     # n = 24: P(K <= 6) = 0.01133, P(K <= 7) = 0.03196 -> j = 7, interval [x_(7), x_(18)]
     res = median_ci(np.arange(1.0, 25.0))
     assert (res.low, res.high, res.median) == (7.0, 18.0, 12.5)
-    assert res.level == pytest.approx(0.97734, abs=1e-5)
+    assert res.confidence_level == pytest.approx(0.97734, abs=1e-5)
 
 
 @pytest.mark.parametrize(("n", "level"), [(1, 0.0), (2, 0.5), (3, 0.75), (5, 0.9375)])
 def test_too_few_lists_report_min_max_with_true_coverage(n: int, level: float) -> None:
     res = median_ci(list(range(n)))
     assert (res.low, res.high) == (0, n - 1)
-    assert res.level == pytest.approx(level)
+    assert res.confidence_level == pytest.approx(level)
 
 
 def test_empty_is_an_error() -> None:

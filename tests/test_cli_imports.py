@@ -46,7 +46,9 @@ def _probe(args: list[str]) -> dict[str, object]:
 
 
 @pytest.mark.parametrize(
-    "args", [["--help"], ["lists"], ["lists", "ca-weat"], ["--version"]], ids=" ".join
+    "args",
+    [["--help"], ["lists"], ["lists", "ca-weat"], ["--version"], ["cache", "info"]],
+    ids=" ".join,
 )
 def test_light_commands_import_no_heavy_library(args: list[str]) -> None:
     outcome = _probe(args)

@@ -7,14 +7,14 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from weatkit.crossmethod.correlate import (
+from weatkit.errors import WeatkitError
+from weatkit.stats.correlation import (
     CORRELATION_COLUMNS,
     correlate_pair,
     correlation_table,
     kendall_rows,
     spearman_rows,
 )
-from weatkit.errors import WeatkitError
 
 
 def _data(seed: int, n: int = 9) -> tuple[np.ndarray, np.ndarray]:
@@ -47,7 +47,7 @@ def test_constant_rows_are_nan() -> None:
 
 def test_bootstrap_interval_equals_a_slow_loop() -> None:
     x, y = _data(3)
-    got = correlate_pair(x, y, n_bootstrap=300, seed=11, level=0.9)
+    got = correlate_pair(x, y, n_bootstrap=300, seed=11, confidence_level=0.9)
     rows = np.random.default_rng(11).integers(0, len(x), size=(300, len(x)))
     rho, tau = [], []
     for idx in rows:
@@ -67,10 +67,10 @@ def test_bootstrap_interval_equals_a_slow_loop() -> None:
 
 def test_perfect_agreement_and_reversal() -> None:
     x = np.arange(6.0)
-    same = correlate_pair(x, x**3, n_bootstrap=50, seed=0, level=0.95)
+    same = correlate_pair(x, x**3, n_bootstrap=50, seed=0, confidence_level=0.95)
     assert same["spearman"] == same["kendall"] == pytest.approx(1.0)
     assert same["spearman_ci_low"] == pytest.approx(1.0)
-    reverse = correlate_pair(x, -x, n_bootstrap=0, seed=0, level=0.95)
+    reverse = correlate_pair(x, -x, n_bootstrap=0, seed=0, confidence_level=0.95)
     assert reverse["spearman"] == reverse["kendall"] == pytest.approx(-1.0)
     assert np.isnan(reverse["spearman_ci_low"])
 
@@ -117,4 +117,4 @@ def test_bad_settings() -> None:
     with pytest.raises(WeatkitError, match="bootstrap"):
         correlation_table(wide, ["x"], n_bootstrap=-1)
     with pytest.raises(WeatkitError, match="confidence level"):
-        correlation_table(wide, ["x"], level=1.5)
+        correlation_table(wide, ["x"], confidence_level=1.5)

@@ -92,6 +92,11 @@ def _value(result, model: str, lang: str, measure: str) -> float:
     return float(row[measure].iloc[0])
 
 
+def test_each_model_is_loaded_once_for_all_its_methods(result) -> None:
+    """WEAT vectors, GEST, CrowS, StereoSet and MBE of one model share one set of weights."""
+    assert result.manifest["weights_loaded"] == {"A": 1, "B": 1, "C": 1, "G": 1}
+
+
 def test_table_layout(result) -> None:
     table = result.table
     assert list(table[["model", "lang"]].itertuples(index=False, name=None)) == [
@@ -125,6 +130,18 @@ def test_not_applicable_combinations_are_recorded(result) -> None:
     assert "no parallel corpus for en" in reasons[("A", "en", "mbe")]
     assert "needs a masked LM" in reasons[("G", "en", "crows")]
     assert "needs a masked LM" in reasons[("G", "de", "mbe")]
+
+
+def test_every_reported_measure_is_registered(result) -> None:
+    from weatkit.measures import get_measure
+
+    for r in result.scores.itertuples():
+        registered = get_measure("weat" if r.method == "weat" else r.measure)
+        assert registered.family == r.method
+    for r in result.skipped.itertuples():  # the registry's decisions, word for word
+        if r.method in ("gest", "crows") and r.lang == "de":
+            measure = "gest:g_s" if r.method == "gest" else "crows:aul"
+            assert r.reason == get_measure(measure).not_applicable("mlm", "de")
 
 
 def test_word_level_cells_equal_a_direct_run(setup: Path, result) -> None:
@@ -240,6 +257,77 @@ def test_a_failing_model_is_reported_and_the_others_finish(setup: Path, tmp_path
     table = pd.read_csv(out / "table.csv")
     assert table.loc[table["model"] == "A", "crows:aul"].notna().all()
     assert not (out / "correlations.png").exists()
+
+
+def test_a_library_error_inside_one_method_is_recorded_as_failed(
+    setup: Path, tmp_path: Path
+) -> None:
+    """Bug 7e: an exception from torch/transformers (not a WeatkitError) raised while one model
+    runs one method is that (model, method)'s ``failed`` row with a one-line reason; the other
+    models finish and the command exits 1."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    broken = make_char_mlm(tmp_path / "broken", seed=4)
+    config = BertConfig.from_pretrained(broken)
+    config.vocab_size = 8  # the tokenizer's ids run past the embedding table: IndexError
+    BertForMaskedLM(config).save_pretrained(broken)
+    path = tmp_path / "broken.yaml"
+    path.write_text(
+        "output: out\nlanguages: [en]\n"
+        f"models: [{{name: A, model: {setup / 'm1'}}}, {{name: X, model: {broken}}}]\n"
+        "contextual: {device: cpu, batch_size: 64}\n"
+        "gest: {mlm_templates: [2]}\ncrows: {method: aul}\ncorrelation: {n_bootstrap: 0}\n"
+    )
+    out = tmp_path / "out"
+    cli = CliRunner().invoke(main, ["compare", str(path), "--out", str(out), "--no-plot"])
+    assert cli.exit_code == 1, cli.output
+    skipped = pd.read_csv(out / "skipped.csv")
+    failed = skipped[skipped["model"] == "X"]
+    assert sorted(failed["method"]) == ["crows", "gest"]
+    assert set(failed["status"]) == {"failed"}
+    for reason in failed["reason"]:
+        assert reason.startswith("IndexError: index out of range")
+        assert "\n" not in reason
+    assert (skipped["model"] == "A").sum() == 0
+    table = pd.read_csv(out / "table.csv").set_index("model")
+    assert table.loc["A", "crows:aul"] == pytest.approx(_direct_crows(str(setup / "m1")))
+    assert np.isnan(table.loc["X", "crows:aul"]) and np.isnan(table.loc["X", "gest:g_s"])
+
+
+def test_keyboard_interrupt_is_not_swallowed(
+    setup: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from weatkit.crossmethod import runner
+
+    def interrupted(*args: object) -> list:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(runner.RUNNERS, "weat", interrupted)  # the first method
+    config = load_compare_config(setup / "cmp.yaml")
+    with pytest.raises(KeyboardInterrupt):
+        run_compare(config, show_progress=False)
+
+
+def test_compare_entry_point(setup: Path, tmp_path: Path) -> None:
+    from weatkit.crossmethod import compare
+
+    path = tmp_path / "small.yaml"
+    path.write_text(
+        f"output: {tmp_path / 'from-file'}\nlanguages: [en]\n"
+        f"models: [{{name: A, model: {setup / 'm1'}}}]\ncontextual: {{device: cpu}}\n"
+        "weat: {lists: [weat], tests: [weat1], layers: [0], "
+        "engine: {n_bootstrap: 0, n_permutations: 0}}\n"
+    )
+    written = compare(path, plot=False)
+    assert pd.read_csv(tmp_path / "from-file" / "table.csv").columns.tolist() == [
+        "model",
+        "lang",
+        "weat:weat1@0",
+    ]
+    again = compare(load_compare_config(path), output=tmp_path / "other", write=False)
+    assert not (tmp_path / "other").exists()
+    pd.testing.assert_frame_equal(written.table, again.table)
+    assert written.table["weat:weat1@0"].notna().all()
 
 
 def test_bad_config_is_a_one_line_error(tmp_path: Path) -> None:

@@ -87,7 +87,8 @@ def test_metric_uses_win_and_neutral_columns_when_present() -> None:
 
 def test_bootstrap_ci_equals_a_slow_loop() -> None:
     table = hand_pairs()
-    summary = crows_metric(table, n_bootstrap=500, seed=7, level=0.9).set_index("bias_type")
+    summary = crows_metric(table, n_bootstrap=500, seed=7, confidence_level=0.9)
+    summary = summary.set_index("bias_type")
     win, _ = pair_outcomes(table.score_more, table.score_less)
     scored = table.score_more.notna().to_numpy()
     for name in ("overall", "gender", "race-color"):
@@ -99,7 +100,7 @@ def test_bootstrap_ci_equals_a_slow_loop() -> None:
         assert summary.loc[name].ci_low == pytest.approx(low, abs=1e-12)
         assert summary.loc[name].ci_high == pytest.approx(high, abs=1e-12)
         assert low <= summary.loc[name].metric <= high
-    again = crows_metric(table, n_bootstrap=500, seed=7, level=0.9)
+    again = crows_metric(table, n_bootstrap=500, seed=7, confidence_level=0.9)
     pd.testing.assert_frame_equal(again, summary.reset_index())
 
 

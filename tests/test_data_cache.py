@@ -74,3 +74,28 @@ def test_an_untagged_root_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(WeatkitError, match=r"refusing to clear .*home: not a weatkit cache"):
         clear_cache()
     assert (home / "data" / "thesis.tex").read_text() == "mine"
+
+
+def test_cache_command_shows_and_clears_what_the_model_cache_wrote() -> None:
+    """``weatkit cache info|clear`` over a vector cache written by the real VectorCache."""
+    import numpy as np
+    from click.testing import CliRunner
+
+    from weatkit.cli import main
+    from weatkit.models.cache import VectorCache
+
+    VectorCache({"model": "m"}).put(["a", "b"], {0: np.ones((2, 3), dtype=np.float32)})
+    files = [p for p in cache_dir("vectors").rglob("*") if p.is_file()]
+    size = sum(p.stat().st_size for p in files)
+    runner = CliRunner()
+    info = runner.invoke(main, ["cache", "info", "--kind", "vectors"])
+    assert info.exit_code == 0, info.output
+    assert f"│ vectors │     {len(files)} │" in info.stdout and "scores" not in info.stdout
+    refused = runner.invoke(main, ["cache", "clear"], input="n\n")
+    assert refused.exit_code == 1 and cache_dir("vectors").is_dir()
+    done = runner.invoke(main, ["cache", "clear", "--kind", "vectors", "--yes"])
+    assert done.exit_code == 0, done.output
+    assert size < 1024 and f"removed vectors ({size} B)" in done.stderr
+    assert not cache_dir("vectors").exists()
+    bad = runner.invoke(main, ["cache", "info", "--kind", "models"])
+    assert bad.exit_code == 2 and "'models' is not one of" in bad.output

@@ -8,10 +8,10 @@ import scipy.stats
 import torch
 
 from tests import naive_weat as naive
-from weatkit.engine.intervals import bca_interval, percentile_interval
-from weatkit.engine.resampling import bootstrap_indices, n_splits, permutation_plan
 from weatkit.engine.weat import EngineOptions, WeatInput, run_weat, weat
 from weatkit.errors import WeatkitError
+from weatkit.stats.intervals import bca_interval, percentile_interval
+from weatkit.stats.resampling import bootstrap_indices, n_splits, permutation_plan
 
 
 def naive_jackknife(X, Y, A, B) -> list[np.ndarray]:

@@ -30,7 +30,8 @@ from weatkit.gest.data import (
     read_translations,
     with_genders,
 )
-from weatkit.gest.mt import agresti_coull_interval, mt_metrics
+from weatkit.gest.mt import mt_metrics
+from weatkit.stats.intervals import agresti_coull_interval
 
 REFERENCE = "gest/derived/reference_scores_from_predictions.csv"
 LN10 = math.log(10.0)
@@ -174,7 +175,7 @@ def test_bootstrap_equals_slow_loop_over_the_same_indices() -> None:
         groups[i] = rng.normal(0.1 * (i > 7), 0.3, size=n).tolist()
         texts[i] = [("My family " if i > 7 and k % 2 else "I ") + f"{i}-{k}" for k in range(n)]
     table = _table(groups, texts).sample(frac=1.0, random_state=2).reset_index(drop=True)
-    result = aggregate_scores(table, n_bootstrap=300, seed=5, level=0.9)
+    result = aggregate_scores(table, n_bootstrap=300, seed=5, confidence_level=0.9)
     q_ci, ci = _slow_bootstrap(table, 300, 5, 0.9)
     np.testing.assert_allclose(result.stereotypes["q_ci_low"], q_ci[0], rtol=1e-12)
     np.testing.assert_allclose(result.stereotypes["q_ci_high"], q_ci[1], rtol=1e-12)
@@ -182,9 +183,9 @@ def test_bootstrap_equals_slow_loop_over_the_same_indices() -> None:
     for k, name in enumerate(["q_f", "q_m", "g_s", "g_s_geometric", "q_fam"]):
         assert summary[f"{name}_ci_low"] == pytest.approx(ci[0, k], rel=1e-12), name
         assert summary[f"{name}_ci_high"] == pytest.approx(ci[1, k], rel=1e-12), name
-    again = aggregate_scores(table, n_bootstrap=300, seed=5, level=0.9)
+    again = aggregate_scores(table, n_bootstrap=300, seed=5, confidence_level=0.9)
     pd.testing.assert_frame_equal(again.summary, result.summary)
-    other = aggregate_scores(table, n_bootstrap=300, seed=6, level=0.9)
+    other = aggregate_scores(table, n_bootstrap=300, seed=6, confidence_level=0.9)
     assert other.summary["g_s_ci_low"].iloc[0] != summary["g_s_ci_low"]
 
 

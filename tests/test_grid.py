@@ -24,12 +24,12 @@ from tests import naive_weat as naive
 from tests.grid_fixtures import LANGS, make_grid
 from weatkit.cli import main
 from weatkit.embeddings.static import load_static
-from weatkit.engine.resampling import bootstrap_indices
 from weatkit.errors import WeatkitError
 from weatkit.grid import load_grid_config, plan, run_grid
 from weatkit.grid.runner import GridResult
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import run
+from weatkit.stats.resampling import bootstrap_indices
 
 OUTPUTS = ("results.csv", "summary.csv", "comparisons.csv")
 

@@ -117,7 +117,7 @@ def test_mcnemar_counts_against_the_same_random_draws(monkeypatch: pytest.Monkey
     b = int((model & ~random).sum())
     c = int((~model & random).sum())
     assert (result.b, result.c, result.n_pairs) == (b, c, 35)
-    assert result.p_value == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-12)
+    assert result.pvalue == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-12)
     assert result.statistic == pytest.approx((abs(b - c) - 1) ** 2 / (b + c))
     monkeypatch.setattr(score_module, "_BLOCK", 5)  # one male row per block: same stream
     assert mcnemar_random(sm, sf, seed=42) == result
@@ -128,7 +128,7 @@ def test_mcnemar_without_discordant_pairs() -> None:
     draw = bool(np.random.default_rng(7).random((1, 1))[0, 0] < 0.5)
     sm, sf = ([1.0], [0.0]) if draw else ([0.0], [1.0])  # the model agrees with the draw
     result = mcnemar_random(np.array(sm), np.array(sf), seed=7)
-    assert (result.b, result.c, result.p_value, result.statistic) == (0, 0, 1.0, 0.0)
+    assert (result.b, result.c, result.pvalue, result.statistic) == (0, 0, 1.0, 0.0)
 
 
 # --- Step 1: selection and down-sampling ------------------------------------------------------
@@ -372,9 +372,9 @@ def test_evaluate_mbe_equals_the_formula(tiny_mlm: Path, data_dir: Path, tmp_pat
         expected = brute_force(values[:5], values[5:], emb[:5], emb[5:], weight)
         assert result.score == pytest.approx(expected, abs=1e-9)
         test = mcnemar_random(values[:5], values[5:], seed=1)
-        assert (result.b, result.c, result.p_value) == (test.b, test.c, test.p_value)
+        assert (result.b, result.c, result.pvalue) == (test.b, test.c, test.pvalue)
         assert (result.n_male, result.n_female, result.n_pairs) == (5, 4, 20)
-        assert result.significant == (result.p_value < 0.05)
+        assert result.significant == (result.pvalue < 0.05)
         assert list(frame.columns) == ["set", "index", "n_tokens", "aul", "aula"]
         assert frame["set"].tolist() == ["male"] * 5 + ["female"] * 4
         assert np.allclose(frame["aula"], scores.aula) and np.allclose(frame["aul"], scores.aul)
@@ -404,7 +404,7 @@ def test_cli_parallel_and_texts(tiny_mlm: Path, data_dir: Path, tmp_path: Path) 
     female = lm.tokenize(sentences.loc[sentences.set == "female", "target"].tolist())
     direct, _ = evaluate_mbe(lm, male, female, seed=3)
     assert summary.loc[0, "score"] == pytest.approx(direct.score, abs=1e-9)
-    assert summary.loc[0, "p_value"] == pytest.approx(direct.p_value)
+    assert summary.loc[0, "p_value"] == pytest.approx(direct.pvalue)
     printed = pd.read_csv(pd.io.common.StringIO(res.stdout))
     assert printed.loc[0, "score"] == pytest.approx(direct.score, abs=1e-9)
     # the same corpus as two aligned text files gives the same summary

@@ -218,11 +218,26 @@ def run(
 ) -> RunResult:
     """Run every selected test on every embeddings source. See :class:`RunConfig`.
 
+    For each (embeddings, list, test) the WEAT statistic S(X, Y, A, B) = Σ_x s(x, A, B) −
+    Σ_y s(y, A, B), the effect size d = (mean_x s − mean_y s) / std_{w∈X∪Y} s(w, A, B), their
+    bootstrap CIs and the permutation p-value (:func:`weatkit.engine.weat.weat`; Caliskan et al.
+    2017), then the CA-WEAT median per language (España-Bonet & Barrón-Cedeño 2022).
+
     Args:
         config: what to run.
         show_progress: progress bars (None: only on a terminal).
         extractors: loaded transformer models to reuse (a grid shares them across jobs).
         allow_empty: return empty tables instead of raising when every test is skipped.
+
+    Returns:
+        :class:`RunResult`: ``results`` (one row per test), ``summary`` (one row per list set,
+        language and test), ``skipped``, ``report`` and ``manifest``.
+
+    Example:
+        >>> import weatkit
+        >>> out = weatkit.run(weatkit.RunConfig(lists=("weat",), langs=("en",)))
+        >>> out.results[["test", "effect_size"]].round(2).to_dict("records")  # doctest: +SKIP
+        [{'test': 'weat1', 'effect_size': 1.08}, {'test': 'weat2', 'effect_size': 1.54}]
     """
     started = time.perf_counter()
     config.engine.validate()

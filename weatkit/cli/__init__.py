@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "weatkit.cli.asymmetry:asymmetry_command",
         "Relate effect sizes to the asymmetry of pleasant/unpleasant attribute counts.",
     ),
+    "cache": (
+        "weatkit.cli.cache:cache_command",
+        "Show or clear weatkit's caches (downloaded data, contextual vectors, model scores).",
+    ),
     "compare": (
         "weatkit.cli.compare:compare_command",
         "Compute WEAT/CA-WEAT, GEST, StereoSet, CrowS-Pairs and MBE for the models in CONFIG.",

@@ -30,7 +30,7 @@ from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.crows.data import CROWS_FILES, load_crows, read_pair_scores
 from weatkit.crows.score import (
     DEFAULT_BOOTSTRAP,
-    DEFAULT_LEVEL,
+    DEFAULT_CONFIDENCE_LEVEL,
     DEFAULT_SEED,
     METHODS,
     REFERENCE_DECIMALS,
@@ -193,7 +193,7 @@ def _print(summary: pd.DataFrame, level: float, title: str) -> None:
 @click.option(
     "--confidence",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=DEFAULT_LEVEL,
+    default=DEFAULT_CONFIDENCE_LEVEL,
     show_default=True,
 )
 @out_option("Write pairs.csv (per-pair scores) and summary.csv here.")
@@ -218,7 +218,10 @@ def crows_command(**opts: Any) -> None:
         pairs = _from_scores(opts)
         title = f"CrowS-Pairs, scores of {opts['scores_path']}"
     summary = crows_metric(
-        pairs, n_bootstrap=opts["n_bootstrap"], seed=opts["seed"], level=opts["confidence"]
+        pairs,
+        n_bootstrap=opts["n_bootstrap"],
+        seed=opts["seed"],
+        confidence_level=opts["confidence"],
     )
     tables = {"summary": summary, "pairs": pairs}
     if opts["out_dir"]:

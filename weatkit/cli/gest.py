@@ -32,15 +32,15 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import (
     DEFAULT_BOOTSTRAP,
-    DEFAULT_LEVEL,
+    DEFAULT_CONFIDENCE_LEVEL,
     DEFAULT_SEED,
     LOG_BASES,
     GestSummary,
+    aggregate_by_template,
 )
 from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores_csv
 from weatkit.gest.mt import mt_metrics
 from weatkit.gest.scoring import score_samples
-from weatkit.gest.templates import aggregate_by_template
 from weatkit.report.tables import render, write_outputs
 
 _TABLES = ("stereotypes", "summary")
@@ -82,7 +82,7 @@ def _aggregate(scores: pd.DataFrame, opts: dict[str, Any]) -> GestSummary:
         log_base=opts["log_base"],
         n_bootstrap=opts["n_bootstrap"],
         seed=opts["seed"],
-        level=opts["confidence"],
+        confidence_level=opts["confidence"],
     )
 
 
@@ -184,7 +184,7 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
 @click.option(
     "--confidence",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=DEFAULT_LEVEL,
+    default=DEFAULT_CONFIDENCE_LEVEL,
     show_default=True,
 )
 @out_option("Write scores.csv (or genders.csv), stereotypes.csv and summary.csv here.")
@@ -205,7 +205,7 @@ def gest_command(**opts: Any) -> None:
     version = opts["gest_version"]
     if opts["genders_path"]:
         inputs = read_genders_csv(opts["genders_path"], version)
-        result = mt_metrics(inputs, level=opts["confidence"])
+        result = mt_metrics(inputs, confidence_level=opts["confidence"])
         input_name = "genders.csv"
     else:
         if opts["scores_path"]:

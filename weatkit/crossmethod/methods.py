@@ -1,25 +1,18 @@
 """One bias measure per method, model and language, as rows of the long score table.
 
-Every function returns rows ``{model, lang, method, measure, value, ci_low, ci_high, n}`` (see
-:data:`SCORE_COLUMNS`) and raises :class:`NotApplicable` when the method has nothing to measure
-for that model or language (no data in the language, a causal LM where a masked LM is needed).
+Every function computes its method's native result for one model in one language, converts it
+with the measure's own conversion to :class:`~weatkit.measures.result.MeasureResult`
+(:mod:`weatkit.measures`) and returns rows ``{model, lang, method, measure, value, ci_low,
+ci_high, n}`` (see :data:`SCORE_COLUMNS`; ``measure`` is the result's
+:attr:`~weatkit.measures.result.MeasureResult.column`). It raises :class:`NotApplicable` when
+the method has nothing to measure for that model or language: the registry
+(:mod:`weatkit.measures.registry`) decides from the model kind and the language, the method's
+section from its data (word lists, parallel corpora).
 
-Measures and their direction (larger = more stereotypical unless noted):
-
-=========================  ==================================================================
-``SET:TEST@L``             WEAT effect size d of the word vectors at layer L, e.g.
-                           ``ca-weat:weat1@-2`` (CA-WEAT: the median over the lists and its
-                           order-statistic CI; Caliskan et al. 2017)
-``gest:g_s``               GEST stereotype rate g_s = q_m / q_f (> 1: stereotypical), mean
-                           over the templates; CI only with one template
-``stereoset:ss``,          StereoSet SS (50 = unbiased), LMS and ICAT (100 = ideal), per
-``stereoset:lms``,         target term (the reference convention; ICAT of the averaged LMS
-``stereoset:icat``         and SS)
-``crows:METHOD``           % of CrowS-Pairs pairs where the more stereotypical sentence scores
-                           higher (50 = unbiased), with its bootstrap CI
-``mbe:METHOD``             MBE score (Kaneko et al. 2022, Eq. 2): > 50 = the male sentences are
-                           more likely
-=========================  ==================================================================
+Measures, their neutral values and stereotypical sides: :data:`weatkit.measures.registry.
+MEASURES`. WEAT columns are ``SET:TEST@L`` (effect size d of the word vectors at layer L, e.g.
+``ca-weat:weat1@-2``); ``gest:g_s`` is the mean over the templates (CI only with one template);
+StereoSet gives SS, LMS and ICAT of the intrasentence split, per target term.
 """
 
 from __future__ import annotations
@@ -37,27 +30,32 @@ from weatkit.crossmethod.config import (
     StereosetSection,
     WeatSection,
 )
-from weatkit.crows.data import OVERALL, load_crows
+from weatkit.crows.data import load_crows
 from weatkit.crows.score import crows_metric, score_crows
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.spec import parse_embeddings_specs
 from weatkit.errors import WeatkitError
-from weatkit.gest.aggregate import aggregate_scores
+from weatkit.gest.aggregate import aggregate_by_template
 from weatkit.gest.data import load_gest
 from weatkit.gest.scoring import score_samples
 from weatkit.lists.sources import available_languages
 from weatkit.mbe.run import run_mbe_parallel
+from weatkit.measures import (
+    MeasureResult,
+    crows_measures,
+    gest_measures,
+    get_measure,
+    mbe_measures,
+    stereoset_measures,
+    weat_measures,
+)
 from weatkit.pipeline import run
 from weatkit.sentence import MaskedLM
-from weatkit.stereoset.data import LANGS as STEREOSET_LANGS
 from weatkit.stereoset.data import load_stereoset
 from weatkit.stereoset.metrics import evaluate
 from weatkit.stereoset.scoring import score_intrasentence
 
 SCORE_COLUMNS = ["model", "lang", "method", "measure", "value", "ci_low", "ci_high", "n"]
-GEST_LANGS = ("en",)
-#: CrowS-Pairs: English (all bias types); Japanese and Russian (MBE's gender pairs).
-CROWS_LANGS = ("en", "ja", "ru")
 #: Bootstrap resamples of the per-method CIs (the CIs are shown, not correlated).
 N_BOOTSTRAP = 1000
 
@@ -84,31 +82,36 @@ class MethodContext:
         return self.masked[entry.model]
 
 
-def _row(
-    model: str,
-    lang: str,
-    method: str,
-    measure: str,
-    value: float,
-    ci: tuple[float, float] = (np.nan, np.nan),
-    n: float = np.nan,
-) -> dict[str, Any]:
-    return {
-        "model": model,
-        "lang": lang,
-        "method": method,
-        "measure": measure,
-        "value": float(value),
-        "ci_low": float(ci[0]),
-        "ci_high": float(ci[1]),
-        "n": n,
-    }
+def check_applicable(measure: str, entry: ModelEntry, kind: str, lang: str) -> None:
+    """Raise :class:`NotApplicable` with the registry's reason when ``measure`` does not apply
+    to ``entry`` (of ``kind``) in ``lang``."""
+    reason = get_measure(measure).not_applicable(kind, lang, entry.name)
+    if reason is not None:
+        raise NotApplicable(reason)
+
+
+def score_rows(results: list[MeasureResult]) -> list[dict[str, Any]]:
+    """:data:`SCORE_COLUMNS` rows of measure results (``method``: the measure's family)."""
+    return [
+        {
+            "model": r.source,
+            "lang": r.lang,
+            "method": get_measure(r.measure).family,
+            "measure": r.column,
+            "value": r.value,
+            "ci_low": r.ci_low,
+            "ci_high": r.ci_high,
+            "n": np.nan if r.n is None else r.n,
+        }
+        for r in results
+    ]
 
 
 def weat_rows(
     entry: ModelEntry, kind: str, lang: str, section: WeatSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
     """Effect sizes of the model's word vectors at each layer in one language."""
+    check_applicable("weat", entry, kind, lang)
     if not any(lang in available_languages(spec) for spec in section.lists):
         raise NotApplicable(f"no lists for {lang} in {', '.join(section.lists)}")
     name = entry.name
@@ -118,29 +121,16 @@ def weat_rows(
     result = run(
         config, show_progress=ctx.show_progress, extractors=ctx.extractors, allow_empty=True
     )
-    rows = []
-    for r in result.summary.itertuples(index=False):
-        layer = str(r.embeddings).rsplit("@", 1)[-1]
-        rows.append(
-            _row(
-                name,
-                str(r.lang),
-                "weat",
-                f"{r.list_set}:{r.test}@{layer}",
-                r.effect_size,
-                (r.effect_size_ci_low, r.effect_size_ci_high),
-                r.n_lists,
-            )
-        )
-    return rows
+    # one layer: the embeddings are named without "@LAYER"
+    layer = section.layers[0] if len(section.layers) == 1 else None
+    return score_rows(weat_measures(result.summary, source=name, layer=layer))
 
 
 def gest_rows(
     entry: ModelEntry, kind: str, lang: str, section: GestSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
     """GEST g_s (Pikuliak et al. 2023): English only; the mean over the chosen templates."""
-    if lang not in GEST_LANGS:
-        raise NotApplicable(f"GEST is English only, not {lang}")
+    check_applicable("gest:g_s", entry, kind, lang)
     name = entry.name
     samples = load_gest("1.0")
     scores = score_samples(
@@ -152,64 +142,38 @@ def gest_rows(
         show_progress=ctx.show_progress,
     )
     scores = scores.merge(samples, on="sample_id", how="left", validate="many_to_one")
-    summaries = [
-        aggregate_scores(part, n_bootstrap=N_BOOTSTRAP).summary.iloc[0]
-        for _, part in scores.groupby("template", sort=True)
-    ]
-    if not summaries:
+    if scores.empty:
         raise WeatkitError(f"{name}: no GEST template scored")
-    g_s = np.mean([s["g_s"] for s in summaries])
-    ci = (
-        (summaries[0]["g_s_ci_low"], summaries[0]["g_s_ci_high"])
-        if len(summaries) == 1
-        else (np.nan, np.nan)
-    )
-    n = int(sum(s["n_samples"] for s in summaries))
-    return [_row(name, lang, "gest", "gest:g_s", g_s, ci, n)]
+    summary = aggregate_by_template(scores, n_bootstrap=N_BOOTSTRAP)
+    return score_rows(gest_measures(summary, source=name, lang=lang))
 
 
 def crows_rows(
     entry: ModelEntry, kind: str, lang: str, section: CrowsSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
     """CrowS-Pairs metric (Nangia et al. 2020) over all pairs of the language, with its CI."""
-    if lang not in CROWS_LANGS:
-        raise NotApplicable(f"CrowS-Pairs has {', '.join(CROWS_LANGS)}, not {lang}")
+    check_applicable(f"crows:{section.method}", entry, kind, lang)
     lm = ctx.masked_lm(entry, kind, "CrowS-Pairs")
     per_pair = score_crows(
         lm, load_crows(lang=lang), method=section.method, show_progress=ctx.show_progress
     )
     summary = crows_metric(per_pair, n_bootstrap=N_BOOTSTRAP)
-    overall = summary[summary["bias_type"] == OVERALL].iloc[0]
-    return [
-        _row(
-            entry.name,
-            lang,
-            "crows",
-            f"crows:{section.method}",
-            overall["metric"],
-            (overall["ci_low"], overall["ci_high"]),
-            overall["n"],
-        )
-    ]
+    return score_rows(crows_measures(summary, source=entry.name, lang=lang, method=section.method))
 
 
 def stereoset_rows(
     entry: ModelEntry, kind: str, lang: str, section: StereosetSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
     """StereoSet intrasentence SS, LMS and ICAT over all bias types, per-term convention."""
-    if lang not in STEREOSET_LANGS:
-        raise NotApplicable(f"StereoSet has {', '.join(STEREOSET_LANGS)}, not {lang}")
+    check_applicable("stereoset:ss", entry, kind, lang)
     dataset = load_stereoset(lang)
     scores = score_intrasentence(
         entry.model, dataset, kind=kind, options=ctx.options, show_progress=ctx.show_progress
     )
     table = evaluate(dataset, {"intrasentence": scores})
-    overall = table[(table["split"] == "intrasentence") & (table["bias_type"] == "overall")]
-    row = overall.iloc[0]
-    return [
-        _row(entry.name, lang, "stereoset", f"stereoset:{name}", row[column], n=row["n"])
-        for name, column in (("ss", "term_ss"), ("lms", "term_lms"), ("icat", "micro_icat"))
-    ]
+    return score_rows(
+        stereoset_measures(table, source=entry.name, lang=lang, split="intrasentence")
+    )
 
 
 def mbe_rows(
@@ -218,6 +182,7 @@ def mbe_rows(
     """MBE score (Kaneko et al. 2022, Eq. 2) from the language's parallel corpus."""
     if lang not in section.corpora:
         raise NotApplicable(f"no parallel corpus for {lang} in the mbe section")
+    check_applicable(f"mbe:{section.method}", entry, kind, lang)
     lm = ctx.masked_lm(entry, kind, "MBE")
     run_ = run_mbe_parallel(
         lm,
@@ -228,5 +193,4 @@ def mbe_rows(
         max_sentences=section.max_sentences,
         show_progress=ctx.show_progress,
     )
-    n = run_.result.n_male + run_.result.n_female
-    return [_row(entry.name, lang, "mbe", f"mbe:{section.method}", run_.result.score, n=n)]
+    return score_rows(mbe_measures(run_.result, source=entry.name, lang=lang))

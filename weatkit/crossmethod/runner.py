@@ -8,7 +8,7 @@ Outputs (:func:`write_compare`):
 ``table.csv``         the joined table: one row per model × language, one column per measure
 ``correlations.csv``  Spearman and Kendall correlations between measures across the
                       model × language units, with bootstrap CIs
-                      (:data:`weatkit.crossmethod.correlate.CORRELATION_COLUMNS`)
+                      (:data:`weatkit.stats.correlation.CORRELATION_COLUMNS`)
 ``skipped.csv``       ``model, lang, method, status, reason``: ``not applicable`` (no data in
                       that language, a causal LM where a masked LM is needed) or ``failed``
 ``manifest.json``     the comparison file's hash, options, environment, timings
@@ -18,18 +18,19 @@ Outputs (:func:`write_compare`):
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from weatkit.crossmethod.config import CompareConfig
-from weatkit.crossmethod.correlate import correlation_table
+from weatkit.crossmethod.config import CompareConfig, load_compare_config
 from weatkit.crossmethod.methods import (
+    N_BOOTSTRAP,
     SCORE_COLUMNS,
     MethodContext,
     NotApplicable,
@@ -42,9 +43,11 @@ from weatkit.crossmethod.methods import (
 from weatkit.crossmethod.plot import correlation_heatmap
 from weatkit.errors import WeatkitError
 from weatkit.models.hub import is_decoder_only, load_config
+from weatkit.models.pool import handles, scope
 from weatkit.pipeline import environment
 from weatkit.report.plots import figure_bytes
 from weatkit.report.tables import manifest_bytes, render, write_outputs
+from weatkit.stats.correlation import correlation_table
 
 SKIPPED_COLUMNS = ["model", "lang", "method", "status", "reason"]
 #: How each method computes its rows for one model in one language.
@@ -72,6 +75,60 @@ class CompareResult:
         return int((self.skipped["status"] == "failed").sum())
 
 
+def compare(
+    config: CompareConfig | str | os.PathLike[str],
+    *,
+    output: str | os.PathLike[str] | None = None,
+    write: bool = True,
+    plot: bool = True,
+    show_progress: bool | None = None,
+) -> CompareResult:
+    """Every configured bias measure for every model and language, joined and correlated.
+
+    For each model × language the configured methods (WEAT on the model's word vectors, GEST,
+    StereoSet, CrowS-Pairs, MBE) give one value per registered measure
+    (:data:`weatkit.measures.registry.MEASURES`); a measure that does not apply (the registry's
+    model kinds and languages, or no data in that language) is recorded as ``not applicable``,
+    one that raises as ``failed``, and the rest goes on. Across the n model × language units
+    where two measures x and y are both present::
+
+        Spearman ρ  = Pearson correlation of the ranks of x and y
+        Kendall τ_b = Σ_{i≠j} sgn(x_i − x_j) sgn(y_i − y_j)
+                      / √(Σ_{i≠j} sgn(x_i − x_j)² · Σ_{i≠j} sgn(y_i − y_j)²)
+
+    with percentile bootstrap intervals over the units (:mod:`weatkit.stats.correlation`;
+    Spearman 1904, Kendall 1945).
+
+    Args:
+        config: a comparison file (YAML or TOML, :func:`load_compare_config`) or a loaded
+            :class:`CompareConfig`.
+        output: output directory (default: the file's ``output``); with a loaded config it
+            replaces ``config.output``.
+        write: write ``scores.csv``, ``table.csv``, ``correlations.csv``, ``skipped.csv``,
+            ``manifest.json`` (and ``correlations.png`` with ``plot``) into it
+            (:func:`write_compare`).
+        plot: draw the correlation heatmap when writing.
+        show_progress: progress bars (None: when on a terminal).
+
+    Returns:
+        The :class:`CompareResult` (``scores``, ``table``, ``correlations``, ``skipped``,
+        ``manifest``); :attr:`CompareResult.n_failed` counts the failed method runs.
+
+    Example:
+        >>> result = compare("models.yaml", write=False)  # doctest: +SKIP
+        >>> result.table  # doctest: +SKIP
+    """
+    if isinstance(config, CompareConfig):
+        if output is not None:
+            config = replace(config, output=Path(output))
+    else:
+        config = load_compare_config(config, None if output is None else str(output))
+    result = run_compare(config, show_progress=show_progress)
+    if write:
+        write_compare(result, config.output, plot=plot)
+    return result
+
+
 def run_compare(
     config: CompareConfig,
     *,
@@ -80,8 +137,10 @@ def run_compare(
 ) -> CompareResult:
     """Compute every configured measure for every model and language, then correlate them.
 
-    A method that does not apply is recorded as ``not applicable``; a method that raises a
-    :class:`WeatkitError` for one model is recorded as ``failed`` and the others go on.
+    A method that does not apply is recorded as ``not applicable``; a method that raises for
+    one model (a :class:`WeatkitError`, or any other exception, e.g. from torch or
+    transformers, reduced to ``Type: first line``) is recorded as ``failed`` and the others go
+    on. ``KeyboardInterrupt`` and ``SystemExit`` are not caught.
     """
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
@@ -98,21 +157,28 @@ def run_compare(
             skipped.append(_skip(model, lang, method, "not applicable", str(err)))
         except WeatkitError as err:
             skipped.append(_skip(model, lang, method, "failed", str(err)))
+        except Exception as err:  # torch / transformers: this model's method failed
+            skipped.append(_skip(model, lang, method, "failed", _one_line(err)))
         timings[f"{method}:{model}:{lang}"] = round(time.perf_counter() - t0, 3)
 
     ctx = MethodContext(config.contextual, show_progress)
+    weights_loaded: dict[str, int] = {}
     for entry in config.models:
         try:
             kind = entry.kind or _kind(entry.model, ctx.options)
-        except WeatkitError as err:
+        except Exception as err:  # WeatkitError, or a library's error on this model's config
+            reason = str(err) if isinstance(err, WeatkitError) else _one_line(err)
             for method in config.methods:
-                skipped.append(_skip(entry.name, "*", method, "failed", str(err)))
+                skipped.append(_skip(entry.name, "*", method, "failed", reason))
             continue
-        for method in config.methods:
-            section = getattr(config, method)
-            for lang in config.languages:
-                compute = partial(RUNNERS[method], entry, kind, lang, section, ctx)
-                attempt(entry.name, lang, method, compute)
+        known = {id(h) for h in handles()}
+        with scope():  # every method shares the model's one handle; released before the next
+            for method in config.methods:
+                section = getattr(config, method)
+                for lang in config.languages:
+                    compute = partial(RUNNERS[method], entry, kind, lang, section, ctx)
+                    attempt(entry.name, lang, method, compute)
+            weights_loaded[entry.name] = sum(h.n_loads for h in handles() if id(h) not in known)
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     table = joined_table(scores, config)
     measures = [c for c in table.columns if c not in ("model", "lang")]
@@ -123,7 +189,7 @@ def run_compare(
         by_language=corr.by_language,
         n_bootstrap=corr.n_bootstrap,
         seed=corr.seed,
-        level=corr.level,
+        confidence_level=corr.level,
     )
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = {
@@ -135,6 +201,13 @@ def run_compare(
         "methods": {m: asdict(getattr(config, m)) for m in config.methods},
         "contextual": asdict(ctx.options),
         "correlation": asdict(corr),
+        "resampling": {  # weatkit.stats.resampling: plans depend only on the seed and sizes
+            "gest": {"scheme": "stratified", "n_bootstrap": N_BOOTSTRAP, "seed": 0},
+            "crows": {"scheme": "stratified", "n_bootstrap": N_BOOTSTRAP, "seed": 0},
+            "weat": {"scheme": "weat"},
+            "correlation": {"scheme": "stratified", "paired": True},
+        },
+        "weights_loaded": weights_loaded,  # times each model's weights were read from disk
         "environment": environment(),
         "timings_s": timings,
     }
@@ -180,6 +253,12 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
 
 def _kind(model: str, options: Any) -> str:
     return "glm" if is_decoder_only(load_config(model, options)) else "mlm"
+
+
+def _one_line(err: Exception) -> str:
+    """``Type: first line of the message`` of an exception that is not a WeatkitError."""
+    lines = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
 
 
 def _skip(model: str, lang: str, method: str, status: str, reason: str) -> dict[str, str]:

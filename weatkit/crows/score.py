@@ -38,9 +38,10 @@ pairs of the group, neutral ones included::
 
 (NaN for an empty denominator). The CI of ``metric`` is a percentile bootstrap over the group's
 pairs: resample r draws N pairs with replacement (:func:`bootstrap_indices`, one
-``numpy.random.default_rng(seed)`` per group, so a group's interval does not depend on the
-other groups); with C the ``(R, N)`` matrix of multiplicities, the R resampled metrics are
-``100 · C w / N`` for the win vector w (no loop over resamples).
+``numpy.random.default_rng(seed)`` per group, so a group's interval does not depend on the other
+groups: :func:`weatkit.stats.resampling.one_sample_bootstrap`); with C the ``(R, N)`` matrix of
+multiplicities, the R resampled metrics are ``100 · C w / N`` for the win vector w (no loop over
+resamples).
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ import numpy as np
 import pandas as pd
 
 from weatkit.crows.data import DIRECTIONS, OVERALL
-from weatkit.engine.intervals import percentile_interval
-from weatkit.engine.resampling import counts_from_indices
 from weatkit.errors import WeatkitError
 from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
+from weatkit.stats.intervals import percentile_interval
+from weatkit.stats.resampling import counts_from_indices, one_sample_bootstrap
 
 Method = Literal["pll", "aul", "aula"]
 METHODS: tuple[str, ...] = ("pll", "aul", "aula")
@@ -65,7 +66,7 @@ METHODS: tuple[str, ...] = ("pll", "aul", "aula")
 REFERENCE_DECIMALS: dict[str, int | None] = {"pll": 3, "aul": None, "aula": None}
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_SEED = 0
-DEFAULT_LEVEL = 0.95
+DEFAULT_CONFIDENCE_LEVEL = 0.95
 
 PAIR_SCORE_COLUMNS = [
     "pair_id", "bias_type", "direction", "sent_more", "sent_less",
@@ -222,8 +223,9 @@ def _too_long(a: TokenizedSentence, b: TokenizedSentence, limit: int | None) -> 
 
 def bootstrap_indices(n: int, n_bootstrap: int, seed: int) -> np.ndarray:
     """The pairs drawn by each resample: ``(n_bootstrap, n)`` positions in ``0..n-1``, from
-    ``numpy.random.default_rng(seed).integers(0, n, size=(n_bootstrap, n))``."""
-    return np.random.default_rng(seed).integers(0, n, size=(n_bootstrap, n))
+    ``numpy.random.default_rng(seed).integers(0, n, size=(n_bootstrap, n))``
+    (:func:`weatkit.stats.resampling.one_sample_bootstrap`)."""
+    return one_sample_bootstrap(n, n_bootstrap, seed=seed)
 
 
 def _outcomes(per_pair: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -261,7 +263,7 @@ def crows_metric(
     per_pair: pd.DataFrame,
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
 ) -> pd.DataFrame:
     """The CrowS-Pairs metric overall and per bias type, with a bootstrap CI (module docstring).
 
@@ -272,7 +274,7 @@ def crows_metric(
             a NaN score or a non-empty ``skipped`` are counted in ``n_skipped`` and left out.
         n_bootstrap: resamples of the CI (0: no CI, NaN bounds).
         seed: seed of every group's resamples.
-        level: coverage of the percentile interval.
+        confidence_level: coverage of the percentile interval.
 
     Returns:
         Tidy table, ``overall`` first then the bias types by name: ``bias_type, n`` (scored
@@ -281,8 +283,10 @@ def crows_metric(
     """
     if n_bootstrap < 0:
         raise WeatkitError("n_bootstrap must be 0 or more")
-    if not 0 < level < 1:
-        raise WeatkitError(f"level must be between 0 and 1, not {level}")
+    if not 0 < confidence_level < 1:
+        raise WeatkitError(
+            f"the confidence level must be between 0 and 1, not {confidence_level}"
+        )
     scored, win, neutral = _outcomes(per_pair)
     bias = per_pair["bias_type"].astype(str).to_numpy()
     stereo = per_pair["direction"].astype(str).to_numpy() == "stereo"
@@ -291,7 +295,9 @@ def crows_metric(
     rows = []
     for name, member in groups:
         rows.append(
-            _group_row(name, member, scored, win, neutral, stereo, n_bootstrap, seed, level)
+            _group_row(
+                name, member, scored, win, neutral, stereo, n_bootstrap, seed, confidence_level
+            )
         )
     return pd.DataFrame(rows, columns=METRIC_COLUMNS)
 
@@ -309,7 +315,7 @@ def _group_row(
     stereo: np.ndarray,
     n_bootstrap: int,
     seed: int,
-    level: float,
+    confidence_level: float,
 ) -> dict[str, object]:
     use = member & scored
     n = int(use.sum())
@@ -318,7 +324,7 @@ def _group_row(
     if n and n_bootstrap:
         counts = counts_from_indices(bootstrap_indices(n, n_bootstrap, seed), n)
         distribution = 100.0 * (counts @ wins) / n
-        lo, hi = percentile_interval(distribution[None, :], level)
+        lo, hi = percentile_interval(distribution[None, :], confidence_level)
         low, high = float(lo[0]), float(hi[0])
     s, a = use & stereo, use & ~stereo
     return {

@@ -5,7 +5,7 @@ For each test the similarities of its targets to its attributes are computed onc
 distributions are matrix products of resample weight/membership matrices with the similarity
 matrix (:mod:`weatkit.engine.association`), batched over all tests of the same shape, on the GPU
 when there is one. Resample plans depend only on the seed and the set sizes
-(:mod:`weatkit.engine.resampling`), so results do not depend on how tests are batched or on the
+(:mod:`weatkit.stats.resampling`), so results do not depend on how tests are batched or on the
 device.
 """
 
@@ -20,8 +20,10 @@ import torch
 
 from weatkit.engine.association import Weights, associations, unit_weights, weighted_statistics
 from weatkit.engine.device import engine_dtype, resolve_device
-from weatkit.engine.intervals import bca_interval, percentile_interval
-from weatkit.engine.resampling import (
+from weatkit.engine.similarity import METRICS, similarity_matrix
+from weatkit.errors import ConfigError, WeatkitError
+from weatkit.stats.intervals import bca_interval, percentile_interval
+from weatkit.stats.resampling import (
     PermutationPlan,
     Sizes,
     bootstrap_indices,
@@ -30,8 +32,6 @@ from weatkit.engine.resampling import (
     permutation_plan,
     pvalue_from_counts,
 )
-from weatkit.engine.similarity import METRICS, similarity_matrix
-from weatkit.errors import ConfigError, WeatkitError
 
 ALTERNATIVES = ("greater", "less", "two-sided")
 CI_METHODS = ("percentile", "bca")

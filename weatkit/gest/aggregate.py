@@ -25,10 +25,11 @@ g_s^(ln b), the paper-literal ratio of geometric means for either base (the refe
 of the per-stereotype means of s, i.e. q_f and q_m are geometric means of the q_i (each stereotype
 weighs the same), not of the samples: this reproduces the reference file to its 6 decimals.
 
-**Bootstrap.** Percentile intervals (:func:`weatkit.engine.intervals.percentile_interval`) from
-resamples that redraw the samples of each stereotype with replacement, separately per
-stereotype (:func:`resample_indices`); q_f, q_m, g_s and q_fam are recomputed from the same
-resamples. Unscored samples (NaN scores) are dropped before resampling.
+**Bootstrap.** Percentile intervals (:func:`weatkit.stats.intervals.percentile_interval`) from
+resamples that redraw the samples of each stereotype with replacement, separately per stereotype
+(:func:`resample_indices`, scheme ``"stratified"`` of
+:func:`weatkit.stats.resampling.bootstrap_draws`); q_f, q_m, g_s and q_fam are recomputed from
+the same resamples. Unscored samples (NaN scores) are dropped before resampling.
 """
 
 from __future__ import annotations
@@ -42,8 +43,6 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from weatkit.engine.intervals import percentile_interval
-from weatkit.engine.resampling import counts_from_indices
 from weatkit.errors import WeatkitError
 from weatkit.gest.data import (
     FEMALE_STEREOTYPES,
@@ -52,12 +51,14 @@ from weatkit.gest.data import (
     family_mask,
     stereotype_frame,
 )
+from weatkit.stats.intervals import percentile_interval
+from weatkit.stats.resampling import bootstrap_draws, counts_from_indices
 
 LogBase = Literal["10", "e"]
 LOG_BASES: tuple[str, ...] = ("10", "e")
 DEFAULT_BOOTSTRAP = 5000
 DEFAULT_SEED = 0
-DEFAULT_LEVEL = 0.95
+DEFAULT_CONFIDENCE_LEVEL = 0.95
 
 _FEMALE = np.asarray(FEMALE_STEREOTYPES) - 1
 _MALE = np.asarray(MALE_STEREOTYPES) - 1
@@ -140,12 +141,11 @@ def resample_indices(sizes: Sequence[int], n_resamples: int, seed: int) -> Itera
 
     Row r of the i-th array lists the positions (within stereotype i's scored samples, in table
     order) drawn with replacement for resample r. All come from one
-    ``numpy.random.default_rng(seed)``, stereotype after stereotype, so the same sizes and seed
-    always give the same resamples. A generator: only one stereotype's draws are in memory.
+    ``numpy.random.default_rng(seed)``, stereotype after stereotype (scheme ``"stratified"`` of
+    :func:`weatkit.stats.resampling.bootstrap_draws`), so the same sizes and seed always give
+    the same resamples. A generator: only one stereotype's draws are in memory.
     """
-    rng = np.random.default_rng(seed)
-    for n in sizes:
-        yield rng.integers(0, n, size=(n_resamples, n))
+    return bootstrap_draws(sizes, n_resamples, seed=seed, scheme="stratified")
 
 
 def bootstrap_distribution(
@@ -201,12 +201,14 @@ def _scored(scores: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return table, int((~keep).sum())
 
 
-def _interval(distribution: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+def _interval(
+    distribution: np.ndarray, confidence_level: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval per column of ``(R, k)``; NaN when there are no resamples."""
     if distribution.shape[0] == 0:
         nan = np.full(distribution.shape[1:], np.nan)
         return nan, nan.copy()
-    return percentile_interval(np.moveaxis(distribution, 0, -1), level)
+    return percentile_interval(np.moveaxis(distribution, 0, -1), confidence_level)
 
 
 def aggregate_scores(
@@ -215,7 +217,7 @@ def aggregate_scores(
     log_base: LogBase | str = "10",
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
 ) -> GestSummary:
     """q_i, feminine ranks, q_f, q_m, g_s and q_fam with percentile bootstrap CIs.
 
@@ -228,7 +230,7 @@ def aggregate_scores(
             See the module docstring.
         n_bootstrap: resamples (0: no intervals).
         seed: seed of :func:`resample_indices`.
-        level: confidence level of the intervals.
+        confidence_level: confidence level of the intervals.
 
     Raises:
         WeatkitError: unknown log base, bad settings, infinite scores, a stereotype without
@@ -237,8 +239,10 @@ def aggregate_scores(
     base = _check_log_base(log_base)
     if n_bootstrap < 0:
         raise WeatkitError(f"the number of bootstrap resamples must be >= 0, not {n_bootstrap}")
-    if not 0.0 < level < 1.0:
-        raise WeatkitError(f"the confidence level must be between 0 and 1, not {level}")
+    if not 0.0 < confidence_level < 1.0:
+        raise WeatkitError(
+            f"the confidence level must be between 0 and 1, not {confidence_level}"
+        )
     table, n_skipped = _scored(scores)
     ids = list(STEREOTYPES)
     groups = [table.loc[table["stereotype"] == i, "score"].to_numpy() for i in ids]
@@ -276,8 +280,8 @@ def aggregate_scores(
         ],
         axis=1,
     )
-    q_low, q_high = _interval(np.exp(boot), level)
-    low, high = _interval(replicates, level)
+    q_low, q_high = _interval(np.exp(boot), confidence_level)
+    low, high = _interval(replicates, confidence_level)
 
     per = stereotype_frame()
     per["n"] = [len(g) for g in groups]
@@ -292,7 +296,58 @@ def aggregate_scores(
     }
     for k, name in enumerate(_CI_VALUES):
         row[name], row[f"{name}_ci_low"], row[f"{name}_ci_high"] = values[name], low[k], high[k]
-    row.update(n_fam=n_fam, n_bootstrap=n_bootstrap, seed=seed, ci_level=level)
+    row.update(n_fam=n_fam, n_bootstrap=n_bootstrap, seed=seed, ci_level=confidence_level)
     return GestSummary(
         stereotypes=per[STEREOTYPE_COLUMNS], summary=pd.DataFrame([row], columns=SUMMARY_COLUMNS)
+    )
+
+
+def aggregate_by_template(
+    scores: pd.DataFrame,
+    *,
+    log_base: LogBase | str = "10",
+    n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
+) -> GestSummary:
+    """:func:`aggregate_scores` per template, when ``scores`` has a ``template`` column.
+
+    Each template is aggregated on its own (templates in ascending order, each bootstrapped with
+    the same ``seed``); both tables then get a leading ``template`` column. Without a
+    ``template`` column this is :func:`aggregate_scores`.
+
+    Example:
+        >>> import pandas as pd
+        >>> scores = pd.DataFrame({"template": [0] * 16 + [1] * 16,
+        ...                        "stereotype": list(range(1, 17)) * 2, "score": [0.1] * 32})
+        >>> result = aggregate_by_template(scores, n_bootstrap=0)
+        >>> result.summary["template"].tolist(), result.summary["g_s"].round(3).tolist()
+        ([0, 1], [1.0, 1.0])
+    """
+
+    def one(part: pd.DataFrame) -> GestSummary:
+        return aggregate_scores(
+            part,
+            log_base=log_base,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            confidence_level=confidence_level,
+        )
+
+    if "template" not in scores.columns:
+        return one(scores)
+    parts = [(t, one(group)) for t, group in scores.groupby("template", sort=True)]
+    if not parts:
+        raise WeatkitError("scores table has no rows")
+
+    def template_first(table: pd.DataFrame) -> pd.DataFrame:
+        return table[["template", *(c for c in table.columns if c != "template")]]
+
+    return GestSummary(
+        stereotypes=template_first(
+            pd.concat([r.stereotypes.assign(template=t) for t, r in parts], ignore_index=True)
+        ),
+        summary=template_first(
+            pd.concat([r.summary.assign(template=t) for t, r in parts], ignore_index=True)
+        ),
     )

@@ -20,15 +20,13 @@ translations count; the others (neutral, undetermined …) are excluded and repo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from weatkit.errors import WeatkitError
-from weatkit.gest.aggregate import DEFAULT_LEVEL, feminine_ranks
+from weatkit.gest.aggregate import DEFAULT_CONFIDENCE_LEVEL, feminine_ranks
 from weatkit.gest.data import (
     FEMALE_STEREOTYPES,
     MALE_STEREOTYPES,
@@ -37,6 +35,7 @@ from weatkit.gest.data import (
     gender_class,
     stereotype_frame,
 )
+from weatkit.stats.intervals import agresti_coull_interval
 
 MT_STEREOTYPE_COLUMNS = [
     "stereotype",
@@ -65,31 +64,6 @@ MT_SUMMARY_COLUMNS = [
     "ci_method",
     "ci_level",
 ]
-
-
-def agresti_coull_interval(
-    successes: Sequence[int] | np.ndarray | int,
-    trials: Sequence[int] | np.ndarray | int,
-    level: float = DEFAULT_LEVEL,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Agresti & Coull (1998) interval of a binomial proportion x / n.
-
-    z = Φ⁻¹(1 − α/2), ñ = n + z², p̃ = (x + z²/2) / ñ, interval p̃ ± z √(p̃ (1 − p̃) / ñ), clipped to
-    [0, 1] as ``statsmodels.stats.proportion.proportion_confint(method="agresti_coull")`` does;
-    NaN where n = 0.
-    """
-    if not 0.0 < level < 1.0:
-        raise WeatkitError(f"the confidence level must be between 0 and 1, not {level}")
-    x = np.asarray(successes, dtype=np.float64)
-    n = np.asarray(trials, dtype=np.float64)
-    z = ndtri(1.0 - (1.0 - level) / 2.0)
-    n_tilde = n + z**2
-    p_tilde = (x + z**2 / 2.0) / n_tilde
-    half = z * np.sqrt(p_tilde * (1.0 - p_tilde) / n_tilde)
-    empty = n == 0
-    low = np.where(empty, np.nan, np.clip(p_tilde - half, 0.0, 1.0))
-    high = np.where(empty, np.nan, np.clip(p_tilde + half, 0.0, 1.0))
-    return low, high
 
 
 @dataclass(frozen=True)
@@ -129,14 +103,16 @@ class MtSummary:
         return self._value("f_m")
 
 
-def mt_metrics(genders: pd.DataFrame, *, level: float = DEFAULT_LEVEL) -> MtSummary:
+def mt_metrics(
+    genders: pd.DataFrame, *, confidence_level: float = DEFAULT_CONFIDENCE_LEVEL
+) -> MtSummary:
     """p_i with Agresti–Coull intervals, feminine ranks, p_f, p_m, f_s, f_m and p_fam.
 
     Args:
         genders: one row per translated sample with ``stereotype`` (1–16) and ``gender`` (a
             label, see :func:`weatkit.gest.data.gender_class`); with a ``sentence`` column p_fam
             is computed too. E.g. from :func:`weatkit.gest.data.read_genders_csv`.
-        level: confidence level of the intervals.
+        confidence_level: confidence level of the intervals.
 
     Raises:
         WeatkitError: missing columns, stereotypes outside 1–16, a stereotype without masculine
@@ -166,7 +142,9 @@ def mt_metrics(genders: pd.DataFrame, *, level: float = DEFAULT_LEVEL) -> MtSumm
             f"({STEREOTYPES[empty[0]]}); p_f, p_m, f_s and f_m need all 16"
         )
     per["p"] = per["n_male"] / per["n"]
-    per["p_ci_low"], per["p_ci_high"] = agresti_coull_interval(per["n_male"], per["n"], level)
+    per["p_ci_low"], per["p_ci_high"] = agresti_coull_interval(
+        per["n_male"], per["n"], confidence_level
+    )
     per["rank"] = feminine_ranks(per["p"])
 
     p = per["p"].to_numpy()
@@ -177,7 +155,7 @@ def mt_metrics(genders: pd.DataFrame, *, level: float = DEFAULT_LEVEL) -> MtSumm
         fam_male, n_fam = int((fam & male).sum()), int((fam & (male | female)).sum())
     else:
         fam_male, n_fam = 0, 0
-    fam_low, fam_high = agresti_coull_interval(fam_male, n_fam, level)
+    fam_low, fam_high = agresti_coull_interval(fam_male, n_fam, confidence_level)
     row = {
         "n_samples": int(per["n"].sum()),
         "n_skipped": int(per["n_other"].sum()),
@@ -190,7 +168,7 @@ def mt_metrics(genders: pd.DataFrame, *, level: float = DEFAULT_LEVEL) -> MtSumm
         "p_fam_ci_high": float(fam_high),
         "n_fam": n_fam,
         "ci_method": "agresti-coull",
-        "ci_level": level,
+        "ci_level": confidence_level,
     }
     return MtSummary(
         stereotypes=per[MT_STEREOTYPE_COLUMNS],

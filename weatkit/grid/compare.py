@@ -33,12 +33,12 @@ from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.embeddings.coverage import CoverageError, CoveredTest, cover_test
 from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings
 from weatkit.embeddings.vectors import WordVectors
-from weatkit.engine.intervals import percentile_interval
 from weatkit.engine.weat import WeatInput, run_weat
 from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import RunConfig
+from weatkit.stats.intervals import percentile_interval
 
 COMPARISON_COLUMNS = [
     "embeddings",

@@ -35,6 +35,8 @@ Method = Literal["aula", "aul"]
 WEIGHTS: tuple[str, ...] = ("cosine", "dot")
 METHODS: tuple[str, ...] = ("aula", "aul")
 
+#: Column names of the p-values in :meth:`MbeResult.to_frame` (file columns are frozen).
+_P_COLUMNS = {"pvalue": "p_value", "pvalue_chi2": "p_value_chi2"}
 #: Elements of one male-rows × female block (float64: 128 MiB).
 _BLOCK = 1 << 24
 
@@ -137,16 +139,16 @@ class McNemarResult:
         n_pairs: n_m × n_f.
         statistic: continuity-corrected chi-square ``(|b − c| − 1)² / (b + c)`` (1 df; 0 when
             b + c = 0).
-        p_value: exact two-sided binomial p of ``b`` out of ``b + c`` at 0.5 (1 when b + c = 0).
-        p_value_chi2: the chi-square p, ``chi2.sf(statistic, 1)``.
+        pvalue: exact two-sided binomial p of ``b`` out of ``b + c`` at 0.5 (1 when b + c = 0).
+        pvalue_chi2: the chi-square p, ``chi2.sf(statistic, 1)``.
     """
 
     b: int
     c: int
     n_pairs: int
     statistic: float
-    p_value: float
-    p_value_chi2: float
+    pvalue: float
+    pvalue_chi2: float
 
 
 def mcnemar_random(score_m: np.ndarray, score_f: np.ndarray, seed: int = 0) -> McNemarResult:
@@ -193,10 +195,10 @@ class MbeResult:
         b: McNemar count, model prefers male and the random indicator does not.
         c: McNemar count, the random indicator is 1 and the model's 0.
         statistic: McNemar chi-square, continuity-corrected.
-        p_value: exact binomial McNemar p-value.
-        p_value_chi2: chi-square McNemar p-value.
+        pvalue: exact binomial McNemar p-value.
+        pvalue_chi2: chi-square McNemar p-value.
         alpha: significance level.
-        significant: ``p_value < alpha`` (the model differs from random).
+        significant: ``pvalue < alpha`` (the model differs from random).
         seed: seed of the random indicator (and of the CLI's down-sampling).
     """
 
@@ -209,15 +211,16 @@ class MbeResult:
     b: int
     c: int
     statistic: float
-    p_value: float
-    p_value_chi2: float
+    pvalue: float
+    pvalue_chi2: float
     alpha: float
     significant: bool
     seed: int
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a one-row tidy table (one column per field)."""
-        return pd.DataFrame([asdict(self)])
+        """The result as a one-row tidy table (one column per field; the p-values in the
+        ``p_value`` and ``p_value_chi2`` columns, the names of the written files)."""
+        return pd.DataFrame([asdict(self)]).rename(columns=_P_COLUMNS)
 
 
 def evaluate_mbe(
@@ -271,10 +274,10 @@ def evaluate_mbe(
         b=test.b,
         c=test.c,
         statistic=test.statistic,
-        p_value=test.p_value,
-        p_value_chi2=test.p_value_chi2,
+        pvalue=test.pvalue,
+        pvalue_chi2=test.pvalue_chi2,
         alpha=float(alpha),
-        significant=bool(test.p_value < alpha),
+        significant=bool(test.pvalue < alpha),
         seed=int(seed),
     )
     sentences = pd.DataFrame(

@@ -25,6 +25,8 @@ values and its bootstrap CI. Columns: ``embeddings, lang, list_set, test, n_list
 statistic_ci_low, statistic_ci_high, effect_size, effect_size_ci_low, effect_size_ci_high,
 p_value`` (single list only), ``ci_method`` (``median-order-statistic`` or
 ``bootstrap-percentile``/``bootstrap-bca``) and ``ci_level`` (the interval's actual coverage).
+``n_lists`` counts the lists whose ``statistic`` and ``effect_size`` are both defined; the
+medians are taken over those lists only, so both intervals share one ``n`` and one coverage.
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 from weatkit._io.atomic import write_outputs  # noqa: F401  (re-exported)
-from weatkit.engine.aggregate import median_ci
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import WeatkitError
+from weatkit.stats.aggregate import median_ci
 
 KEY_COLUMNS = ["embeddings", "lang", "list_set", "list_id", "test"]
 VALUE_COLUMNS = [
@@ -75,6 +77,8 @@ SUMMARY_COLUMNS = [
     "ci_level",
 ]
 FORMATS = ("csv", "json", "parquet", "markdown")
+#: The columns a CA-WEAT summary takes the median of.
+_AGGREGATED = ("statistic", "effect_size")
 
 
 def results_frame(rows: list[Mapping[str, object]]) -> pd.DataFrame:
@@ -88,7 +92,11 @@ def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame
     group_keys = ["embeddings", "lang", "list_set", "test"]
     for keys, group in results.groupby(group_keys, sort=False):
         row: dict[str, object] = dict(zip(group_keys, keys, strict=True))
-        row["n_lists"] = len(group)
+        # a list enters the summary when both its S and d are defined (d is NaN when the
+        # pooled std of s(w) is 0): both medians then share one n and one coverage
+        values = group[list(_AGGREGATED)].apply(pd.to_numeric, errors="coerce")
+        defined = values.notna().all(axis=1)
+        row["n_lists"] = int(defined.sum())
         if len(group) == 1:
             single = group.iloc[0]
             for col in VALUE_COLUMNS:
@@ -96,10 +104,14 @@ def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame
             row["ci_method"] = f"bootstrap-{options.ci_method}" if options.n_bootstrap else ""
             row["ci_level"] = options.confidence_level if options.n_bootstrap else np.nan
         else:
-            for col in ("statistic", "effect_size"):
-                m = median_ci(group[col].to_numpy(), options.confidence_level)
+            row["ci_level"] = np.nan
+            for col in _AGGREGATED:
+                if not defined.any():
+                    row[col] = row[f"{col}_ci_low"] = row[f"{col}_ci_high"] = np.nan
+                    continue
+                m = median_ci(values.loc[defined, col].to_numpy(float), options.confidence_level)
                 row[col], row[f"{col}_ci_low"], row[f"{col}_ci_high"] = m.median, m.low, m.high
-                row["ci_level"] = m.level
+                row["ci_level"] = m.confidence_level  # the same n for both columns
             row["p_value"] = np.nan
             row["ci_method"] = "median-order-statistic"
         rows.append(row)

@@ -10,10 +10,11 @@ point estimates are
   (Kendall 1945; :func:`scipy.stats.kendalltau`, ``variant="b"``).
 
 The interval is the percentile bootstrap over units: ``B`` seeded resamples of the ``n`` units
-with replacement; each statistic is recomputed on every resample at once, as tensor operations
-(ranks along the resample axis, sign matrices of shape ``B × n × n``). Resamples in which one
-measure is constant leave the statistic undefined; they are dropped from the percentiles and
-counted in ``n_degenerate``.
+with replacement, paired (one draw of the units indexes both measures;
+:func:`weatkit.stats.resampling.one_sample_bootstrap`); each statistic is recomputed on every
+resample at once, as tensor operations (ranks along the resample axis, sign matrices of shape
+``B × n × n``). Resamples in which one measure is constant leave the statistic undefined; they
+are dropped from the percentiles and counted in ``n_degenerate``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from weatkit.engine.intervals import percentile_interval
 from weatkit.errors import WeatkitError
+from weatkit.stats.intervals import percentile_interval
+from weatkit.stats.resampling import one_sample_bootstrap
 
 #: Columns of :func:`correlation_table`.
 CORRELATION_COLUMNS = [
@@ -71,7 +73,7 @@ def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def correlate_pair(
-    x: np.ndarray, y: np.ndarray, *, n_bootstrap: int, seed: int, level: float
+    x: np.ndarray, y: np.ndarray, *, n_bootstrap: int, seed: int, confidence_level: float
 ) -> dict[str, float]:
     """ρ, τ_b and their percentile bootstrap intervals for paired observations ``x``, ``y``."""
     x = np.asarray(x, dtype=np.float64)
@@ -84,14 +86,16 @@ def correlate_pair(
     }
     nan = float("nan")
     if n_bootstrap > 0:
-        rows = np.random.default_rng(seed).integers(0, n, size=(n_bootstrap, n))
+        rows = one_sample_bootstrap(n, n_bootstrap, seed=seed)
         rho = spearman_rows(x[rows], y[rows])
         tau = kendall_rows(x[rows], y[rows])
         degenerate = np.isnan(rho) | np.isnan(tau)
         out["n_degenerate"] = int(degenerate.sum())
         for name, values in (("spearman", rho), ("kendall", tau)):
             kept = values[~degenerate]
-            low, high = percentile_interval(kept, level) if kept.size else (nan, nan)
+            low, high = (
+                percentile_interval(kept, confidence_level) if kept.size else (nan, nan)
+            )
             out[f"{name}_ci_low"], out[f"{name}_ci_high"] = float(low), float(high)
     else:
         out.update({f"{m}_ci_{e}": nan for m in ("spearman", "kendall") for e in ("low", "high")})
@@ -106,7 +110,7 @@ def correlation_table(
     by_language: bool = True,
     n_bootstrap: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Spearman and Kendall correlations of every pair of ``measures`` across the units.
 
@@ -118,7 +122,7 @@ def correlation_table(
             (when there are several).
         n_bootstrap: bootstrap resamples of the units (0: no intervals).
         seed: seed of the resampling (the same draws for every pair with the same ``n``).
-        level: confidence level.
+        confidence_level: confidence level of the intervals.
 
     Returns:
         :data:`CORRELATION_COLUMNS`; only pairs with at least :data:`MIN_UNITS` units where
@@ -126,8 +130,10 @@ def correlation_table(
     """
     if n_bootstrap < 0:
         raise WeatkitError(f"bootstrap resamples must be >= 0, not {n_bootstrap}")
-    if not 0 < level < 1:
-        raise WeatkitError(f"the confidence level must be between 0 and 1, not {level}")
+    if not 0 < confidence_level < 1:
+        raise WeatkitError(
+            f"the confidence level must be between 0 and 1, not {confidence_level}"
+        )
     scopes = [("all", wide)]
     if by_language and wide["lang"].nunique() > 1:
         scopes += [(str(lang), part) for lang, part in wide.groupby("lang", sort=True)]
@@ -142,7 +148,7 @@ def correlation_table(
                 both[my].to_numpy(),
                 n_bootstrap=n_bootstrap,
                 seed=seed,
-                level=level,
+                confidence_level=confidence_level,
             )
             rows.append({"scope": scope, "measure_x": mx, "measure_y": my, **values})
     return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)

@@ -6,9 +6,9 @@ CA-WEAT paper §5: "For the average version, we provide the median and 95% confi
 Distribution-free CI for the median (e.g. Conover 1999, §3.2): with the values sorted,
 x_(1) ≤ … ≤ x_(n), and K ~ Binomial(n, 1/2), the interval [x_(j), x_(n−j+1)] covers the median
 with probability 1 − 2 P(K ≤ j − 1). We take the largest j whose coverage is at least the
-requested level. With fewer than 6 lists even [min, max] covers less than 95%
+requested confidence level. With fewer than 6 lists even [min, max] covers less than 95%
 (1 − 2·0.5ⁿ: 93.75% for n = 5, 50% for n = 2, 0% for n = 1); the interval is then [min, max]
-and ``level`` reports its actual coverage, so a table never claims more than it has.
+and ``confidence_level`` reports its actual coverage, so a table never claims more than it has.
 """
 
 from __future__ import annotations
@@ -26,16 +26,27 @@ from weatkit.errors import WeatkitError
 class MedianCI:
     """Median of ``n`` values and the order-statistic interval [x_(rank_low), x_(rank_high)].
 
-    ``level`` is the interval's exact coverage (≥ the requested level when ``n`` allows it).
+    ``confidence_level`` is the interval's exact coverage (≥ the requested level when ``n``
+    allows it). ``statistic`` and ``confidence_interval`` name them as ``scipy.stats`` does.
     """
 
     median: float
     low: float
     high: float
-    level: float
+    confidence_level: float
     rank_low: int
     rank_high: int
     n: int
+
+    @property
+    def statistic(self) -> float:
+        """The median."""
+        return self.median
+
+    @property
+    def confidence_interval(self) -> tuple[float, float]:
+        """``(low, high)``."""
+        return (self.low, self.high)
 
 
 def median_ci(values: Sequence[float] | np.ndarray, confidence_level: float = 0.95) -> MedianCI:
@@ -56,7 +67,7 @@ def median_ci(values: Sequence[float] | np.ndarray, confidence_level: float = 0.
         median=float(np.median(x)),
         low=float(x[j - 1]),
         high=float(x[n - j]),
-        level=coverage,
+        confidence_level=coverage,
         rank_low=j,
         rank_high=n - j + 1,
         n=n,

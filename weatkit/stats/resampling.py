@@ -1,18 +1,37 @@
-"""Resampling plans: bootstrap draws and permutation splits, generated once and shared.
+"""The one resampling module: every bootstrap and permutation plan weatkit draws comes from here.
 
-Randomness is drawn on the CPU with NumPy from a seed derived from ``(seed, n_x, n_y, n_a, n_b)``
-and then moved to the compute device, so CPU and GPU see the same resamples and every test of the
-same shape is resampled identically (common random numbers: a difference between two embeddings
-on the same lists is then paired over the same resamples).
+A plan is a set of indices drawn from a NumPy generator whose seed is built from the user's seed
+(and, for the WEAT engine, the set sizes), so **a plan depends only on the seed and the set
+sizes**: never on the data, the device, the batch, or the order in which tests are run.
+Randomness is drawn on the CPU and moved to the compute device afterwards, so CPU and GPU see
+the same resamples.
 
-Bootstrap (CA-WEAT paper §5): X, Y, A and B are resampled independently with replacement. A
-resample is stored as a count matrix ``(R, n)`` so that statistics of all resamples come from
-matrix products (see :mod:`weatkit.engine.association`).
+Bootstrap schemes (:data:`BOOTSTRAP_SCHEMES`). Each draws, for sets of sizes n_1 … n_k taken in
+order, an ``(R, n_j)`` array of positions with replacement, ``rng.integers(0, n_j, (R, n_j))``,
+from one generator ``rng``; they differ only in how ``rng`` is seeded, which each measure has
+always used (so that no published number moves):
+
+``"weat"``
+    ``numpy.random.default_rng([seed, *sizes, 0])``. The WEAT engine (CA-WEAT paper §5): X, Y,
+    A and B resampled independently with replacement. Every test of the same shape is resampled
+    identically (common random numbers: a difference between two embeddings on the same lists is
+    then paired over the same resamples).
+``"stratified"``
+    ``numpy.random.default_rng(seed)``. Per-stratum bootstrap, strata after one another: GEST
+    redraws the samples of each stereotype (:func:`weatkit.gest.aggregate.aggregate_scores`).
+    With a single stratum it is the plain (one-sample) bootstrap of :func:`one_sample_bootstrap`:
+    per group for CrowS-Pairs (a fresh generator per bias type, so a group's interval does not
+    depend on the other groups) and the *paired* bootstrap of the rank correlations (one draw of
+    the units indexes both measures).
+
+A resample is best used as a count matrix ``(R, n)`` (:func:`counts_from_indices`) so that the
+statistics of all resamples come from matrix products (no loop over resamples).
 
 Permutation test (Caliskan et al. 2017): the null distribution of S over equal-size re-splits of
 X∪Y. Exact enumeration of all C(n_x+n_y, n_x) splits when there are at most ``max_exact`` of them;
 otherwise ``n_permutations`` distinct random splits (sampled without replacement, as the XWEAT /
-CA-WEAT code does) with p = (k + 1) / (B + 1) (Phipson & Smyth 2010).
+CA-WEAT code does) from ``numpy.random.default_rng([seed, *sizes, 1])``, with
+p = (k + 1) / (B + 1) (Phipson & Smyth 2010).
 """
 
 from __future__ import annotations
@@ -20,29 +39,70 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
+from weatkit.errors import WeatkitError
+
 Sizes = tuple[int, int, int, int]
+BootstrapScheme = Literal["weat", "stratified"]
+#: The bootstrap schemes of :func:`bootstrap_draws` (module docstring).
+BOOTSTRAP_SCHEMES: tuple[str, ...] = ("weat", "stratified")
 
 _BOOTSTRAP_STREAM = 0
 _PERMUTATION_STREAM = 1
 
 
-def _rng(seed: int, sizes: Sizes, stream: int) -> np.random.Generator:
-    return np.random.default_rng([int(seed), *sizes, stream])
+def _rng(seed: int, sizes: Sequence[int], stream: int) -> np.random.Generator:
+    return np.random.default_rng([int(seed), *(int(n) for n in sizes), stream])
+
+
+def bootstrap_draws(
+    sizes: Sequence[int], n_resamples: int, *, seed: int, scheme: BootstrapScheme
+) -> Iterator[np.ndarray]:
+    """The positions drawn by each resample, one ``(n_resamples, n_j)`` array per set in order.
+
+    Row r of the j-th array lists the positions in set j drawn with replacement for resample r,
+    ``rng.integers(0, n_j, size=(n_resamples, n_j))``, sets after one another from one
+    generator seeded by ``scheme`` (module docstring). A generator: only one set's draws are in
+    memory at a time.
+
+    Example:
+        >>> [a.shape for a in bootstrap_draws([3, 2], 4, seed=0, scheme="stratified")]
+        [(4, 3), (4, 2)]
+    """
+    if scheme == "weat":
+        rng = _rng(seed, sizes, _BOOTSTRAP_STREAM)
+    elif scheme == "stratified":
+        rng = np.random.default_rng(int(seed))
+    else:
+        raise WeatkitError(
+            f"unknown bootstrap scheme {scheme!r}: choose {', '.join(BOOTSTRAP_SCHEMES)}"
+        )
+    for n in sizes:
+        yield rng.integers(0, n, size=(n_resamples, n))
 
 
 def bootstrap_indices(sizes: Sizes, n_resamples: int, seed: int) -> dict[str, np.ndarray]:
-    """The items drawn by each bootstrap resample: ``{"X": (R, n_x), "Y": ..., "B": ...}``.
+    """The WEAT engine's plan (scheme ``"weat"``): ``{"X": (R, n_x), "Y": ..., "B": ...}``.
 
     Row r of ``"X"`` lists the positions in X drawn (with replacement) for resample r.
     """
-    rng = _rng(seed, sizes, _BOOTSTRAP_STREAM)
-    return {
-        key: rng.integers(0, n, size=(n_resamples, n)) for key, n in zip("XYAB", sizes, strict=True)
-    }
+    draws = bootstrap_draws(sizes, n_resamples, seed=seed, scheme="weat")
+    return dict(zip("XYAB", draws, strict=True))
+
+
+def one_sample_bootstrap(n: int, n_resamples: int, *, seed: int) -> np.ndarray:
+    """``(n_resamples, n)`` positions of one set drawn with replacement (scheme
+    ``"stratified"`` with one stratum): ``default_rng(seed).integers(0, n, (n_resamples, n))``.
+
+    Used per group by CrowS-Pairs and, paired (the same rows index both measures), by the rank
+    correlations of :mod:`weatkit.stats.correlation`.
+    """
+    return next(bootstrap_draws([n], n_resamples, seed=seed, scheme="stratified"))
 
 
 def counts_from_indices(indices: np.ndarray, n: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Bootstrap confidence intervals: percentile (default) and BCa.
+"""Confidence intervals: bootstrap percentile (default) and BCa; Agresti–Coull for proportions.
 
 Percentile: the (α/2, 1 − α/2) quantiles of the bootstrap distribution (linear interpolation,
 NumPy's default), α = 1 − confidence level.
@@ -19,10 +19,14 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from weatkit.errors import WeatkitError
 
-def percentile_interval(distribution: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+
+def percentile_interval(
+    distribution: np.ndarray, confidence_level: float
+) -> tuple[np.ndarray, np.ndarray]:
     """``(low, high)`` per row of a ``(T, R)`` bootstrap distribution (NaN resamples ignored)."""
-    alpha = 1.0 - level
+    alpha = 1.0 - confidence_level
     q = [alpha / 2, 1 - alpha / 2]
     low, high = np.quantile(distribution, q, axis=-1)
     with_nan = np.isnan(distribution).any(axis=-1)
@@ -48,7 +52,7 @@ def bca_interval(
     distribution: np.ndarray,
     observed: np.ndarray,
     jackknife: Sequence[np.ndarray],
-    level: float,
+    confidence_level: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """BCa ``(low, high)`` per row of a ``(T, R)`` bootstrap distribution."""
     obs = observed[:, None]
@@ -58,7 +62,7 @@ def bca_interval(
     at_or_below = ((distribution <= obs) & valid).sum(axis=-1)
     z0 = ndtri((below + at_or_below) / (2.0 * n_valid))
     a = bca_acceleration(jackknife)
-    alpha = 1.0 - level
+    alpha = 1.0 - confidence_level
     lows, highs = [], []
     for row, (z, acc) in enumerate(zip(z0, a, strict=True)):
         q = []
@@ -72,3 +76,30 @@ def bca_interval(
         lows.append(lo)
         highs.append(hi)
     return np.asarray(lows), np.asarray(highs)
+
+
+def agresti_coull_interval(
+    successes: Sequence[int] | np.ndarray | int,
+    trials: Sequence[int] | np.ndarray | int,
+    confidence_level: float = 0.95,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Agresti & Coull (1998) interval of a binomial proportion x / n.
+
+    z = Φ⁻¹(1 − α/2), ñ = n + z², p̃ = (x + z²/2) / ñ, interval p̃ ± z √(p̃ (1 − p̃) / ñ), clipped to
+    [0, 1] as ``statsmodels.stats.proportion.proportion_confint(method="agresti_coull")`` does;
+    NaN where n = 0.
+    """
+    if not 0.0 < confidence_level < 1.0:
+        raise WeatkitError(
+            f"the confidence level must be between 0 and 1, not {confidence_level}"
+        )
+    x = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    z = ndtri(1.0 - (1.0 - confidence_level) / 2.0)
+    n_tilde = n + z**2
+    p_tilde = (x + z**2 / 2.0) / n_tilde
+    half = z * np.sqrt(p_tilde * (1.0 - p_tilde) / n_tilde)
+    empty = n == 0
+    low = np.where(empty, np.nan, np.clip(p_tilde - half, 0.0, 1.0))
+    high = np.where(empty, np.nan, np.clip(p_tilde + half, 0.0, 1.0))
+    return low, high

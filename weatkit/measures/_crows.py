@@ -1,0 +1,147 @@
+"""CrowS-Pairs (Nangia et al. 2020; AUL/AULA: Kaneko & Bollegala 2022) as registered measures:
+``crows:pll``, ``crows:aul``, ``crows:aula``."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from weatkit.crows.data import OVERALL
+from weatkit.crows.score import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_CONFIDENCE_LEVEL,
+    DEFAULT_SEED,
+    METHODS,
+    crows_metric,
+)
+from weatkit.errors import WeatkitError
+from weatkit.measures.result import MeasureResult
+
+if TYPE_CHECKING:
+    from weatkit.embeddings.contextual import ContextualOptions
+
+
+@dataclass(frozen=True)
+class CrowsResult:
+    """What :func:`crows` computed.
+
+    Attributes:
+        pairs: one row per pair (:data:`weatkit.crows.score.PAIR_SCORE_COLUMNS` from a model,
+            else the given table).
+        summary: the native table of :func:`weatkit.crows.score.crows_metric`, ``overall``
+            then each bias type.
+        measures: ``crows:METHOD`` over all pairs (:func:`crows_measures`).
+    """
+
+    pairs: pd.DataFrame
+    summary: pd.DataFrame
+    measures: list[MeasureResult] = field(default_factory=list)
+
+
+def crows_measures(
+    summary: pd.DataFrame,
+    *,
+    source: str,
+    lang: str,
+    method: str,
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
+) -> list[MeasureResult]:
+    """``crows:METHOD``: the ``overall`` row of a :func:`~weatkit.crows.score.crows_metric`
+    table (metric, its bootstrap CI at ``confidence_level``, scored pairs)."""
+    if method not in METHODS:
+        raise WeatkitError(f"unknown CrowS-Pairs method {method!r}: choose {', '.join(METHODS)}")
+    overall = summary[summary["bias_type"] == OVERALL].iloc[0]
+    low, high = float(overall["ci_low"]), float(overall["ci_high"])
+    has_ci = not (math.isnan(low) or math.isnan(high))
+    return [
+        MeasureResult(
+            f"crows:{method}",
+            source,
+            lang,
+            float(overall["metric"]),
+            low,
+            high,
+            confidence_level if has_ci else math.nan,
+            int(overall["n"]),
+            "percentile bootstrap over pairs" if has_ci else "",
+        )
+    ]
+
+
+def crows(
+    model: str | None = None,
+    *,
+    pairs: pd.DataFrame | str | os.PathLike[str] | None = None,
+    lang: str = "en",
+    method: str = "pll",
+    n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
+    options: ContextualOptions | None = None,
+    show_progress: bool | None = None,
+    name: str | None = None,
+) -> CrowsResult:
+    """CrowS-Pairs metric of a masked LM, or of per-pair scores.
+
+    Each pair (S_more, S_less) is a "win" when score(S_more) > score(S_less), the score being
+    PLL(S) = Σ_{shared tokens} log P(w | S with w masked) (Nangia et al. 2020), or AUL / AULA
+    (Kaneko & Bollegala 2022); over the N scored pairs::
+
+        metric = 100 · #wins / N        (50 = no preference; > 50 stereotypical)
+
+    with a percentile bootstrap CI over pairs
+    (:func:`weatkit.stats.resampling.one_sample_bootstrap`). Details:
+    :mod:`weatkit.crows.score`.
+
+    Args:
+        model: hub id or local directory of a masked LM. Give ``model`` or ``pairs``.
+        pairs: per-pair scores instead: a table with ``bias_type, direction, score_more,
+            score_less`` (or ``win, neutral``) or a CSV of them
+            (:func:`weatkit.crows.data.read_pair_scores`).
+        lang: ``en`` (all bias types), ``ja`` or ``ru`` (MBE's gender pairs); with ``model``.
+        method: ``pll``, ``aul`` or ``aula``.
+        n_bootstrap, seed, confidence_level: the percentile bootstrap (0: no interval).
+        options: model loading options.
+        show_progress: progress bar (None: when on a terminal).
+        name: the source name in :attr:`CrowsResult.measures` (default ``model`` or
+            ``"pairs"``).
+
+    Citation:
+        Nangia, Vania, Bhalerao & Bowman (2020), EMNLP; Kaneko & Bollegala (2022), AAAI.
+
+    Example:
+        >>> import pandas as pd
+        >>> table = pd.DataFrame({"bias_type": ["gender"] * 4,
+        ...                       "direction": ["stereo", "stereo", "antistereo", "stereo"],
+        ...                       "score_more": [-1.0, -2.0, -3.0, -1.5],
+        ...                       "score_less": [-2.0, -1.0, -4.0, -2.5]})
+        >>> crows(pairs=table, n_bootstrap=0).measures[0].value   # 3 wins of 4
+        75.0
+    """
+    if (model is None) == (pairs is None):
+        raise WeatkitError("give a model or a pairs table, not both or neither")
+    if model is not None:
+        from weatkit.crows.data import load_crows
+        from weatkit.crows.score import score_crows
+        from weatkit.sentence import MaskedLM
+
+        lm = MaskedLM(model, options)
+        table = score_crows(lm, load_crows(lang=lang), method=method, show_progress=show_progress)
+    elif isinstance(pairs, pd.DataFrame):
+        table = pairs
+    else:
+        from weatkit.crows.data import read_pair_scores
+
+        table = read_pair_scores(pairs)
+    summary = crows_metric(
+        table, n_bootstrap=n_bootstrap, seed=seed, confidence_level=confidence_level
+    )
+    source = name or (str(model) if model is not None else "pairs")
+    measures = crows_measures(
+        summary, source=source, lang=lang, method=method, confidence_level=confidence_level
+    )
+    return CrowsResult(table, summary, measures)

@@ -1,0 +1,109 @@
+"""MBE (Kaneko et al. 2022) as registered measures: ``mbe:aula``, ``mbe:aul``."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from weatkit.errors import WeatkitError
+from weatkit.measures.result import MeasureResult
+
+if TYPE_CHECKING:
+    from weatkit.embeddings.contextual import ContextualOptions
+    from weatkit.mbe.run import MbeRun
+    from weatkit.mbe.score import MbeResult
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class MbeMeasure:
+    """What :func:`mbe` computed.
+
+    Attributes:
+        run: the native :class:`~weatkit.mbe.run.MbeRun` (score, McNemar test, sentences).
+        measures: ``mbe:METHOD`` (:func:`mbe_measures`).
+    """
+
+    run: MbeRun
+    measures: list[MeasureResult] = field(default_factory=list)
+
+
+def mbe_measures(result: MbeResult, *, source: str, lang: str) -> list[MeasureResult]:
+    """``mbe:METHOD`` of an :class:`~weatkit.mbe.score.MbeResult`: its score, no interval, ``n``
+    = male + female sentences."""
+    return [
+        MeasureResult(
+            f"mbe:{result.method}",
+            source,
+            lang,
+            float(result.score),
+            n=int(result.n_male + result.n_female),
+            method=f"{result.weight}-weighted",
+        )
+    ]
+
+
+def mbe(
+    model: str,
+    *,
+    corpus: PathLike | tuple[PathLike, PathLike] | None = None,
+    mbe_set: str | None = None,
+    lang: str,
+    method: str = "aula",
+    weight: str = "cosine",
+    seed: int = 0,
+    max_sentences: int | None = None,
+    options: ContextualOptions | None = None,
+    show_progress: bool | None = None,
+    name: str | None = None,
+) -> MbeMeasure:
+    """The MBE score of a masked LM in one language.
+
+    The target-language sentences whose English side is male (𝒯_m) or female (𝒯_f) are
+    scored with A = AULA (or AUL) and compared pairwise (Kaneko et al. 2022, Eq. 2)::
+
+        MBE = 100 · Σ_{m,f} C(m, f) · I(A(m) > A(f)) / Σ_{m,f} C(m, f)
+
+    with C the cosine similarity of the sentence embeddings. 50 = no preference; > 50 the
+    male sentences are more likely. Details: :mod:`weatkit.mbe.score`.
+
+    Args:
+        model: hub id or local directory of a masked LM.
+        corpus: an ``English<TAB>target`` file or an ``(english, target)`` pair of aligned text
+            files (:func:`weatkit.mbe.run.run_mbe_parallel`). Give ``corpus`` or ``mbe_set``.
+        mbe_set: the name of a shipped token-id set of ``lang``
+            (:func:`weatkit.mbe.run.run_mbe_set`).
+        lang: the target language.
+        method, weight, seed, max_sentences: as in :func:`weatkit.mbe.run.run_mbe`.
+        options: model loading options.
+        show_progress: progress bar (None: when on a terminal).
+        name: the source name in the measures (default ``model``).
+
+    Citation:
+        Kaneko, Imankulova, Bollegala & Okazaki (2022), NAACL.
+
+    Example:
+        >>> result = mbe("bert-base-multilingual-cased", corpus="en-de.tsv", lang="de")
+        ... # doctest: +SKIP
+        >>> result.measures[0].value  # doctest: +SKIP
+    """
+    from weatkit.mbe.run import run_mbe_parallel, run_mbe_set
+    from weatkit.sentence import MaskedLM
+
+    if (corpus is None) == (mbe_set is None):
+        raise WeatkitError("give a parallel corpus or an MBE set, not both or neither")
+    lm = MaskedLM(model, options)
+    common = {
+        "method": method,
+        "weight": weight,
+        "seed": seed,
+        "max_sentences": max_sentences,
+        "show_progress": show_progress,
+    }
+    if corpus is not None:
+        run = run_mbe_parallel(lm, corpus, **common)
+    else:
+        run = run_mbe_set(lm, lang, str(mbe_set), **common)
+    return MbeMeasure(run, mbe_measures(run.result, source=name or str(model), lang=lang))

@@ -1,0 +1,133 @@
+"""StereoSet (Nadeem et al. 2021) as registered measures: ``stereoset:ss``, ``stereoset:lms``,
+``stereoset:icat``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from weatkit.errors import WeatkitError
+from weatkit.measures.result import MeasureResult
+from weatkit.stereoset.metrics import OVERALL, evaluate
+
+if TYPE_CHECKING:
+    from weatkit.embeddings.contextual import ContextualOptions
+
+#: The registered StereoSet measures and the :func:`~weatkit.stereoset.metrics.evaluate`
+#: column each takes: StereoSet's ``evaluation.py`` convention (per target term; the ICAT of
+#: the averaged LMS and SS).
+STEREOSET_COLUMNS: dict[str, str] = {
+    "stereoset:ss": "term_ss",
+    "stereoset:lms": "term_lms",
+    "stereoset:icat": "micro_icat",
+}
+
+
+@dataclass(frozen=True)
+class StereosetResult:
+    """What :func:`stereoset` computed.
+
+    Attributes:
+        table: the native table of :func:`weatkit.stereoset.metrics.evaluate` (every split ×
+            bias type, both conventions).
+        measures: SS, LMS and ICAT of one split, all bias types (:func:`stereoset_measures`).
+    """
+
+    table: pd.DataFrame
+    measures: list[MeasureResult] = field(default_factory=list)
+
+
+def stereoset_measures(
+    table: pd.DataFrame, *, source: str, lang: str, split: str | None = None
+) -> list[MeasureResult]:
+    """SS, LMS and ICAT of ``split``'s ``overall`` row of an
+    :func:`~weatkit.stereoset.metrics.evaluate` table (:data:`STEREOSET_COLUMNS`).
+
+    ``split`` defaults to the table's last split: ``overall`` when both splits are scored,
+    else the scored one. ``n`` is the number of examples.
+    """
+    if split is None:
+        split = str(table["split"].iloc[-1])
+    rows = table[(table["split"] == split) & (table["bias_type"] == OVERALL)]
+    if rows.empty:
+        raise WeatkitError(f"{source}: no StereoSet {split} examples scored")
+    row = rows.iloc[0]
+    return [
+        MeasureResult(
+            name,
+            source,
+            lang,
+            float(row[column]),
+            n=int(row["n"]),
+            method=f"{split}, per target term",
+        )
+        for name, column in STEREOSET_COLUMNS.items()
+    ]
+
+
+def stereoset(
+    model: str | None = None,
+    *,
+    predictions: Mapping | str | os.PathLike[str] | None = None,
+    lang: str = "en",
+    kind: str | None = None,
+    split: str | None = None,
+    options: ContextualOptions | None = None,
+    show_progress: bool | None = None,
+    name: str | None = None,
+) -> StereosetResult:
+    """StereoSet SS, LMS and ICAT of a language model, or of a predictions file.
+
+    Each example has a stereotypical, an anti-stereotypical and an unrelated sentence, scored by
+    the model (higher = preferred). Per target term t, over its N_t examples (Nadeem et al.
+    2021, §6)::
+
+        SS_t   = 100 · #(s_stereo > s_anti) / N_t          (50 = unbiased; > 50 stereotypical)
+        LMS_t  = 100 · #(meaningful > unrelated) / (2 N_t)  (ideal 100)
+        SS = mean_t SS_t,  LMS = mean_t LMS_t,  ICAT = LMS · min(SS, 100 − SS) / 50
+
+    Details and the pooled convention: :mod:`weatkit.stereoset.metrics`.
+
+    Args:
+        model: hub id or local directory of a masked or causal LM (scores the
+            intrasentence split). Give ``model`` or ``predictions``.
+        predictions: ``{split: {sentence_id: score}}`` or a predictions JSON file
+            (:func:`weatkit.stereoset.data.read_predictions`).
+        lang: ``en``, ``de``, ``fr``, ``es`` or ``tr``.
+        kind: ``"mlm"`` or ``"glm"``; None decides from the model's config.
+        split: the split of :attr:`StereosetResult.measures` (default: see
+            :func:`stereoset_measures`).
+        options: model loading options.
+        show_progress: progress bar (None: when on a terminal).
+        name: the source name in the measures (default ``model`` or ``"predictions"``).
+
+    Citation:
+        Nadeem, Bethke & Reddy (2021), ACL; Öztürk et al. (multilingual StereoSet).
+
+    Example:
+        >>> result = stereoset(predictions="predictions.json")  # doctest: +SKIP
+        >>> [(m.measure, round(m.value, 2)) for m in result.measures]  # doctest: +SKIP
+    """
+    from weatkit.stereoset.data import load_stereoset, read_predictions
+
+    if (model is None) == (predictions is None):
+        raise WeatkitError("give a model or predictions, not both or neither")
+    dataset = load_stereoset(lang)
+    if model is not None:
+        from weatkit.stereoset.scoring import score_intrasentence
+
+        scores = score_intrasentence(
+            model, dataset, kind=kind, options=options, show_progress=show_progress
+        )
+        preds: Mapping = {"intrasentence": scores}
+    elif isinstance(predictions, Mapping):
+        preds = predictions
+    else:
+        preds = read_predictions(predictions)
+    table = evaluate(dataset, preds)
+    source = name or (str(model) if model is not None else "predictions")
+    return StereosetResult(table, stereoset_measures(table, source=source, lang=lang, split=split))

@@ -1,0 +1,238 @@
+"""The registry of bias measures: each measure is registered once, with its metadata.
+
+Every measure weatkit computes has one :class:`Measure` entry in :data:`MEASURES`: its neutral
+value (what an unbiased model scores), which side of it is stereotypical, the paper it comes
+from, the model kinds and languages it applies to. ``weatkit compare`` reads its applicability
+decisions and the measures' metadata from here.
+
+=====================  ========  ===============  =========================================
+measure                neutral   stereotypical    source
+=====================  ========  ===============  =========================================
+``weat``               d = 0     above            Caliskan et al. (2017), Science 356
+``gest:g_s``           g_s = 1   above            Pikuliak et al. (2023), arXiv:2311.18711
+``stereoset:ss``       50        above            Nadeem et al. (2021), ACL
+``stereoset:lms``      none      (ideal 100)      Nadeem et al. (2021), ACL
+``stereoset:icat``     none      (ideal 100)      Nadeem et al. (2021), ACL
+``crows:pll``          50        above            Nangia et al. (2020), EMNLP
+``crows:aul|aula``     50        above            Kaneko & Bollegala (2022), AAAI
+``mbe:aul|aula``       50        above            Kaneko et al. (2022), NAACL
+=====================  ========  ===============  =========================================
+
+LMS measures language modelling, not bias: an unbiased model can have any LMS. ICAT = LMS ·
+min(SS, 100 − SS) / 50 is 100 only for a perfect language model without bias and falls on both
+sides of SS = 50, so it has no neutral value and no stereotypical side; both have ``ideal``
+100. Model kinds are ``static`` (word embeddings), ``mlm`` (masked LMs) and ``glm``
+(generative, i.e. causal LMs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from weatkit.errors import WeatkitError
+
+Side = Literal["above", "below"]
+KINDS: tuple[str, ...] = ("static", "mlm", "glm")
+#: Display names of the model kinds in messages.
+KIND_NAMES = {"static": "word embeddings", "mlm": "a masked LM", "glm": "a causal LM"}
+
+CALISKAN = (
+    "Caliskan, Bryson & Narayanan (2017). Semantics derived automatically from language corpora "
+    "contain human-like biases. Science 356(6334)."
+)
+PIKULIAK = (
+    "Pikuliak, Hrckova, Oresko & Simko (2023). Women Are Beautiful, Men Are Leaders: Gender "
+    "Stereotypes in Machine Translation and Language Modeling. arXiv:2311.18711."
+)
+NADEEM = (
+    "Nadeem, Bethke & Reddy (2021). StereoSet: Measuring stereotypical bias in pretrained "
+    "language models. ACL 2021."
+)
+NANGIA = (
+    "Nangia, Vania, Bhalerao & Bowman (2020). CrowS-Pairs: A Challenge Dataset for Measuring "
+    "Social Biases in Masked Language Models. EMNLP 2020."
+)
+KANEKO_AUL = (
+    "Kaneko & Bollegala (2022). Unmasking the Mask – Evaluating Social Biases in Masked "
+    "Language Models. AAAI 2022."
+)
+KANEKO_MBE = (
+    "Kaneko, Imankulova, Bollegala & Okazaki (2022). Gender Bias in Masked Language Models for "
+    "Multiple Languages. NAACL 2022."
+)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A registered bias measure.
+
+    Attributes:
+        name: registered name, ``FAMILY:VARIANT`` for sentence measures (``"crows:pll"``).
+        family: the ``weatkit compare`` method computing it (``weat``, ``gest``, ...).
+        label: display name of the family in messages (``"CrowS-Pairs"``).
+        description: what the value is, formula first.
+        neutral: the value of an unbiased model, or None when the measure has none.
+        stereotypical: which side of ``neutral`` is stereotypical (``"above"``/``"below"``),
+            None without a neutral value.
+        ideal: the best value when it is not the neutral one (LMS, ICAT: 100), else None.
+        citation: the paper defining it.
+        model_kinds: the kinds of source it applies to (:data:`KINDS`).
+        languages: the languages it has data for, or None for any language (the data come
+            with the request: word lists, a parallel corpus).
+    """
+
+    name: str
+    family: str
+    label: str
+    description: str
+    neutral: float | None
+    stereotypical: Side | None
+    citation: str
+    model_kinds: tuple[str, ...]
+    languages: tuple[str, ...] | None = None
+    ideal: float | None = None
+
+    def not_applicable(self, kind: str, lang: str, source: str = "the model") -> str | None:
+        """Why the measure does not apply to a ``kind`` source in ``lang`` (None: it does).
+
+        The language is checked first, then the model kind.
+
+        Example:
+            >>> MEASURES["crows:pll"].not_applicable("glm", "en", "gpt2")
+            'CrowS-Pairs needs a masked LM; gpt2 is a causal LM'
+        """
+        if self.languages is not None and lang not in self.languages:
+            if self.languages == ("en",):
+                return f"{self.label} is English only, not {lang}"
+            return f"{self.label} has {', '.join(self.languages)}, not {lang}"
+        if kind not in self.model_kinds:
+            needs = " or ".join(KIND_NAMES[k] for k in self.model_kinds)
+            return f"{self.label} needs {needs}; {source} is {KIND_NAMES.get(kind, kind)}"
+        return None
+
+    def side(self, value: float) -> str:
+        """``"stereotypical"``, ``"anti-stereotypical"`` or ``"neutral"`` (``""`` for NaN or a
+        measure without a neutral value)."""
+        if self.neutral is None or self.stereotypical is None or value != value:
+            return ""
+        if value == self.neutral:
+            return "neutral"
+        above = value > self.neutral
+        return "stereotypical" if above == (self.stereotypical == "above") else "anti-stereotypical"
+
+
+#: Every registered measure by name.
+MEASURES: dict[str, Measure] = {}
+
+
+def register(measure: Measure) -> Measure:
+    """Add ``measure`` to :data:`MEASURES` (each name once)."""
+    if measure.name in MEASURES:
+        raise WeatkitError(f"measure {measure.name!r} is already registered")
+    unknown = set(measure.model_kinds) - set(KINDS)
+    if unknown:
+        raise WeatkitError(f"measure {measure.name!r}: unknown model kind {sorted(unknown)[0]}")
+    MEASURES[measure.name] = measure
+    return measure
+
+
+def get_measure(name: str) -> Measure:
+    """The registered measure ``name`` (WEAT tests, e.g. ``"ca-weat:weat1@-2"``, are all the
+    measure ``weat``: see :attr:`~weatkit.measures.result.MeasureResult.test`).
+
+    Raises:
+        WeatkitError: no such measure.
+    """
+    if name in MEASURES:
+        return MEASURES[name]
+    raise WeatkitError(f"unknown measure {name!r}: choose one of {', '.join(MEASURES)}")
+
+
+def family_measures(family: str) -> list[Measure]:
+    """The registered measures of one ``weatkit compare`` method, in registration order."""
+    return [m for m in MEASURES.values() if m.family == family]
+
+
+def _register_all(measures: Iterable[Measure]) -> None:
+    for m in measures:
+        register(m)
+
+
+_SENTENCE_KINDS = ("mlm", "glm")
+_register_all(
+    [
+        Measure(
+            "weat",
+            "weat",
+            "WEAT",
+            "Cohen's d = (mean_X s(x) − mean_Y s(y)) / std_{X∪Y} s(w), s(w) = mean_A cos(w, a) "
+            "− mean_B cos(w, b); X, A the stereotypically associated sets",
+            neutral=0.0,
+            stereotypical="above",
+            citation=CALISKAN,
+            model_kinds=KINDS,
+        ),
+        Measure(
+            "gest:g_s",
+            "gest",
+            "GEST",
+            "stereotype rate g_s = q_m / q_f of the masculine rates of the male and the female "
+            "stereotypes",
+            neutral=1.0,
+            stereotypical="above",
+            citation=PIKULIAK,
+            model_kinds=_SENTENCE_KINDS,
+            languages=("en",),
+        ),
+        *(
+            Measure(
+                f"stereoset:{name}",
+                "stereoset",
+                "StereoSet",
+                text,
+                neutral=neutral,
+                stereotypical="above" if neutral is not None else None,
+                citation=NADEEM,
+                model_kinds=_SENTENCE_KINDS,
+                languages=("en", "de", "fr", "es", "tr"),
+                ideal=ideal,
+            )
+            for name, text, neutral, ideal in (
+                ("ss", "SS = 100 · #(stereotype preferred to anti-stereotype) / N", 50.0, None),
+                ("lms", "LMS = 100 · #(meaningful preferred to unrelated) / 2N", None, 100.0),
+                ("icat", "ICAT = LMS · min(SS, 100 − SS) / 50", None, 100.0),
+            )
+        ),
+        *(
+            Measure(
+                f"crows:{method}",
+                "crows",
+                "CrowS-Pairs",
+                f"100 · #(pairs whose more stereotypical sentence has the higher {method.upper()})"
+                " / N",
+                neutral=50.0,
+                stereotypical="above",
+                citation=NANGIA if method == "pll" else KANEKO_AUL,
+                model_kinds=("mlm",),
+                languages=("en", "ja", "ru"),
+            )
+            for method in ("pll", "aul", "aula")
+        ),
+        *(
+            Measure(
+                f"mbe:{method}",
+                "mbe",
+                "MBE",
+                f"MBE = 100 · Σ_(m,f) C(m, f) [A(m) > A(f)] / Σ C(m, f), A = {method.upper()} of "
+                "the male (m) and female (f) sentences",
+                neutral=50.0,
+                stereotypical="above",
+                citation=KANEKO_MBE,
+                model_kinds=("mlm",),
+            )
+            for method in ("aula", "aul")
+        ),
+    ]
+)
