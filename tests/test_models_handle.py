@@ -279,7 +279,32 @@ def test_pool_releases_models(dirs: dict[str, Path]) -> None:
 
 
 def test_unknown_dtype_and_head_are_one_line_errors(dirs: dict[str, Path]) -> None:
-    with pytest.raises(WeatkitError, match="unknown --dtype"):
+    with pytest.raises(WeatkitError, match="unknown dtype"):
         ModelHandle(str(dirs["bert"]), LoadOptions(dtype="float8"))
     with pytest.raises(WeatkitError, match="unknown model kind"):
         ModelHandle(str(dirs["bert"]), CPU).network("seq2seq")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.parametrize(("model", "head"), [("mlm", "mlm"), ("glm", "glm")])
+def test_cuda_gives_the_cpu_numbers(dirs: dict[str, Path], model: str, head: str) -> None:
+    """``device: auto`` picks CUDA; hidden states and log-probabilities equal the CPU's within
+    float32 tolerance (the same weights, another summation order)."""
+    cpu = ModelHandle(str(dirs[model]), CPU)
+    gpu = ModelHandle(str(dirs[model]), LoadOptions())
+    assert gpu.device.type == "cuda"
+    ids, mask = _batch(cpu, ["the doctor said", "a nurse laughed loudly"])
+    layers = [0, -1]
+    torch.testing.assert_close(
+        gpu.hidden_states(input_ids=ids, attention_mask=mask, layers=layers).cpu(),
+        cpu.hidden_states(input_ids=ids, attention_mask=mask, layers=layers),
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    where = {"rows": [0, 1, 1], "cols": [1, 1, 2]}
+    torch.testing.assert_close(
+        gpu.log_probs(head, input_ids=ids, attention_mask=mask, **where).cpu(),
+        cpu.log_probs(head, input_ids=ids, attention_mask=mask, **where),
+        rtol=1e-4,
+        atol=1e-4,
+    )

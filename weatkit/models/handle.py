@@ -88,7 +88,7 @@ class LoadOptions:
     def validate(self) -> None:
         """ModelError for an unknown dtype."""
         if self.dtype not in DTYPES:
-            raise ModelError(f"unknown --dtype {self.dtype!r}: choose {', '.join(DTYPES)}")
+            raise ModelError(f"unknown dtype {self.dtype!r}: choose {', '.join(DTYPES)}")
 
 
 class ModelHandle:
