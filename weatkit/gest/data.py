@@ -35,8 +35,8 @@ import pandas as pd
 
 from weatkit._io.csvrows import csv_header, csv_rows
 from weatkit._io.textfile import read_text_file, read_text_or_gzip
-from weatkit.data import fetch
-from weatkit.errors import WeatkitError
+from weatkit.data import fetch, registry
+from weatkit.errors import DataError, WeatkitError
 
 GestVersion = Literal["1.0", "1.1"]
 
@@ -364,7 +364,23 @@ def prediction_file(task: str, model: str, template: int) -> Path:
         )
     if not model or "/" in model or model.startswith("."):
         raise WeatkitError(f"invalid model file stem {model!r}")
-    return fetch(f"gest/data/predictions/{task}/{model}_template-{template}.txt.gz")
+    prefix, suffix = f"gest/data/predictions/{task}/", f"_template-{template}.txt.gz"
+    return _fetch_known(
+        f"{prefix}{model}{suffix}", prefix, suffix, f"{task} predictions of model {model!r}"
+    )
+
+
+def _fetch_known(relpath: str, prefix: str, suffix: str, what: str) -> Path:
+    """:func:`fetch` of a registered file; a DataError listing the registered alternatives
+    (the parts of their paths between ``prefix`` and ``suffix``) for an unknown one."""
+    if relpath not in registry():
+        known = sorted(
+            key[len(prefix) : -len(suffix)]
+            for key in registry()
+            if key.startswith(prefix) and key.endswith(suffix)
+        )
+        raise DataError(f"{what} not found: the data set has {', '.join(known) or 'none'}")
+    return fetch(relpath)
 
 
 def read_predictions(
@@ -401,8 +417,9 @@ def read_translations(system: str, lang: str) -> pd.DataFrame:
     for part, label in ((system, "system"), (lang, "language")):
         if not part or "/" in part or part.startswith("."):
             raise WeatkitError(f"invalid translation {label} {part!r}")
-    relpath = f"gest/data/translations/{system}/{lang}/translations.csv.gz"
-    path = fetch(relpath)
+    prefix, suffix = "gest/data/translations/", "/translations.csv.gz"
+    relpath = f"{prefix}{system}/{lang}{suffix}"
+    path = _fetch_known(relpath, prefix, suffix, f"{system} translations into {lang!r}")
     rows = csv_rows(read_text_or_gzip(path, "translations file"), relpath)
     header, body = csv_header(rows, relpath, required=("from", "to"))
     mapping: dict[str, str] = {}
