@@ -127,4 +127,5 @@ class LazyGroup(click.Group):
 )
 @click.version_option(weatkit.__version__, prog_name="weatkit")
 def main() -> None:
-    """weatkit: word-embedding association tests (WEAT, X-WEAT, CA-WEAT) across languages."""
+    """weatkit: social biases of word and sentence representations across languages
+    (WEAT, X-WEAT, CA-WEAT; GEST, StereoSet, CrowS-Pairs, MBE)."""

@@ -24,6 +24,7 @@ from weatkit.cli.options import (
     format_option,
     language_model_options,
     out_option,
+    resampling_options,
     split_values,
 )
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
@@ -181,20 +182,11 @@ def _print(summary: pd.DataFrame, level: float, title: str) -> None:
     help="Round both scores to this many decimals before comparing them, or none. "
     "Default: as the reference code (3 for pll, none for aul/aula and --scores).",
 )
-@click.option(
-    "--bootstrap",
-    "n_bootstrap",
-    type=click.IntRange(min=0),
-    default=DEFAULT_BOOTSTRAP,
-    show_default=True,
-    help="Bootstrap resamples of the pairs for the CI of the metric (0: off).",
-)
-@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
-@click.option(
-    "--confidence",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=DEFAULT_CONFIDENCE_LEVEL,
-    show_default=True,
+@resampling_options(
+    n_bootstrap=DEFAULT_BOOTSTRAP,
+    seed=DEFAULT_SEED,
+    confidence_level=DEFAULT_CONFIDENCE_LEVEL,
+    bootstrap_help="Bootstrap resamples of the pairs for the CI of the metric (0: off).",
 )
 @out_option("Write pairs.csv (per-pair scores) and summary.csv here.")
 @format_option()

@@ -25,6 +25,7 @@ from weatkit.cli.options import (
     format_option,
     language_model_options,
     out_option,
+    resampling_options,
     split_values,
 )
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
@@ -172,20 +173,11 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     help="Base of the scores' logs: 10 = upstream GEST convention (q = exp(mean log10 ratio), "
     "the published g_s); e = natural logs (q = the paper's geometric mean).",
 )
-@click.option(
-    "--bootstrap",
-    "n_bootstrap",
-    type=click.IntRange(min=0),
-    default=DEFAULT_BOOTSTRAP,
-    show_default=True,
-    help="Bootstrap resamples (within each stereotype) for the CIs of q (0: off).",
-)
-@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
-@click.option(
-    "--confidence",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=DEFAULT_CONFIDENCE_LEVEL,
-    show_default=True,
+@resampling_options(
+    n_bootstrap=DEFAULT_BOOTSTRAP,
+    seed=DEFAULT_SEED,
+    confidence_level=DEFAULT_CONFIDENCE_LEVEL,
+    bootstrap_help="Bootstrap resamples (within each stereotype) for the CIs of q (0: off).",
 )
 @out_option("Write scores.csv (or genders.csv), stereotypes.csv and summary.csv here.")
 @format_option("Print a table to stdout in this format instead of the readable tables.")

@@ -90,6 +90,32 @@ def format_option(
     )
 
 
+def resampling_options(
+    *, n_bootstrap: int, seed: int, confidence_level: float, bootstrap_help: str
+) -> Decorator:
+    """``--bootstrap``, ``--seed`` and ``--confidence`` of a sentence measure's percentile
+    bootstrap (:mod:`weatkit.stats.resampling`), with the measure's defaults."""
+    return _stack(
+        [
+            click.option(
+                "--bootstrap",
+                "n_bootstrap",
+                type=click.IntRange(min=0),
+                default=n_bootstrap,
+                show_default=True,
+                help=bootstrap_help,
+            ),
+            click.option("--seed", type=int, default=seed, show_default=True),
+            click.option(
+                "--confidence",
+                type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                default=confidence_level,
+                show_default=True,
+            ),
+        ]
+    )
+
+
 def progress_option(
     help_text: str = "Progress bars (default: when stderr is a terminal).",
 ) -> Decorator:

@@ -37,6 +37,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from weatkit.errors import WeatkitError
+from weatkit.measures.registry import get_measure
 from weatkit.report.run_dir import RunTables, filter_rows, lang_order
 from weatkit.report.tables import write_outputs
 
@@ -228,7 +229,7 @@ def _forest_panel(
             ls="none",
             zorder=3,
         )
-    ax.axvline(0, color="0.25", lw=0.8, ls="--", zorder=0)
+    ax.axvline(get_measure("weat").neutral, color="0.25", lw=0.8, ls="--", zorder=0)
     ax.set_xlabel(D_LABEL)
     ax.grid(axis="x", color="0.92", lw=0.6)
 
@@ -342,7 +343,7 @@ def _scatter_panel(
             zorder=3,
         )
         ax.legend(loc="best")
-    ax.axhline(0, color="0.25", lw=0.8, ls="--", zorder=0)
+    ax.axhline(get_measure("weat").neutral, color="0.25", lw=0.8, ls="--", zorder=0)
 
 
 def least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float] | None:
