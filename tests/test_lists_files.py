@@ -99,24 +99,24 @@ def test_utf8_bom_is_accepted(tmp_path: Path) -> None:
         ({"test": []}, "expected a mapping with a 'tests' list"),
         ({"tests": []}, "tests must be a non-empty list"),
         ({"tests": [_entry()], "extra": 1}, "unknown top-level key 'extra'"),
-        ({"tests": ["weat1"]}, r"tests\[0\] must be a mapping"),
+        ({"tests": ["weat1"]}, r"tests\[1\] must be a mapping"),
         (
             {"tests": [_entry(), _entry(test="weat2"), _entry(A=[])]},
-            r"tests\[2\]\.A must be a non-empty list",
+            r"tests\[3\]\.A must be a non-empty list",
         ),
-        ({"tests": [_entry(A="love")]}, r"tests\[0\]\.A must be a non-empty list of strings"),
-        ({"tests": [_entry(B=["x", 3])]}, r"tests\[0\]\.B\[1\] must be a non-empty string"),
-        ({"tests": [_entry(B=["x", "  "])]}, r"tests\[0\]\.B\[1\] must be a non-empty string"),
-        ({"tests": [_entry(test=None)]}, r"tests\[0\]\.test is required"),
-        ({"tests": [_entry(lang=None)]}, r"tests\[0\]\.lang is required"),
-        ({"tests": [_entry(Y=None)]}, r"tests\[0\]\.Y is required"),
-        ({"tests": [_entry(lang=False)]}, r"tests\[0\]\.lang must be a non-empty string.*quote"),
-        ({"tests": [_entry(list_id="")]}, r"tests\[0\]\.list_id must be a non-empty string"),
-        ({"tests": [_entry(a=["x"])]}, r"tests\[0\] has an unknown field 'a'"),
-        ({"tests": [_entry(names={"Z": "z"})]}, r"tests\[0\]\.names has an unknown key 'Z'"),
-        ({"tests": [_entry(names=["a"])]}, r"tests\[0\]\.names must be a mapping"),
-        ({"tests": [_entry(meta={"k": [1]})]}, r"tests\[0\]\.meta\.k must be a string"),
-        ({"tests": [_entry(), _entry()]}, r"tests\[1\] repeats test 'weat1' .* tests\[0\]"),
+        ({"tests": [_entry(A="love")]}, r"tests\[1\]\.A must be a non-empty list of strings"),
+        ({"tests": [_entry(B=["x", 3])]}, r"tests\[1\]\.B\[2\] must be a non-empty string"),
+        ({"tests": [_entry(B=["x", "  "])]}, r"tests\[1\]\.B\[2\] must be a non-empty string"),
+        ({"tests": [_entry(test=None)]}, r"tests\[1\]\.test is required"),
+        ({"tests": [_entry(lang=None)]}, r"tests\[1\]\.lang is required"),
+        ({"tests": [_entry(Y=None)]}, r"tests\[1\]\.Y is required"),
+        ({"tests": [_entry(lang=False)]}, r"tests\[1\]\.lang must be a non-empty string.*quote"),
+        ({"tests": [_entry(list_id="")]}, r"tests\[1\]\.list_id must be a non-empty string"),
+        ({"tests": [_entry(a=["x"])]}, r"tests\[1\] has an unknown field 'a'"),
+        ({"tests": [_entry(names={"Z": "z"})]}, r"tests\[1\]\.names has an unknown key 'Z'"),
+        ({"tests": [_entry(names=["a"])]}, r"tests\[1\]\.names must be a mapping"),
+        ({"tests": [_entry(meta={"k": [1]})]}, r"tests\[1\]\.meta\.k must be a string"),
+        ({"tests": [_entry(), _entry()]}, r"tests\[2\] repeats test 'weat1' .* tests\[1\]"),
     ],
 )
 @pytest.mark.parametrize("suffix", [".json", ".yaml"])
@@ -132,7 +132,7 @@ def test_yaml_booleans_are_explained(tmp_path: Path) -> None:
     path.write_text(
         "tests:\n- {test: weat1, lang: no, X: [a], Y: [b], A: [c], B: [d]}\n", encoding="utf-8"
     )
-    with pytest.raises(WeatkitError, match=r"no.yaml: tests\[0\]\.lang .*bool False.*quote them"):
+    with pytest.raises(WeatkitError, match=r"no.yaml: tests\[1\]\.lang .*bool False.*quote them"):
         load_list_file(path)
 
 

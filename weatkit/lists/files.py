@@ -19,7 +19,8 @@ The list id is the ``LANG`` value (e.g. ``es_MX2``), the language its ISO code (
 columns (``TYPE``, ``WHO``, ``BORN PLACE``, ...) are kept in ``meta``.
 
 Every problem is a :class:`~weatkit.errors.WeatkitError` naming the file and the test index and
-field, or the line number, e.g. ``mylists.yaml: tests[2].A must be a non-empty list of strings``.
+field (entries counted from 1), or the line number, e.g. ``mylists.yaml: tests[2].A must be a
+non-empty list of strings``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any, Literal
 import yaml
 
 from weatkit._io.textfile import decode
+from weatkit.config.files import entry
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import SET_KEYS, AssociationTest
 
@@ -212,7 +214,7 @@ def _meta(mapping: dict[Any, Any], where: str) -> dict[str, str]:
 def _items(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not value:
         raise WeatkitError(f"{where} must be a non-empty list of strings, got {_describe(value)}")
-    return tuple(_string(item, f"{where}[{i}]") for i, item in enumerate(value))
+    return tuple(_string(item, entry(where, i)) for i, item in enumerate(value, 1))
 
 
 def tests_from_document(
@@ -240,12 +242,13 @@ def tests_from_document(
 
     tests: list[AssociationTest] = []
     first_index: dict[tuple[str, str, str, str], int] = {}
-    for index, entry in enumerate(entries):
-        test = _test_from_entry(entry, f"{name}: tests[{index}]", list_set, default_list_id, common)
+    for index, item in enumerate(entries, 1):
+        where = f"{name}: {entry('tests', index)}"
+        test = _test_from_entry(item, where, list_set, default_list_id, common)
         if test.key in first_index:
             raise WeatkitError(
-                f"{name}: tests[{index}] repeats test {test.test!r} of list {test.list_id!r} "
-                f"({test.lang}) from tests[{first_index[test.key]}]"
+                f"{where} repeats test {test.test!r} of list {test.list_id!r} "
+                f"({test.lang}) from {entry('tests', first_index[test.key])}"
             )
         first_index[test.key] = index
         tests.append(test)
