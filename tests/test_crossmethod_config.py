@@ -144,8 +144,13 @@ def test_only_named_methods_run_and_output_can_be_overridden(tmp_path: Path) -> 
         ),
         (
             "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\n"
-            "correlation: {level: 2}\n",
-            "correlation",
+            "correlation: {confidence_level: 2}\n",
+            r"correlation\.confidence_level: must be between 0 and 1, got 2",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\n"
+            "correlation: {level: 0.9}\n",
+            "correlation: unknown option 'level'",
         ),
         ("output: o\nlanguages: [en\n", "line"),
     ],

@@ -24,7 +24,7 @@ from the file's directory. Example (YAML)::
       weight: cosine
       corpora: {de: "corpora/en-de.tsv"}   # or {de: {english: en.txt, target: de.txt}}
       max_sentences: 500
-    correlation: {n_bootstrap: 2000, seed: 0, level: 0.95, by_language: true}
+    correlation: {n_bootstrap: 2000, seed: 0, confidence_level: 0.95, by_language: true}
 """
 
 from __future__ import annotations
@@ -137,14 +137,16 @@ class StereosetSection:
 class CorrelationOptions:
     n_bootstrap: int = 2000
     seed: int = 0
-    level: float = 0.95
+    confidence_level: float = 0.95
     by_language: bool = True
 
     def validate(self) -> None:
         if self.n_bootstrap < 0:
             raise ConfigError(f"must be >= 0, got {self.n_bootstrap}", field="n_bootstrap")
-        if not 0 < self.level < 1:
-            raise ConfigError(f"must be between 0 and 1, got {self.level}", field="level")
+        if not 0 < self.confidence_level < 1:
+            raise ConfigError(
+                f"must be between 0 and 1, got {self.confidence_level}", field="confidence_level"
+            )
 
 
 @dataclass(frozen=True)

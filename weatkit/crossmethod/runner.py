@@ -189,7 +189,7 @@ def run_compare(
         by_language=corr.by_language,
         n_bootstrap=corr.n_bootstrap,
         seed=corr.seed,
-        confidence_level=corr.level,
+        confidence_level=corr.confidence_level,
     )
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = {
