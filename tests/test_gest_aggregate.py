@@ -26,6 +26,7 @@ from weatkit.gest.data import (
     prediction_file,
     read_genders_csv,
     read_predictions,
+    read_scores,
     read_scores_csv,
     read_translations,
     with_genders,
@@ -263,6 +264,55 @@ def test_cli_scores_reproduce_reference(
     np.testing.assert_allclose(q, expected, rtol=0, atol=1e-6)
     written = pd.read_csv(out / "scores.csv")
     assert list(written.columns) == ["sample_id", "sentence", "stereotype", "score"]
+
+
+@pytest.mark.parametrize(
+    ("task", "model", "template", "packed"),
+    [("english_glm", "gpt2", 0, True), ("english_mlm", "albert-base-v2", 0, False)],
+)
+def test_cli_scores_reads_upstream_prediction_files(
+    data_dir: Path,
+    reference: pd.DataFrame,
+    tmp_path: Path,
+    task: str,
+    model: str,
+    template: int,
+    packed: bool,
+) -> None:
+    """``--scores`` on an upstream prediction file (.gz or plain) equals ``--scores`` on the scores
+    CSV built from it by hand, and gives the reference row's g_s (the README's reproduction)."""
+    upstream = data_dir / f"gest/data/predictions/{task}/{model}_template-{template}.txt.gz"
+    if not packed:
+        plain = tmp_path / f"{model}_template-{template}.txt"
+        plain.write_bytes(gzip.decompress(upstream.read_bytes()))
+        upstream = plain
+    by_hand = tmp_path / "scores_in.csv"
+    _scores_csv(data_dir, task, model, template, by_hand, "sample_id")
+    summaries = []
+    for source, out in ((upstream, tmp_path / "direct"), (by_hand, tmp_path / "hand")):
+        args = ["--scores", str(source), "--bootstrap", "0", "--out", str(out)]
+        result = CliRunner().invoke(gest_command, args)
+        assert result.exit_code == 0, result.output
+        summaries.append(pd.read_csv(out / "summary.csv"))
+    pd.testing.assert_frame_equal(summaries[0], summaries[1])
+    direct, hand = tmp_path / "direct", tmp_path / "hand"
+    for name in ("stereotypes.csv", "scores.csv"):
+        pd.testing.assert_frame_equal(pd.read_csv(direct / name), pd.read_csv(hand / name))
+    ref = _reference_row(reference, task, model, template)
+    assert abs(summaries[0]["g_s"].iloc[0] - ref["g_s_repo"]) <= 1e-6
+    assert summaries[0]["n_samples"].iloc[0] == 3565
+
+
+def test_read_scores_detects_the_format(tmp_path: Path, data_dir: Path) -> None:
+    n = len(load_gest())
+    lines = ["nan"] + [f"{0.001 * i:.6f}" for i in range(1, n)]
+    table = read_scores(_write(tmp_path, "\n".join(lines) + "\n", ".txt"))
+    assert np.isnan(table["score"][0]) and table["score"][n - 1] == pytest.approx(0.001 * (n - 1))
+    assert table["stereotype"].tolist() == load_gest()["stereotype"].tolist()
+    csv_path = _write(tmp_path, "sample_id,stereotype,score\n0,9,0.5\n")
+    pd.testing.assert_frame_equal(read_scores(csv_path), read_scores_csv(csv_path))
+    with pytest.raises(WeatkitError, match="2 lines, expected 3565"):
+        read_scores(_write(tmp_path, "0.5\n-0.25\n", ".txt"))
 
 
 def test_every_reference_row_from_the_prediction_files(reference: pd.DataFrame) -> None:

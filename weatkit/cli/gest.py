@@ -2,8 +2,9 @@
 
 Modes (exactly one):
 
-* ``--scores FILE.csv`` — language-model metrics (q_i, ranks, q_f, q_m, g_s, q_fam) from
-  per-sample scores, :mod:`weatkit.gest.aggregate`;
+* ``--scores FILE`` — language-model metrics (q_i, ranks, q_f, q_m, g_s, q_fam) from
+  per-sample scores (a scores CSV or an upstream prediction file, detected by
+  :func:`weatkit.gest.data.read_scores`), :mod:`weatkit.gest.aggregate`;
 * ``--translations FILE.csv`` — machine-translation metrics (p_i, p_f, p_m, f_s, f_m, p_fam)
   from per-sample translation genders, :mod:`weatkit.gest.mt`;
 * ``--model ID_OR_PATH`` — score GEST with a masked or causal language model first
@@ -39,7 +40,7 @@ from weatkit.gest.aggregate import (
     GestSummary,
     aggregate_by_template,
 )
-from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores_csv
+from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores
 from weatkit.gest.mt import mt_metrics
 from weatkit.gest.scoring import score_samples
 from weatkit.report.tables import render, write_outputs
@@ -138,8 +139,9 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     "--scores",
     "scores_path",
     type=click.Path(dir_okay=False),
-    help="Per-sample scores CSV: sample_id or sentence, stereotype, score "
-    "(= log P(w_m) − log P(w_f)).",
+    help="Per-sample scores: a CSV with sample_id or sentence, stereotype, score "
+    "(= log P(w_m) − log P(w_f)), or an upstream GEST prediction file (one log10 score per "
+    "line in gest.csv order, .gz or plain; detected by its first line being a number).",
 )
 @click.option(
     "--translations",
@@ -201,7 +203,7 @@ def gest_command(**opts: Any) -> None:
         input_name = "genders.csv"
     else:
         if opts["scores_path"]:
-            inputs = read_scores_csv(opts["scores_path"], version)
+            inputs = read_scores(opts["scores_path"], version)
         else:
             inputs = _score_with_model(opts)
         result = _aggregate(inputs, opts)

@@ -16,6 +16,10 @@ Per-sample inputs (CSV, UTF-8, optionally ``.gz``; one row per GEST sample, extr
   ``feminine`` (any case) count; every other label (``neutral``, ``unknown``, empty …) is kept
   and counted as *other*.
 
+:func:`read_scores` also takes an upstream prediction file (one log10 score per line, in
+``gest.csv`` order, e.g. ``gest/data/predictions/english_glm/gpt2_template-0.txt.gz``), told
+apart from a scores CSV by its first line being a number.
+
 A ``sentence`` key is matched exactly (surrounding spaces ignored) together with its stereotype;
 GEST repeats two (sentence, stereotype) pairs, which may then appear twice. Every problem is a
 :class:`~weatkit.errors.WeatkitError` naming the file and line.
@@ -285,16 +289,16 @@ def _short(text: str, limit: int = 60) -> str:
 
 
 def _read_sample_table(
-    path: str | os.PathLike[str],
+    text: str,
+    name: str,
     column: str,
     parse: Callable[[str, str, int], object],
     version: str,
-    what: str,
 ) -> pd.DataFrame:
-    """Rows of a per-sample CSV resolved to GEST samples, in file order, with ``column`` parsed."""
-    name = str(path)
+    """Rows of a per-sample CSV's text resolved to GEST samples, in file order, with ``column``
+    parsed."""
     _check_version(version)
-    rows = csv_rows(read_text_or_gzip(path, what), name)
+    rows = csv_rows(text, name)
     header, body = csv_header(rows, name, required=("stereotype", column))
     if "sample_id" not in header and "sentence" not in header:
         raise WeatkitError(
@@ -328,7 +332,12 @@ def read_scores_csv(
         WeatkitError: naming the file and line (missing column, non-numeric or infinite score,
             stereotype out of 1–16 or not the sample's, unknown sentence, duplicate sample).
     """
-    table = _read_sample_table(path, "score", _score, version, "scores file")
+    return _scores_table(read_text_or_gzip(path, "scores file"), str(path), version)
+
+
+def _scores_table(text: str, name: str, version: str) -> pd.DataFrame:
+    """:func:`read_scores_csv` of a file's text."""
+    table = _read_sample_table(text, name, "score", _score, version)
     table["score"] = table["score"].astype(np.float64)
     return table
 
@@ -341,7 +350,37 @@ def read_genders_csv(
     ``gender`` is the label stripped and lower-cased; :func:`gender_class` maps it to
     male/female/other.
     """
-    return _read_sample_table(path, "gender", _gender, version, "genders file")
+    text = read_text_or_gzip(path, "genders file")
+    return _read_sample_table(text, str(path), "gender", _gender, version)
+
+
+def is_predictions_text(text: str) -> bool:
+    """Whether a file's text is in the upstream prediction format (one number per line) rather
+    than a scores CSV: its first line is a single number (``nan`` included).
+
+    Unambiguous: a scores CSV starts with a header naming its columns, and no column name is a
+    number; a headerless CSV row has commas.
+    """
+    first = text.split("\n", 1)[0].strip()
+    try:
+        float(first)
+    except ValueError:
+        return False
+    return True
+
+
+def read_scores(path: str | os.PathLike[str], version: GestVersion | str = "1.0") -> pd.DataFrame:
+    """Per-sample scores from either format, detected by :func:`is_predictions_text`: an
+    upstream prediction file (:func:`read_predictions`, one log10 score per line in ``gest.csv``
+    order) or a scores CSV (:func:`read_scores_csv`); plain or ``.gz``.
+
+    Returns:
+        ``sample_id, sentence, stereotype, score`` (float, NaN for unscored samples).
+    """
+    text = read_text_or_gzip(path, "scores file")
+    if is_predictions_text(text):
+        return _predictions(text, str(path), version)
+    return _scores_table(text, str(path), version)
 
 
 # --- upstream prediction and translation files ---------------------------------------------
@@ -392,9 +431,14 @@ def read_predictions(
     The shipped predictions are log10 ratios aggregated upstream with ``exp`` (log base
     ``"10"`` in :func:`weatkit.gest.aggregate.aggregate_scores`).
     """
-    name = str(path)
+    return _predictions(read_text_or_gzip(path, "prediction file"), str(path), version)
+
+
+def _predictions(text: str, name: str, version: str) -> pd.DataFrame:
+    """:func:`read_predictions` of a file's text."""
+    _check_version(version)
     gest = load_gest(version)
-    lines = read_text_or_gzip(path, "prediction file").split("\n")
+    lines = text.split("\n")
     if lines and not lines[-1].strip():
         lines.pop()
     if len(lines) != len(gest):

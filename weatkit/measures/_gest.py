@@ -113,8 +113,8 @@ def gest(
         model: hub id or local directory of a masked or causal LM (scores every template, or
             ``templates``). Give ``model`` or ``scores``.
         scores: per-sample scores instead: a table with ``stereotype`` and ``score`` (optional
-            ``template``, ``sentence``) or a scores CSV
-            (:func:`weatkit.gest.data.read_scores_csv`).
+            ``template``, ``sentence``), or a scores CSV or upstream prediction file
+            (:func:`weatkit.gest.data.read_scores`).
         kind: ``"mlm"`` or ``"glm"``; None decides from the model's config.
         templates: template ids (paper Table 2) to score; None: all of the kind's.
         version: GEST data version.
@@ -155,9 +155,9 @@ def gest(
     elif isinstance(scores, pd.DataFrame):
         table = scores
     else:
-        from weatkit.gest.data import read_scores_csv
+        from weatkit.gest.data import read_scores
 
-        table = read_scores_csv(scores, version)
+        table = read_scores(scores, version)
     summary = aggregate_by_template(
         table,
         log_base=log_base,
