@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,38 @@ from weatkit.config.run import contextual_from_cli
 from weatkit.config.schema import LISTS, click_options, values_from_cli
 from weatkit.embeddings.contextual import ContextualExtractor
 from weatkit.embeddings.export import vec_bytes
+from weatkit.embeddings.spec import HF_PREFIX, parse_embeddings_specs
+from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
+from weatkit.lists.model import natural_key
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
 from weatkit.report.tables import write_outputs
+
+_PLACEHOLDERS = ("{layer}", "{lang}")
+
+
+def _check_out(out: str) -> None:
+    """Only ``{layer}`` and ``{lang}`` may appear in braces in ``--out``."""
+    rest = out
+    for placeholder in _PLACEHOLDERS:
+        rest = rest.replace(placeholder, "")
+    if "{" in rest or "}" in rest:
+        unknown = re.search(r"\{[^{}]*\}", rest)
+        what = f"unknown placeholder {unknown.group(0)}" if unknown else "unbalanced '{' or '}'"
+        raise WeatkitError(f"--out {out!r}: {what} (only {{layer}} and {{lang}} are replaced)")
+
+
+def _subset(vectors: WordVectors, items: set[str]) -> WordVectors:
+    """The rows of ``vectors`` whose words are in ``items``, in their order."""
+    rows = [i for i, word in enumerate(vectors.words) if word in items]
+    return WordVectors(
+        name=vectors.name,
+        words=[vectors.words[i] for i in rows],
+        vectors=vectors.vectors[rows],
+        source=vectors.source,
+        n_rows_in_source=vectors.n_rows_in_source,
+    )
 
 
 @click.command("embed")
@@ -27,7 +56,8 @@ from weatkit.report.tables import write_outputs
     defaults={"lower": False},
 )
 @out_option(
-    "The .vec file to write; with several --layer it must contain {layer}.",
+    "The .vec file to write; with several --layer it must contain {layer}. {lang} writes one "
+    "file per selected language (that language's items); without it one file has all items.",
     dest="out_path",
     file=True,
     required=True,
@@ -43,8 +73,10 @@ def embed_command(**opts: Any) -> None:
     specs = model_specs(opts)
     if len(specs) != 1:
         raise WeatkitError("weatkit embed takes exactly one --model")
+    model = parse_embeddings_specs(specs[0])[0].location.removeprefix(HF_PREFIX)
     layers = list(opts["layers"])
     out = opts["out_path"]
+    _check_out(out)
     if len(layers) > 1 and "{layer}" not in out:
         raise WeatkitError("--out must contain {layer} when several --layer are given")
     chosen = values_from_cli(LISTS, opts)
@@ -54,12 +86,25 @@ def embed_command(**opts: Any) -> None:
     selection = select_lists(
         chosen["lists"], chosen["langs"], normalization=norm, tests=chosen["tests"]
     )
-    words = sorted(set().union(*(t.vocabulary() for t in selection.tests)))
-    extractor = ContextualExtractor(opts["models"][0], contextual_from_cli(opts))
+    by_lang: dict[str, set[str]] = {}
+    for test in selection.tests:
+        by_lang.setdefault(test.lang, set()).update(test.vocabulary())
+    words = sorted(set().union(*by_lang.values()))
+    extractor = ContextualExtractor(model, contextual_from_cli(opts))
     vectors = extractor.extract(words, layers, show_progress=opts["progress"])
     for line in extractor.notes:
         note(line)
-    files = {out.replace("{layer}", str(layer)): vec_bytes(vectors[layer]) for layer in layers}
+    if "{lang}" in out:
+        groups = {lang: by_lang[lang] for lang in sorted(by_lang, key=natural_key)}
+    else:
+        groups = {"": set(words)}
+    files = {
+        out.replace("{layer}", str(layer)).replace("{lang}", lang): vec_bytes(
+            _subset(vectors[layer], items)
+        )
+        for lang, items in groups.items()
+        for layer in layers
+    }
     written = [
         path
         for name, data in files.items()

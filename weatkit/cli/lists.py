@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import friendly
+from weatkit.lists.model import natural_key
 from weatkit.lists.sources import LIST_SETS, load_list_set
 
 
@@ -35,6 +36,6 @@ def lists_command(list_set: str | None) -> None:
     for col in ("lang", "lists", "list ids"):
         table.add_column(col)
     for lang in sorted(per_lang):
-        ids = sorted(per_lang[lang])
+        ids = sorted(per_lang[lang], key=natural_key)
         table.add_row(lang, str(len(ids)), ", ".join(ids))
     console.print(table)

@@ -17,11 +17,13 @@ message on the command line (naming the flag) as in a file (naming the key).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import click
 
+from weatkit.cli.errors import fail
 from weatkit.config.schema import CONTEXTUAL, click_options
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import WeatkitError
@@ -87,7 +89,18 @@ def format_option(
         metavar=f"[{'|'.join(choices)}]",
         required=required,
         help=help_text,
+        callback=None if checked_by_command else _no_binary_to_terminal,
     )
+
+
+def _no_binary_to_terminal(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Refuse ``--format parquet`` (binary, printed to stdout) when stdout is a terminal."""
+    if value == "parquet" and sys.stdout.isatty():
+        fail(
+            "--format parquet is binary and stdout is a terminal: redirect it to a file "
+            "(… --format parquet > table.parquet)"
+        )
+    return value
 
 
 def resampling_options(
@@ -178,7 +191,9 @@ def model_options(
                 "models",
                 multiple=True,
                 help="Hugging Face model (hub id or local directory) to take word vectors "
-                "from; repeatable. Same as --embeddings hf:MODEL@LAYERS.",
+                "from; repeatable. Same as --embeddings hf:MODEL@LAYERS. Named NAME@LAYER in "
+                "tables, NAME the last path component (a local directory .../model is "
+                "'model'); give NAME=MODEL to name it.",
             ),
             click.option(
                 "--layer",
@@ -207,7 +222,16 @@ def model_specs(opts: dict[str, Any]) -> list[str]:
     if len(set(layers)) != len(layers):
         raise WeatkitError("a --layer is given twice")
     layer_text = ",".join(str(layer) for layer in layers)
-    return [f"{HF_PREFIX}{model}@{layer_text}" for model in models]
+    return [_named_model(model) + f"@{layer_text}" for model in models]
+
+
+def _named_model(text: str) -> str:
+    """``NAME=MODEL`` -> ``NAME=hf:MODEL``, ``MODEL`` -> ``hf:MODEL``; ``=`` names the model only
+    when the part before it has no path separator (as in ``--embeddings NAME=PATH``)."""
+    head, sep, tail = text.partition("=")
+    if sep and head.strip() and not any(c in head for c in "/\\"):
+        return f"{head.strip()}={HF_PREFIX}{tail.strip()}"
+    return HF_PREFIX + text
 
 
 # --- run-directory filters (export, plot) ---------------------------------------------------

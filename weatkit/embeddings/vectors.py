@@ -40,6 +40,11 @@ class WordVectors:
         for i, w in enumerate(self.words):
             self._index.setdefault(w, i)
 
+    def __repr__(self) -> str:
+        """Short: name, size and dimension (never the words or the vectors)."""
+        source = f", source={self.source!r}" if self.source else ""
+        return f"WordVectors({self.name!r}, {len(self.words)} words, dim {self.dim}{source})"
+
     @property
     def dim(self) -> int:
         return int(self.vectors.shape[1])

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 SET_KEYS = ("X", "Y", "A", "B")
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders the numbers inside ids by value: ``de2`` < ``de10`` < ``de11``
+    (text order would give ``de10, de11, de2``); text parts compare case-insensitively."""
+    parts = _DIGITS.split(text)  # text at even positions, digit runs at odd ones
+    return tuple(
+        (0, int(part)) if i % 2 else (1, part.casefold()) for i, part in enumerate(parts) if part
+    )
 
 
 @dataclass(frozen=True)
