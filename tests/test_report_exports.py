@@ -267,6 +267,25 @@ def test_every_reader_refuses_a_damaged_run_dir(
     assert not out.exists()
 
 
+def test_a_table_cut_anywhere_in_a_row_is_refused(run_dir: Path, tmp_path: Path) -> None:
+    """Fuzz: results.csv cut at every byte of its last two rows (an interrupted copy) is
+    refused, naming the line; cut at a line end it is a valid, shorter table."""
+    shutil.copy(run_dir / "manifest.json", tmp_path)
+    data = (run_dir / "results.csv").read_bytes()
+    lines = data.splitlines(keepends=True)
+    first = len(b"".join(lines[:-2]))
+    total = len(lines)
+    for cut in range(first, len(data)):
+        (tmp_path / "results.csv").write_bytes(data[:cut])
+        if data[cut - 1 : cut] == b"\n":
+            assert len(read_run_dir(tmp_path).results) == data[:cut].count(b"\n") - 1
+            continue
+        line = total if cut > first + len(lines[-2]) else total - 1
+        message = rf"results.csv is not a valid CSV table: line {line} "
+        with pytest.raises(WeatkitError, match=message):
+            read_run_dir(tmp_path)
+
+
 def test_read_table_types_columns_and_keeps_line_numbers(tmp_path: Path) -> None:
     path = tmp_path / "results.csv"
     text = "embeddings,lang,list_set,list_id,test,n_x,effect_size,p_value\n"

@@ -7,10 +7,11 @@ tables read as empty frames. Identifier columns (languages, list ids, ...) are a
 strings, so ``1`` or ``NA`` stay the strings they were written as; only empty fields are missing.
 
 Nothing read is trusted: every field is checked against the column types declared with the
-writers (:data:`weatkit.report.tables.COLUMN_TYPES`), every row must have as many fields as the
-header (a file cut mid-row is refused), the identifiers a table needs must not be empty, and
-``manifest.json`` must be present and hold a ``config`` object of the expected shape. Errors
-name the file, the line (counted as in an editor, the header being line 1) and the column.
+writers (:data:`weatkit.report.tables.COLUMN_TYPES`); every row must have as many fields as the
+header and the file must end with a line break (a file cut mid-row is refused); the
+identifiers a table needs must not be empty; ``manifest.json`` must be present and hold a
+``config`` object of the expected shape. Errors name the file, the line (counted as in an
+editor, the header being line 1) and the column.
 """
 
 from __future__ import annotations
@@ -215,9 +216,10 @@ def read_table(path: Path, required: Sequence[str] = ()) -> pd.DataFrame:
     row. Other columns are kept as pandas reads them.
 
     Raises:
-        WeatkitError: not UTF-8 or not CSV, a row with more or fewer fields than the header, a
-            missing required column, an empty required identifier, or a field that is not of
-            its column's type; the message names the file, the line and the column.
+        WeatkitError: not UTF-8 or not CSV, a row with more or fewer fields than the header, no
+            line break at the end (a file cut short), a missing required column, an empty
+            required identifier, or a field that is not of its column's type; the message
+            names the file, the line and the column.
     """
     if not path.is_file():
         return pd.DataFrame()
@@ -257,7 +259,8 @@ def read_table(path: Path, required: Sequence[str] = ()) -> pd.DataFrame:
 
 def _records(path: Path, text: str) -> tuple[list[int | None], list[list[str]]]:
     """The line each data record starts on and its fields, every record checked to have as
-    many fields as the header (a file cut mid-row has a short last record)."""
+    many fields as the header and the file to end with a line break (a file cut mid-row has a
+    short last record, or a last field cut short)."""
     reader = csv.reader(io.StringIO(text, newline=""))
     header: list[str] | None = None
     lines: list[int | None] = []
@@ -280,6 +283,11 @@ def _records(path: Path, text: str) -> tuple[list[int | None], list[list[str]]]:
             start = reader.line_num + 1
     except csv.Error as err:
         raise WeatkitError(f"{path} is not a valid CSV table: line {start}: {err}") from None
+    if text and not text.endswith(("\n", "\r")):  # every table is written with line ends
+        raise WeatkitError(
+            f"{path} is not a valid CSV table: line {reader.line_num} ends without a line "
+            "break (the file was cut short?)"
+        )
     return lines, rows
 
 
