@@ -262,8 +262,10 @@ def test_next_write_removes_what_a_killed_write_left(tmp_path: Path) -> None:
     young_legacy.mkdir()
     day_ago = time.time() - atomic.STALE_AFTER_S - 60
     os.utime(old_legacy, (day_ago, day_ago))
+    per_file = out / f".results.csv.{dead.name.split('.')[2]}.tmp"  # a per-file temporary
+    per_file.write_text("half")
     write_outputs(out, {"results.csv": b"A", "summary.csv": b"B", "manifest.json": b"C"})
-    assert not dead.exists() and not old_legacy.exists()
+    assert not dead.exists() and not old_legacy.exists() and not per_file.exists()
     assert ours.is_dir() and parent.is_dir() and other.is_dir() and young_legacy.is_dir()
     assert {p.name: p.read_bytes() for p in out.iterdir()} == {
         "results.csv": b"A",

@@ -158,7 +158,8 @@ def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> lis
 
     Every file is first written in full into a hidden staging folder beside ``out_dir``
     (``<parent>/.<name>.<pid>-<random>.write``, same file system; stale ones of earlier, killed
-    writes of ``out_dir`` are removed first: :func:`remove_stale`), then:
+    writes of ``out_dir``, and stale ``out_dir/.<file>.*.tmp`` of the files named, are removed
+    first: :func:`remove_stale`), then:
 
     * when ``out_dir`` does not exist, the staging folder is renamed to ``out_dir``: all files
       appear at once (one ``rename``);
@@ -184,6 +185,8 @@ def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> lis
         # beside the real folder (same file system) when out_dir is a link to one
         beside = out.resolve().parent if out.is_symlink() else out.parent
         remove_stale(beside, out.name, ".write")
+        for name in files:  # per-file temporaries (earlier versions wrote those)
+            remove_stale(out, name, ".tmp")
         stage = temp_dir(beside, out.name, suffix=".write")
     except OSError as err:
         raise WeatkitError(f"cannot create output directory {out}: {err.strerror}") from err
