@@ -3,10 +3,18 @@ new, half old."""
 
 from __future__ import annotations
 
+import builtins
+import errno
 import os
+import signal
 import stat
+import subprocess
+import sys
+import time
+import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from weatkit._io import atomic
@@ -120,3 +128,164 @@ def test_names_must_be_plain(tmp_path: Path) -> None:
         with pytest.raises(WeatkitError, match="plain file name"):
             atomic.write_outputs(tmp_path / "run", {bad: b"x"})
     assert list(tmp_path.iterdir()) == []
+
+
+# --- no temporary left behind (issue 16, item 3) --------------------------------------------
+
+
+class _FullDiskFile:
+    """A file object on a full disk: every write raises ENOSPC (the disk is faked, not the
+    code under test)."""
+
+    def __init__(self, real) -> None:
+        self._real = real
+
+    def write(self, data) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name: str):
+        return getattr(self._real, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._real.close()
+
+
+def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files opened with ``os.fdopen`` or ``open`` for writing fail to write (ENOSPC)."""
+    real_fdopen, real_open = os.fdopen, open
+
+    def fdopen(fd, mode="r", *args, **kwargs):
+        handle = real_fdopen(fd, mode, *args, **kwargs)
+        return _FullDiskFile(handle) if "w" in mode else handle
+
+    def open_(file, mode="r", *args, **kwargs):
+        handle = real_open(file, mode, *args, **kwargs)
+        return _FullDiskFile(handle) if "w" in mode else handle
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    monkeypatch.setattr(builtins, "open", open_)
+
+
+def _hidden(*folders: Path) -> list[str]:
+    return sorted(p.name for folder in folders for p in folder.rglob(".*"))
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_full_disk_leaves_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, existing: bool
+) -> None:
+    out = tmp_path / "run"
+    if existing:
+        out.mkdir()
+        (out / "a.csv").write_bytes(b"old A")
+    full_disk(monkeypatch)
+    with pytest.raises(WeatkitError, match=r"cannot write to .*run: No space left on device"):
+        write_outputs(out, {"a.csv": b"new A", "b.csv": b"new B"})
+    assert _hidden(tmp_path) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["run"] if existing else [])
+
+
+def test_full_disk_in_replacing_and_in_callers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every writer built on temp files (the vector cache, grid job records) cleans up."""
+    from weatkit.grid.store import JobStore
+    from weatkit.models import cache
+
+    target = tmp_path / "info.json"
+    with pytest.raises(OSError, match="No space"), atomic.replacing(target) as tmp:
+        assert tmp.name.startswith(f".info.json.{os.getpid()}-") and tmp.parent == tmp_path
+        raise OSError(errno.ENOSPC, "No space left on device")
+    assert list(tmp_path.iterdir()) == []
+
+    def no_space(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cache, "save_file", no_space)
+    with pytest.raises(OSError, match="No space"):
+        cache._write_shard(tmp_path / "shard-1.safetensors", ["a"], {0: np.zeros((1, 2))})
+    assert list(tmp_path.iterdir()) == []
+
+    full_disk(monkeypatch)
+    job = types.SimpleNamespace(id="j1", kind="run", key="k", file_name="j1.json")
+    with pytest.raises(WeatkitError, match="No space left on device"):
+        JobStore(tmp_path).save(job, {"tables": {}})
+    assert _hidden(tmp_path) == []
+
+
+_KILLED_MID_WRITE = """
+import os, signal, sys
+from weatkit._io import atomic
+real = os.replace
+def replace(src, dst):
+    real(src, dst)
+    os.kill(os.getpid(), signal.SIGKILL)  # killed after the first file is in place
+os.replace = replace
+atomic.write_outputs(sys.argv[1], {"results.csv": b"new", "summary.csv": b"new",
+                                   "manifest.json": b"new"})
+"""
+
+
+def _killed_write(out: Path) -> None:
+    """``write_outputs`` into ``out`` in another process, SIGKILLed mid-way."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILLED_MID_WRITE, str(out)], env=env, check=False
+    )
+    assert proc.returncode == -signal.SIGKILL
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGKILL")
+def test_next_write_removes_what_a_killed_write_left(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    for name in ("results.csv", "summary.csv", "manifest.json"):
+        (out / name).write_bytes(b"old")
+    _killed_write(out)
+    left = [p.name for p in tmp_path.iterdir() if p.name != "run"]
+    assert len(left) == 1 and left[0].startswith(".run.") and left[0].endswith(".write")
+    # temporaries the rule must keep: this process's, a running process's, other outputs'
+    ours = atomic.temp_dir(tmp_path, "run", ".write")
+    parent = tmp_path / f".run.{os.getppid()}-{'0' * 12}.write"
+    parent.mkdir()
+    other = tmp_path / f".runs.{left[0].split('.')[2]}.write"
+    (tmp_path / left[0]).rename(other)
+    _killed_write(out)
+    kept = (ours, parent)
+    (dead,) = [p for p in tmp_path.glob(".run.*.write") if p not in kept]
+    old_legacy = tmp_path / f".run.{'a' * 12}.write"  # an older version's name: by age only
+    old_legacy.mkdir()
+    young_legacy = tmp_path / f".run.{'b' * 12}.write"
+    young_legacy.mkdir()
+    day_ago = time.time() - atomic.STALE_AFTER_S - 60
+    os.utime(old_legacy, (day_ago, day_ago))
+    per_file = out / f".results.csv.{dead.name.split('.')[2]}.tmp"  # a per-file temporary
+    per_file.write_text("half")
+    write_outputs(out, {"results.csv": b"A", "summary.csv": b"B", "manifest.json": b"C"})
+    assert not dead.exists() and not old_legacy.exists() and not per_file.exists()
+    assert ours.is_dir() and parent.is_dir() and other.is_dir() and young_legacy.is_dir()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == {
+        "results.csv": b"A",
+        "summary.csv": b"B",
+        "manifest.json": b"C",
+    }
+
+
+def test_remove_stale_files_of_dead_processes(tmp_path: Path) -> None:
+    code = "import os; print(os.getpid())"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    dead = int(proc.stdout)
+    stale = tmp_path / f".info.json.{dead}-{'c' * 12}.tmp"
+    stale.write_text("half")
+    mine = tmp_path / f".info.json.{os.getpid()}-{'d' * 12}.tmp"
+    mine.write_text("in use")
+    unrelated = tmp_path / f".info.json.{dead}-{'c' * 12}.part"
+    unrelated.write_text("not a .tmp")
+    with atomic.replacing(tmp_path / "info.json") as tmp:
+        tmp.write_text("{}")
+    assert (tmp_path / "info.json").read_text() == "{}"
+    assert not stale.exists() and mine.exists() and unrelated.exists()
+    assert atomic.remove_stale(tmp_path, "info.json") == []

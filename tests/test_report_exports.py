@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -134,10 +135,12 @@ def test_identifiers_stay_strings(run_dir: Path, tmp_path: Path) -> None:
     )
     results["lang"] = "NA"
     results.to_csv(tmp_path / "results.csv", index=False)
+    shutil.copy(run_dir / "manifest.json", tmp_path)
     tables = read_run_dir(tmp_path)
     assert tables.results["list_id"].tolist()[:4] == ["007", "1", "NA", "nan"]
     assert set(tables.results["lang"]) == {"NA"}
-    assert tables.summary.empty and tables.asymmetry.empty and tables.manifest == {}
+    assert tables.summary.empty and tables.asymmetry.empty
+    assert tables.manifest == json.loads((run_dir / "manifest.json").read_text())
     assert tables.results["effect_size"].dtype == np.float64
 
 
@@ -169,6 +172,138 @@ def test_read_run_dir_errors(run_dir: Path, tmp_path: Path, setup: str, message:
         read_run_dir(target)
     result = export(str(target), "--format", "csv")
     assert_one_line_error(result, message)
+
+
+def _set_field(path: Path, line: int, column: str, value: str) -> None:
+    """Write ``value`` into ``column`` of the record on ``line`` (1 = header) of a CSV file."""
+    rows = list(csv.reader(io.StringIO(path.read_text(), newline="")))
+    rows[line - 1][rows[0].index(column)] = value
+    with path.open("w", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(rows)
+
+
+def _cut_last_row(path: Path) -> int:
+    """Cut ``path`` in the middle of its last row (an interrupted write); that row's line."""
+    lines = path.read_text().splitlines(keepends=True)
+    last = lines[-1]
+    path.write_text("".join(lines[:-1]) + last[: last.index(",", len(last) // 2)])
+    return len(lines)
+
+
+def _corrupt(run_dir: Path, target: Path, setup: str) -> str:
+    """A copy of ``run_dir``'s results, summary and manifest with one fault; the message."""
+    target.mkdir()
+    for name in ("results.csv", "summary.csv", "manifest.json"):
+        shutil.copy(run_dir / name, target)
+    results, summary = target / "results.csv", target / "summary.csv"
+    manifest = target / "manifest.json"
+    if setup == "cut row":
+        line = _cut_last_row(results)
+        return f"results.csv is not a valid CSV table: line {line} has "
+    if setup == "not a number":
+        _set_field(results, 4, "effect_size", "abc")
+        return "results.csv: line 4: column effect_size: 'abc' is not a number"
+    if setup == "not a count":
+        _set_field(results, 3, "n_x", "2.5")
+        return "results.csv: line 3: column n_x: '2.5' is not a whole number >= 0"
+    if setup == "empty identifier":
+        _set_field(results, 5, "test", "")
+        return "results.csv: line 5: column test is empty"
+    if setup == "summary not a number":
+        _set_field(summary, 2, "effect_size", "abc")
+        return "summary.csv: line 2: column effect_size: 'abc' is not a number"
+    if setup == "no manifest":
+        manifest.unlink()
+        return "manifest.json: missing"
+    if setup == "corrupt manifest":
+        manifest.write_text('{"config": {"lists": ["ca-weat"')
+        return "manifest.json is not valid JSON"
+    if setup == "manifest shape":
+        data = json.loads(manifest.read_text())
+        data["config"]["lists"] = "ca-weat"
+        manifest.write_text(json.dumps(data))
+        return "manifest.json: key config.lists: expected a list of list-set names"
+    raise AssertionError(setup)
+
+
+_FAULTS = [
+    "cut row",
+    "not a number",
+    "not a count",
+    "empty identifier",
+    "summary not a number",
+    "no manifest",
+    "corrupt manifest",
+    "manifest shape",
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "setup"),
+    [
+        (command, setup)
+        for command in ("export", "plot", "asymmetry")
+        for setup in _FAULTS
+        # asymmetry reads results.csv and the manifest only
+        if not (command == "asymmetry" and setup == "summary not a number")
+    ],
+)
+def test_every_reader_refuses_a_damaged_run_dir(
+    run_dir: Path, tmp_path: Path, setup: str, command: str
+) -> None:
+    """export, plot and asymmetry read run directories through one checked reader: a damaged
+    table or manifest is a one-line error naming the file, line and column (exit 1)."""
+    target = tmp_path / "damaged"
+    message = _corrupt(run_dir, target, setup)
+    out = tmp_path / "out"
+    args = {
+        "export": ["export", str(target), "--format", "csv"],
+        "plot": ["plot", str(target), "--kind", "forest", "--out", str(out / "f.png")],
+        "asymmetry": ["asymmetry", str(target), "--out", str(out)],
+    }[command]
+    result = CliRunner().invoke(main, args)
+    assert_one_line_error(result, message)
+    assert str(target) in result.stderr
+    assert not out.exists()
+
+
+def test_a_table_cut_anywhere_in_a_row_is_refused(run_dir: Path, tmp_path: Path) -> None:
+    """Fuzz: results.csv cut at every byte of its last two rows (an interrupted copy) is
+    refused, naming the line; cut at a line end it is a valid, shorter table."""
+    shutil.copy(run_dir / "manifest.json", tmp_path)
+    data = (run_dir / "results.csv").read_bytes()
+    lines = data.splitlines(keepends=True)
+    first = len(b"".join(lines[:-2]))
+    total = len(lines)
+    for cut in range(first, len(data)):
+        (tmp_path / "results.csv").write_bytes(data[:cut])
+        if data[cut - 1 : cut] == b"\n":
+            assert len(read_run_dir(tmp_path).results) == data[:cut].count(b"\n") - 1
+            continue
+        line = total if cut > first + len(lines[-2]) else total - 1
+        message = rf"results.csv is not a valid CSV table: line {line} "
+        with pytest.raises(WeatkitError, match=message):
+            read_run_dir(tmp_path)
+
+
+def test_read_table_types_columns_and_keeps_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "results.csv"
+    text = "embeddings,lang,list_set,list_id,test,n_x,effect_size,p_value\n"
+    text += "\n"  # a blank line still counts as a line
+    text += 'g,en,weat,1,weat1,8,0.5,\n"g 2",NA,weat,007,weat2,9,-inf,0.01\n'
+    path.write_text(text)
+    frame = read_table(path, ["embeddings", "test"])
+    assert frame["list_id"].tolist() == ["1", "007"] and frame["lang"].tolist() == ["en", "NA"]
+    assert frame["n_x"].tolist() == [8, 9]
+    assert frame["effect_size"].tolist() == [0.5, -np.inf]
+    assert np.isnan(frame["p_value"][0]) and frame["p_value"][1] == 0.01
+    path.write_text(text.replace(",9,", ",-1,"))
+    with pytest.raises(WeatkitError, match=r"results.csv: line 4: column n_x: '-1' is not a"):
+        read_table(path)
+    path.write_text(text.replace('"g 2"', ""))
+    with pytest.raises(WeatkitError, match=r"results.csv: line 4: column embeddings is empty"):
+        read_table(path, ["embeddings"])
+    read_table(path)  # not required there: an empty field is a missing value
 
 
 # --- csv, json, parquet, markdown ------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 from matplotlib.figure import Figure
 
+from tests.test_atomic import full_disk
 from tests.test_report_exports import (
     TOY,
     assert_one_line_error,
@@ -261,3 +262,13 @@ def test_plot_errors_without_isomorphism_or_with_bad_paths(run_dir: Path, tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plain"]
     with pytest.raises(WeatkitError, match="cannot tell the figure format"):
         save_figure(forest_plot(read_run_dir(run_dir)), tmp_path / "fig")
+
+
+def test_full_disk_leaves_no_figure_and_no_temporary(
+    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "figs").mkdir()
+    full_disk(monkeypatch)
+    result = plot(str(run_dir), "--kind", "forest", "--out", str(tmp_path / "figs" / "f.png"))
+    assert_one_line_error(result, "No space left on device")
+    assert [p.name for p in tmp_path.rglob("*")] == ["figs"]  # nothing, hidden or not

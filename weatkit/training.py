@@ -53,7 +53,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from weatkit import __version__
-from weatkit._io.atomic import temp_file
+from weatkit._io.atomic import remove_stale, temp_file
 from weatkit._io.fingerprint import file_fingerprint
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.loader_utils import COMPRESSIONS, READ_ERRORS, split_compression
@@ -356,6 +356,7 @@ class _Stage:
         """A closed temporary file next to ``final``, renamed to it on commit."""
         try:
             final.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale(final.parent, final.name)  # left by a killed run
             fd, tmp = temp_file(final.parent, final.name)
         except OSError as err:
             raise WeatkitError(f"cannot write {final}: {err.strerror or err}") from None

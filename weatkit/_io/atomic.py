@@ -1,31 +1,124 @@
-"""Atomic writes: temporary files and folders renamed into place, and :func:`write_outputs`.
+"""Atomic writes: temporary files and folders renamed into place (:func:`replacing`,
+:func:`write_outputs`), removed when the write fails, and swept when a killed process left them.
 
 Temporary files and folders are created with ``os.open(..., 0o666)`` / ``os.mkdir(..., 0o777)``
 under a random hidden name, so the kernel applies the process umask as it does to any new file:
 outputs renamed into place get the usual permissions, and the umask is never read or changed
 (changing it, even briefly, races with every other thread that creates files).
+
+Names and ownership. The temporary for an output ``NAME`` is ``.NAME.<pid>-<12 hex><suffix>``
+beside it (``<pid>``: the process that made it). A write that fails removes its temporary. A
+process killed mid-write (SIGKILL, power loss) cannot, so every write first removes the stale
+temporaries of the same output (:func:`remove_stale`): those with the same ``.NAME.`` prefix and
+suffix whose process is no longer running on this machine, or that are older than
+:data:`STALE_AFTER_S` whatever their process (its pid reused, or a process of another machine on
+a shared file system). Temporaries of running processes, including this one, are left alone.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from weatkit.errors import WeatkitError
 
 _ATTEMPTS = 100
+#: A temporary this old (seconds since its last change) is stale whatever its process.
+STALE_AFTER_S = 24 * 3600
+#: ``<pid>-<random>`` between ``.NAME.`` and the suffix (the pid is absent in older versions).
+_OWNED = re.compile(r"(?:(\d+)-)?[0-9a-f]{12}")
 
 
 def _random_name(prefix: str, suffix: str) -> str:
-    return f"{prefix}{secrets.token_hex(6)}{suffix}"
+    return f"{prefix}{os.getpid()}-{secrets.token_hex(6)}{suffix}"
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (unknown, e.g. on Windows: True)."""
+    if os.name == "nt":  # os.kill(pid, 0) would terminate the process there
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it runs, as another user
+        return True
+    return True
+
+
+def _stale(entry: os.DirEntry, pid: str | None, now: float) -> bool:
+    try:
+        age = now - entry.stat(follow_symlinks=False).st_mtime
+    except OSError:
+        return False
+    if age > STALE_AFTER_S:
+        return True
+    return pid is not None and int(pid) != os.getpid() and not _running(int(pid))
+
+
+def remove_stale(directory: str | os.PathLike, name: str, suffix: str = ".tmp") -> list[Path]:
+    """Remove the stale temporaries ``.<name>.<pid>-<random><suffix>`` of ``directory`` (files
+    or folders) left by killed processes (see the module docstring for the rule); the paths
+    removed. Nothing else is touched, and a temporary that cannot be removed is left."""
+    prefix = f".{name}."
+    removed: list[Path] = []
+    now = time.time()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not (entry.name.startswith(prefix) and entry.name.endswith(suffix)):
+            continue
+        owner = _OWNED.fullmatch(entry.name[len(prefix) : len(entry.name) - len(suffix)])
+        if owner is None or not _stale(entry, owner.group(1), now):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(Path(entry.path))
+    return removed
+
+
+@contextmanager
+def replacing(target: str | os.PathLike, suffix: str = ".tmp") -> Iterator[Path]:
+    """A new, closed, empty temporary file beside ``target`` to write (by path), renamed over
+    ``target`` when the ``with`` block ends normally and removed when it raises.
+
+    Stale temporaries of ``target`` are removed first (:func:`remove_stale`).
+
+    Raises:
+        OSError: the temporary cannot be created or renamed (whatever the block raises passes).
+
+    Example:
+        >>> with replacing(tmp_dir / "info.json") as tmp:      # doctest: +SKIP
+        ...     tmp.write_text("{}")
+    """
+    target = Path(target)
+    remove_stale(target.parent, target.name, suffix)
+    fd, name = temp_file(target.parent, target.name, suffix)
+    os.close(fd)
+    try:
+        yield Path(name)
+        os.replace(name, target)
+    finally:
+        Path(name).unlink(missing_ok=True)
 
 
 def temp_file(directory: str | os.PathLike, name: str, suffix: str = ".tmp") -> tuple[int, str]:
-    """``(fd, path)`` of a new hidden temporary file ``.<name>.<random><suffix>`` in
-    ``directory``, open for writing.
+    """``(fd, path)`` of a new hidden temporary file ``.<name>.<pid>-<random><suffix>`` in
+    ``directory``, open for writing. The caller removes it when its write fails (or uses
+    :func:`replacing`, which does).
 
     Unlike :func:`tempfile.mkstemp` (mode 0600), the file gets the permissions a normally
     created file would have (0666 minus the umask), so outputs renamed into place are readable
@@ -42,7 +135,7 @@ def temp_file(directory: str | os.PathLike, name: str, suffix: str = ".tmp") -> 
 
 
 def temp_dir(directory: str | os.PathLike, name: str, suffix: str = ".tmp") -> Path:
-    """A new hidden folder ``.<name>.<random><suffix>`` in ``directory``, with the permissions
+    """A new hidden folder ``.<name>.<pid>-<random><suffix>`` in ``directory``, with the permissions
     of a normally created folder (0777 minus the umask)."""
     for _ in range(_ATTEMPTS):
         path = Path(directory) / _random_name(f".{name}.", suffix)
@@ -64,7 +157,9 @@ def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> lis
     """Write ``files`` (name -> bytes) into ``out_dir`` all-or-nothing; the paths written.
 
     Every file is first written in full into a hidden staging folder beside ``out_dir``
-    (``<parent>/.<name>.<random>.write``, same file system), then:
+    (``<parent>/.<name>.<pid>-<random>.write``, same file system; stale ones of earlier, killed
+    writes of ``out_dir``, and stale ``out_dir/.<file>.*.tmp`` of the files named, are removed
+    first: :func:`remove_stale`), then:
 
     * when ``out_dir`` does not exist, the staging folder is renamed to ``out_dir``: all files
       appear at once (one ``rename``);
@@ -75,9 +170,10 @@ def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> lis
       named files are all old or all new when this returns or raises.
 
     Files of ``out_dir`` that are not in ``files`` (a grid's ``jobs/``, other outputs) are
-    never touched. The staging folder is removed in every case, except after a crash mid-way
-    (power loss, SIGKILL), which can leave the named files mixed and the staging folder, with
-    the previous versions, beside ``out_dir``.
+    never touched. The staging folder is removed in every case (a failed write included),
+    except after a crash mid-way (power loss, SIGKILL), which can leave the named files mixed
+    and the staging folder, with the previous versions, beside ``out_dir`` until the next write
+    of ``out_dir`` removes it.
 
     Raises:
         WeatkitError: a file name that is not plain, or an OS error (naming ``out_dir``).
@@ -88,6 +184,9 @@ def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> lis
         out.parent.mkdir(parents=True, exist_ok=True)
         # beside the real folder (same file system) when out_dir is a link to one
         beside = out.resolve().parent if out.is_symlink() else out.parent
+        remove_stale(beside, out.name, ".write")
+        for name in files:  # per-file temporaries (earlier versions wrote those)
+            remove_stale(out, name, ".tmp")
         stage = temp_dir(beside, out.name, suffix=".write")
     except OSError as err:
         raise WeatkitError(f"cannot create output directory {out}: {err.strerror}") from err

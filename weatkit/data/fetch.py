@@ -29,7 +29,7 @@ import zlib
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from weatkit._io.atomic import temp_file
+from weatkit._io.atomic import remove_stale, temp_file
 from weatkit.data.paths import (
     ENV_DATA,
     ENV_DATA_URL,
@@ -178,6 +178,7 @@ def _download(url: str, target: Path, entry: DataFile, *, upstream: bool) -> Non
     )
     try:
         root = ensure_cache_dir("data")
+        remove_stale(root, "download", ".part")  # downloads of killed processes
         fd, tmp_name = temp_file(root, "download", suffix=".part")
     except OSError as err:
         where = cache_dir("data")

@@ -1,8 +1,9 @@
 """Finished jobs on disk: ``OUTPUT/jobs/<job>.json``, one atomic write per finished job.
 
 A record holds the job's key and its tables as JSON records (floats round-trip exactly). A job
-killed mid-way leaves no record (only a hidden temporary file, removed on the next write), so a
-rerun recomputes it; a record whose key differs from the current plan's is recomputed too.
+killed mid-way leaves no record (only the hidden staging folder ``OUTPUT/.jobs.<pid>-*.write`` of
+:func:`weatkit._io.atomic.write_outputs`, removed by the next run), so a rerun recomputes it; a
+record whose key differs from the current plan's is recomputed too.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from weatkit.errors import WeatkitError
+from weatkit._io.atomic import remove_stale, write_outputs
 from weatkit.grid.jobs import Job
-from weatkit.report.tables import write_outputs
 
 
 class JobStore:
@@ -42,11 +42,6 @@ class JobStore:
         write_outputs(self.directory, {job.file_name: (text + "\n").encode()})
 
     def clean_temporaries(self) -> None:
-        """Remove temporary files left by a killed run."""
-        if not self.directory.is_dir():
-            return
-        for leftover in self.directory.glob(".*.tmp"):
-            try:
-                leftover.unlink()
-            except OSError as err:
-                raise WeatkitError(f"cannot remove {leftover}: {err.strerror}") from err
+        """Remove the staging folders of record writes left by killed runs (the rule of
+        :func:`weatkit._io.atomic.remove_stale`); every :meth:`save` does it too."""
+        remove_stale(self.directory.parent, self.directory.name, ".write")

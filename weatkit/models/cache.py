@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -29,7 +28,7 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save_file
 
-from weatkit._io.atomic import temp_file
+from weatkit._io.atomic import replacing
 from weatkit.data import cache_dir, ensure_cache_dir
 from weatkit.data.paths import CacheKind
 
@@ -89,7 +88,8 @@ class VectorCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             info = self.directory / "info.json"
             if not info.exists():
-                _atomic_write(info, lambda p: p.write_text(json.dumps(self.inputs, indent=2)))
+                with replacing(info) as tmp:
+                    tmp.write_text(json.dumps(self.inputs, indent=2))
             _write_shard(self.directory / f"shard-{uuid.uuid4().hex}.safetensors", items, vectors)
             if len(self._shards()) > MAX_SHARDS:
                 self._compact()
@@ -161,14 +161,5 @@ def _write_shard(path: Path, items: list[str], vectors: Mapping[int, np.ndarray]
         for layer, matrix in vectors.items()
     }
     metadata = {"items": json.dumps(items, ensure_ascii=False)}
-    _atomic_write(path, lambda p: save_file(tensors, str(p), metadata=metadata))
-
-
-def _atomic_write(path: Path, write) -> None:
-    fd, tmp = temp_file(path.parent, path.name)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    with replacing(path) as tmp:
+        save_file(tensors, str(tmp), metadata=metadata)

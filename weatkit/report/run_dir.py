@@ -5,11 +5,21 @@ A run directory holds ``results.csv`` and ``summary.csv`` (see :mod:`weatkit.rep
 --isomorphism LANG``), ``comparisons.csv`` and ``asymmetry.csv`` (``weatkit grid``). Absent
 tables read as empty frames. Identifier columns (languages, list ids, ...) are always read as
 strings, so ``1`` or ``NA`` stay the strings they were written as; only empty fields are missing.
+
+Nothing read is trusted: every field is checked against the column types declared with the
+writers (:data:`weatkit.report.tables.COLUMN_TYPES`); every row must have as many fields as the
+header and the file must end with a line break (a file cut mid-row is refused); the
+identifiers a table needs must not be empty; ``manifest.json`` must be present and hold a
+``config`` object of the expected shape. Errors name the file, the line (counted as in an
+editor, the header being line 1) and the column.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +29,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from weatkit.errors import WeatkitError
+from weatkit.report.tables import COLUMN_TYPES, COUNT, TEXT, column_type
 
 if TYPE_CHECKING:
     from weatkit.pipeline import RunResult
@@ -72,22 +83,7 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
 }
 
 #: Identifier and text columns, read as strings wherever they occur.
-STRING_COLUMNS = (
-    "embeddings",
-    "baseline",
-    "lang",
-    "list_set",
-    "list_id",
-    "test",
-    "measure",
-    "src",
-    "tgt",
-    "detail",
-    "ci_method",
-    "permutation_method",
-    "oov_items",
-    "counts_source",
-)
+STRING_COLUMNS = tuple(name for name, kind in COLUMN_TYPES.items() if kind == TEXT)
 
 #: What writes each optional table (for "missing table" messages).
 _WRITTEN_BY = {
@@ -161,7 +157,6 @@ def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
         >>> from weatkit import RunConfig, run                        # doctest: +SKIP
         >>> write_run_dir(run(RunConfig(lists=("weat",))), "out")    # doctest: +SKIP
     """
-    # imported here: weatkit.report.tables loads the engine (torch); the readers need neither
     from weatkit.report.tables import manifest_bytes, render, write_outputs
 
     files = {f"{name}.csv": render(table, "csv") for name, table in run_tables(result).items()}
@@ -170,11 +165,12 @@ def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
 
 
 def read_run_dir(path: str | os.PathLike) -> RunTables:
-    """Read every table of a run directory.
+    """Read and check every table and the manifest of a run directory.
 
     Raises:
         WeatkitError: the directory does not exist, has neither ``results.csv`` nor
-            ``summary.csv``, or a file is malformed or lacks a required column.
+            ``summary.csv``, lacks ``manifest.json``, or a file is malformed (see
+            :func:`read_table` and :func:`read_manifest`).
     """
     root = Path(path)
     if not root.is_dir():
@@ -191,12 +187,13 @@ def read_run_dir(path: str | os.PathLike) -> RunTables:
 
 
 def read_run_results(path: str | os.PathLike) -> tuple[pd.DataFrame, dict]:
-    """``results.csv`` (identifiers as text) and the run ``config`` of ``manifest.json``: what
-    is needed to redo a step of the run on its tests (e.g. ``weatkit asymmetry RUN_DIR``).
+    """``results.csv`` and the run ``config`` of ``manifest.json``, checked as by
+    :func:`read_run_dir`: what is needed to redo a step of the run on its tests (e.g.
+    ``weatkit asymmetry RUN_DIR``).
 
     Raises:
-        WeatkitError: no ``results.csv``, a malformed one, or a manifest that is missing or
-            names no list sets.
+        WeatkitError: no ``results.csv``, a malformed one, or a manifest that is missing,
+            malformed or names no list sets.
     """
     root = Path(path)
     results_path = root / "results.csv"
@@ -204,43 +201,191 @@ def read_run_results(path: str | os.PathLike) -> tuple[pd.DataFrame, dict]:
         raise WeatkitError(f"no results.csv in {root}: write one with weatkit run --out DIR")
     results = read_table(results_path, REQUIRED_COLUMNS["results"])
     manifest_path = root / "manifest.json"
-    config = read_manifest(manifest_path).get("config")
-    if not isinstance(config, dict) or not config.get("lists"):
-        raise WeatkitError(f"{manifest_path}: missing, or no list sets in its config")
+    config = read_manifest(manifest_path)["config"]
+    if not config.get("lists"):
+        raise WeatkitError(f"{manifest_path}: no list sets in its config (key config.lists)")
     return results, config
 
 
 def read_table(path: Path, required: Sequence[str] = ()) -> pd.DataFrame:
-    """One CSV table with string identifiers; an empty frame when the file does not exist."""
+    """One CSV table, checked; an empty frame when the file does not exist.
+
+    Columns declared in :data:`weatkit.report.tables.COLUMN_TYPES` are checked and typed:
+    text columns are strings, number columns floats, count columns whole numbers ≥ 0 (empty
+    fields are missing values). The text columns among ``required`` must have a value in every
+    row. Other columns are kept as pandas reads them.
+
+    Raises:
+        WeatkitError: not UTF-8 or not CSV, a row with more or fewer fields than the header, no
+            line break at the end (a file cut short), a missing required column, an empty
+            required identifier, or a field that is not of its column's type; the message
+            names the file, the line and the column.
+    """
     if not path.is_file():
         return pd.DataFrame()
     try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise WeatkitError(f"{path} is not a valid CSV table: not UTF-8 ({err.reason})") from err
+    except OSError as err:
+        raise WeatkitError(f"cannot read {path}: {err.strerror}") from err
+    lines, rows = _records(path, text)
+    try:
         frame = pd.read_csv(
-            path,
+            io.StringIO(text),
             dtype=dict.fromkeys(STRING_COLUMNS, str),
             keep_default_na=False,
             na_values=[""],
         )
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError) as err:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
         raise WeatkitError(f"{path} is not a valid CSV table: {err}") from err
-    except OSError as err:
-        raise WeatkitError(f"cannot read {path}: {err.strerror}") from err
     missing = [col for col in required if col not in frame.columns]
     if missing:
         raise WeatkitError(f"{path} lacks the column(s) {', '.join(missing)}")
+    if len(lines) != len(frame):  # pandas and csv disagree on what a record is: no line numbers
+        lines = [None] * len(frame)
+    for position, column in enumerate(frame.columns):
+        kind = column_type(str(column))
+        if kind is None:
+            continue
+        where = _Where(path, str(column), lines, rows, position)
+        if kind == TEXT:
+            if column in required:
+                where.check_present(frame[column])
+        else:
+            frame[column] = where.numbers(frame[column], whole=kind == COUNT)
     return frame
 
 
+def _records(path: Path, text: str) -> tuple[list[int | None], list[list[str]]]:
+    """The line each data record starts on and its fields, every record checked to have as
+    many fields as the header and the file to end with a line break (a file cut mid-row has a
+    short last record, or a last field cut short)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    lines: list[int | None] = []
+    rows: list[list[str]] = []
+    start = 1
+    try:
+        for fields in reader:
+            if fields:  # pandas skips blank lines too
+                if header is None:
+                    header = fields
+                elif len(fields) != len(header):
+                    raise WeatkitError(
+                        f"{path} is not a valid CSV table: line {start} has {len(fields)} "
+                        f"field(s), the header has {len(header)}"
+                        + (" (a row cut short?)" if len(fields) < len(header) else "")
+                    )
+                else:
+                    lines.append(start)
+                    rows.append(fields)
+            start = reader.line_num + 1
+    except csv.Error as err:
+        raise WeatkitError(f"{path} is not a valid CSV table: line {start}: {err}") from None
+    if text and not text.endswith(("\n", "\r")):  # every table is written with line ends
+        raise WeatkitError(
+            f"{path} is not a valid CSV table: line {reader.line_num} ends without a line "
+            "break (the file was cut short?)"
+        )
+    return lines, rows
+
+
+@dataclass(frozen=True)
+class _Where:
+    """One column of one file, to name the line and value at fault."""
+
+    path: Path
+    column: str
+    lines: list[int | None]
+    rows: list[list[str]]
+    position: int
+
+    def _at(self, index: int) -> str:
+        line = self.lines[index]
+        return f"{self.path}: line {line}" if line is not None else f"{self.path}: row {index + 1}"
+
+    def _raw(self, index: int, value: object) -> str:
+        if self.lines[index] is not None:
+            return self.rows[index][self.position]
+        return str(value)
+
+    def check_present(self, values: pd.Series) -> None:
+        empty = values.isna().to_numpy().nonzero()[0]
+        if len(empty):
+            raise WeatkitError(f"{self._at(int(empty[0]))}: column {self.column} is empty")
+
+    def numbers(self, values: pd.Series, *, whole: bool) -> pd.Series:
+        """``values`` as floats (whole numbers: as read), or the first bad field named."""
+        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            for index, value in enumerate(values):
+                if pd.isna(value):
+                    continue
+                try:
+                    float(str(value))
+                except ValueError:
+                    raise WeatkitError(
+                        f"{self._at(index)}: column {self.column}: "
+                        f"{self._raw(index, value)!r} is not a number"
+                    ) from None
+            values = pd.to_numeric(values.astype(object).map(_as_float), errors="raise")
+        if whole:
+            for index, value in enumerate(values):
+                if not pd.isna(value) and not (
+                    math.isfinite(value) and float(value).is_integer() and value >= 0
+                ):
+                    raise WeatkitError(
+                        f"{self._at(index)}: column {self.column}: "
+                        f"{self._raw(index, value)!r} is not a whole number >= 0"
+                    )
+        return values
+
+
+def _as_float(value: object) -> float:
+    return math.nan if pd.isna(value) else float(str(value))
+
+
 def read_manifest(path: Path) -> dict:
-    """``manifest.json`` as a dict; empty when the file does not exist."""
+    """``manifest.json``, checked: a JSON object whose ``config`` is an object, with
+    ``config.lists`` a list of strings, ``config.isomorphism`` a string or null and
+    ``config.engine.confidence_level`` a number in (0, 1) where present.
+
+    Raises:
+        WeatkitError: the file is missing, not UTF-8 JSON, or not of that shape (naming the
+            key at fault).
+    """
     if not path.is_file():
-        return {}
+        raise WeatkitError(
+            f"{path}: missing; every run directory has one (written by weatkit run --out DIR "
+            "with the tables)"
+        )
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+    except json.JSONDecodeError as err:
         raise WeatkitError(f"{path} is not valid JSON: {err}") from err
+    except UnicodeDecodeError as err:
+        raise WeatkitError(f"{path} is not valid JSON: not UTF-8 ({err.reason})") from err
+    except OSError as err:
+        raise WeatkitError(f"cannot read {path}: {err.strerror}") from err
     if not isinstance(manifest, dict):
         raise WeatkitError(f"{path} is not a JSON object")
+    config = manifest.get("config")
+    if not isinstance(config, dict):
+        raise WeatkitError(f"{path}: key config: missing or not an object")
+    lists = config.get("lists", [])
+    if not isinstance(lists, list) or not all(isinstance(item, str) for item in lists):
+        raise WeatkitError(f"{path}: key config.lists: expected a list of list-set names")
+    if not isinstance(config.get("isomorphism"), str | None):
+        raise WeatkitError(f"{path}: key config.isomorphism: expected a language or null")
+    engine = config.get("engine", {})
+    if not isinstance(engine, dict):
+        raise WeatkitError(f"{path}: key config.engine: expected an object")
+    level = engine.get("confidence_level", 0.95)
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
+        raise WeatkitError(
+            f"{path}: key config.engine.confidence_level: expected a number between 0 and 1, "
+            f"not {level!r}"
+        )
     return manifest
 
 

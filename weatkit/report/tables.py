@@ -34,14 +34,17 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from weatkit._io.atomic import write_outputs  # noqa: F401  (re-exported)
-from weatkit.engine.weat import EngineOptions
 from weatkit.errors import WeatkitError
 from weatkit.stats.aggregate import median_ci
+
+if TYPE_CHECKING:  # the engine (torch) is not needed to read or write tables
+    from weatkit.engine.weat import EngineOptions
 
 KEY_COLUMNS = ["embeddings", "lang", "list_set", "list_id", "test"]
 VALUE_COLUMNS = [
@@ -77,6 +80,82 @@ SUMMARY_COLUMNS = [
     "ci_level",
 ]
 FORMATS = ("csv", "json", "parquet", "markdown")
+
+#: Column types: ``TEXT`` identifiers and labels (read back as strings, ``1`` and ``NA``
+#: included), ``NUMBER`` real numbers (an empty field: not computed, e.g. no bootstrap) and
+#: ``COUNT`` whole numbers ≥ 0 (empty: not computed).
+TEXT, NUMBER, COUNT = "text", "number", "count"
+#: The type of every column the tables of a run directory hold (``results``, ``summary``,
+#: isomorphism, grid and asymmetry tables): a column name means the same in every table.
+#: :func:`weatkit.report.run_dir.read_table` checks every field against it.
+COLUMN_TYPES: dict[str, str] = {
+    **dict.fromkeys(
+        [
+            *KEY_COLUMNS,
+            "baseline",
+            "measure",
+            "src",
+            "tgt",
+            "detail",
+            "ci_method",
+            "permutation_method",
+            "oov_items",
+            "counts_source",
+            "list_sets",
+        ],
+        TEXT,
+    ),
+    **dict.fromkeys(
+        [
+            *VALUE_COLUMNS,
+            "coverage",
+            "ci_level",
+            "value",
+            "baseline_effect_size",
+            "difference",
+            "difference_ci_low",
+            "difference_ci_high",
+            "count_a",  # frequencies per million words with wordfreq
+            "count_b",
+            "count_difference",
+            "pearson_r",
+            "pearson_p",
+            "spearman_rho",
+            "spearman_p",
+            "r2",
+            "slope",
+            "intercept",
+        ],
+        NUMBER,
+    ),
+    **dict.fromkeys(
+        [
+            "n_x",
+            "n_y",
+            "n_a",
+            "n_b",
+            "n_oov",
+            "n_permutations",
+            "n_lists",
+            "n_words",
+            "n_src",
+            "n_tgt",
+            "n_languages",
+            "n",
+        ],
+        COUNT,
+    ),
+}
+#: Column name prefixes with one type (``summary``'s ``iso_ev``, ``iso_gh``, ... with
+#: ``weatkit run --isomorphism``).
+COLUMN_PREFIX_TYPES: dict[str, str] = {"iso_": NUMBER}
+
+
+def column_type(name: str) -> str | None:
+    """The declared type of column ``name`` (:data:`COLUMN_TYPES`); None when undeclared."""
+    if name in COLUMN_TYPES:
+        return COLUMN_TYPES[name]
+    return next((t for p, t in COLUMN_PREFIX_TYPES.items() if name.startswith(p)), None)
 #: The columns a CA-WEAT summary takes the median of.
 _AGGREGATED = ("statistic", "effect_size")
 
