@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
 
+from weatkit._io.paths import check_writable
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import model_options, model_specs, out_option, progress_option
 from weatkit.config.run import contextual_from_cli
@@ -47,6 +47,7 @@ def embed_command(**opts: Any) -> None:
     out = opts["out_path"]
     if len(layers) > 1 and "{layer}" not in out:
         raise WeatkitError("--out must contain {layer} when several --layer are given")
+    targets = {layer: check_writable(out.replace("{layer}", str(layer))) for layer in layers}
     chosen = values_from_cli(LISTS, opts)
     norm = Normalization(
         lower=chosen["lower"], strip_accents=chosen["strip_accents"], join_phrases=None
@@ -59,11 +60,10 @@ def embed_command(**opts: Any) -> None:
     vectors = extractor.extract(words, layers, show_progress=opts["progress"])
     for line in extractor.notes:
         note(line)
-    files = {out.replace("{layer}", str(layer)): vec_bytes(vectors[layer]) for layer in layers}
     written = [
         path
-        for name, data in files.items()
-        for path in write_outputs(Path(name).parent, {Path(name).name: data})
+        for layer, target in targets.items()
+        for path in write_outputs(target.parent, {target.name: vec_bytes(vectors[layer])})
     ]
     stats = extractor.stats
     err_console.print(

@@ -30,6 +30,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from weatkit._io.lock import directory_lock
+from weatkit._io.paths import check_writable
 from weatkit.asymmetry import asymmetry_correlations, asymmetry_table, attribute_counts
 from weatkit.errors import WeatkitError
 from weatkit.grid.compare import COMPARISON_COLUMNS
@@ -131,6 +132,7 @@ def run_grid(
     """
     started = time.perf_counter()
     check_inputs(config)
+    check_writable(config.output, directory=True)
     with directory_lock(config.output, "weatkit grid"):
         return _run_locked(config, started, force, fail_fast, show_progress, on_job_done, executor)
 
