@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import naive_weat as naive
-from tests.grid_fixtures import LANGS, make_grid
+from tests.grid_fixtures import LANGS, break_vec, make_grid
 from weatkit.cli import main
 from weatkit.embeddings.static import load_static
 from weatkit.errors import WeatkitError
@@ -265,10 +265,7 @@ def test_only_changed_jobs_are_recomputed(tmp_path: Path) -> None:
 
 def test_a_failing_job_is_reported_and_the_rest_finish(tmp_path: Path) -> None:
     path = make_grid(tmp_path)
-    (tmp_path / "noisy.de.vec").rename(tmp_path / "hidden.vec")
-    lines = (tmp_path / "hidden.vec").read_text().splitlines()
-    broken = [*lines[:3], lines[3].rsplit(" ", 1)[0], *lines[4:]]  # a row one value short
-    (tmp_path / "noisy.de.vec").write_text("\n".join(broken) + "\n")
+    lines = break_vec(tmp_path / "noisy.de.vec")  # a row one value short
     res = invoke("grid", str(path), "--no-progress")
     assert res.exit_code == 1
     assert "2 job(s) failed (first: noisy/de: " in res.output
@@ -279,12 +276,12 @@ def test_a_failing_job_is_reported_and_the_rest_finish(tmp_path: Path) -> None:
     assert set(zip(results.embeddings, results.lang, strict=True)) == {
         (name, lang) for name in ("mono", "rotated", "noisy") for lang in LANGS
     } - {("noisy", "de")}
-    (tmp_path / "hidden.vec").replace(tmp_path / "noisy.de.vec")
+    (tmp_path / "noisy.de.vec").write_text("\n".join(lines) + "\n")
     again = run_grid(load_grid_config(path), show_progress=False)
     ran = [j["id"] for j in again.manifest["jobs"] if j["status"] == "ran"]
     assert ran == ["noisy/de", "noisy-vs-mono/de"] and not again.failed
     with pytest.raises(WeatkitError, match="job noisy/de failed"):
-        (tmp_path / "noisy.de.vec").write_text("\n".join(broken) + "\n")
+        break_vec(tmp_path / "noisy.de.vec")
         run_grid(load_grid_config(path), show_progress=False, fail_fast=True)
 
 

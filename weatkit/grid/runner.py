@@ -91,11 +91,9 @@ class GridResult:
 def plan(config: GridConfig, *, force: bool = False) -> list[PlannedJob]:
     """The jobs of ``config`` and which of them are already finished (none with ``force``).
 
-    Raises:
-        WeatkitError: a missing input (:func:`weatkit.grid.config.check_inputs`) or a planning
-            error.
+    Input files are not required to exist (a plan can be shown before they are made);
+    :func:`weatkit.grid.config.check_inputs` checks them, as :func:`run_grid` does first.
     """
-    check_inputs(config)
     store = JobStore(config.output)
     return [PlannedJob(job, not force and store.load(job) is not None) for job in plan_jobs(config)]
 
