@@ -384,6 +384,15 @@ def test_a_second_grid_on_the_same_output_stops_at_once(tmp_path: Path) -> None:
     assert seen and set(seen) == {str(os.getpid())}
 
 
+def test_a_grid_that_writes_nothing_leaves_no_output_directory(tmp_path: Path) -> None:
+    """The lock creates the output directory; a run that fails before writing removes it."""
+    path = make_grid(tmp_path)
+    break_vec(tmp_path / "mono.en.vec")
+    with pytest.raises(WeatkitError, match="job mono/en failed"):
+        run_grid(load_grid_config(path), show_progress=False, fail_fast=True)
+    assert not (tmp_path / "out").exists()
+
+
 # --------------------------------------------------------------------------------------------
 # comparisons to a baseline
 
