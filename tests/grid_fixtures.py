@@ -21,6 +21,15 @@ def write_vec(path: Path, vocab: dict[str, np.ndarray]) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def break_vec(path: Path) -> list[str]:
+    """Cut the last value of line 4 of a .vec file (a job reading it fails: "line 4: ... has 11
+    values, expected 12"); its previous lines, to put back."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    broken = [*lines[:3], lines[3].rsplit(" ", 1)[0], *lines[4:]]
+    path.write_text("\n".join(broken) + "\n", encoding="utf-8")
+    return lines
+
+
 def make_grid(root: Path, **overrides: object) -> Path:
     """Vectors ``mono``, ``rotated`` (mono × an orthogonal matrix) and ``noisy`` (mono plus
     noise, a few words missing) per language, and ``experiment.yaml`` comparing the last two

@@ -256,3 +256,30 @@ def test_duplicate_items_are_counted_and_shown_with_verbose(tmp_path: Path) -> N
     assert pd.read_csv(io.StringIO(quiet.stdout)).n_x.tolist() == [3]
     loud = CliRunner().invoke(main, [*args, "--verbose"])
     assert "duplicate item 'rose' removed" in loud.stderr
+
+
+def test_out_refuses_a_previous_run_unless_forced(tmp_path: Path) -> None:
+    """``--out DIR`` holding a run (its manifest.json) is refused before any work; --force
+    overwrites it."""
+    out = tmp_path / "run"
+    args = ["run", "--lists", "weat", "--test", "weat1", *FAST, "--out", str(out)]
+    assert invoke(*args).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    again = CliRunner().invoke(main, [*args, "--seed", "5", "--embeddings", "E=/nonexistent.vec"])
+    assert again.exit_code == 1
+    assert again.stderr.strip() == (
+        f"weatkit: error: {out} holds a previous run ({out / 'manifest.json'}): give --force "
+        "to overwrite it, or another --out"
+    )
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    forced = invoke(*args, "--seed", "5", "--force")
+    assert forced.exit_code == 0, forced.output
+    assert json.loads((out / "manifest.json").read_text())["seed"] == 5
+    assert (out / "summary.csv").read_bytes() != before["summary.csv"]
+    other = tmp_path / "not-a-run"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    assert invoke(*args[:-1], str(other)).exit_code == 0
+    assert (other / "notes.txt").read_text() == "mine" and (other / "results.csv").exists()
+    alone = CliRunner().invoke(main, ["run", "--lists", "weat", "--force"])
+    assert alone.exit_code == 1 and "--force is for --out DIR" in alone.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -21,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import naive_weat as naive
-from tests.grid_fixtures import LANGS, make_grid
+from tests.grid_fixtures import LANGS, break_vec, make_grid
 from weatkit.cli import main
 from weatkit.embeddings.static import load_static
 from weatkit.errors import WeatkitError
@@ -264,26 +265,132 @@ def test_only_changed_jobs_are_recomputed(tmp_path: Path) -> None:
 
 def test_a_failing_job_is_reported_and_the_rest_finish(tmp_path: Path) -> None:
     path = make_grid(tmp_path)
-    (tmp_path / "noisy.de.vec").rename(tmp_path / "hidden.vec")
+    lines = break_vec(tmp_path / "noisy.de.vec")  # a row one value short
     res = invoke("grid", str(path), "--no-progress")
     assert res.exit_code == 1
-    assert (
-        "2 job(s) failed (first: noisy/de: embeddings 'noisy': no file for language 'de'"
-        in res.output
-    )
+    assert "2 job(s) failed (first: noisy/de: " in res.output
+    assert "noisy.de.vec, line 4: " in res.output and "has 11 values, expected 12" in res.output
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert [f["id"] for f in manifest["failed"]] == ["noisy/de", "noisy-vs-mono/de"]
     results = pd.read_csv(tmp_path / "out" / "results.csv", keep_default_na=False)
     assert set(zip(results.embeddings, results.lang, strict=True)) == {
         (name, lang) for name in ("mono", "rotated", "noisy") for lang in LANGS
     } - {("noisy", "de")}
-    (tmp_path / "hidden.vec").rename(tmp_path / "noisy.de.vec")
+    (tmp_path / "noisy.de.vec").write_text("\n".join(lines) + "\n")
     again = run_grid(load_grid_config(path), show_progress=False)
     ran = [j["id"] for j in again.manifest["jobs"] if j["status"] == "ran"]
     assert ran == ["noisy/de", "noisy-vs-mono/de"] and not again.failed
     with pytest.raises(WeatkitError, match="job noisy/de failed"):
-        (tmp_path / "noisy.de.vec").unlink()
+        break_vec(tmp_path / "noisy.de.vec")
         run_grid(load_grid_config(path), show_progress=False, fail_fast=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "hide", "message"),
+    [
+        ({"lists": ["x-weat", "mine.json"]}, None, "lists[2]: no list set or list file"),
+        ({}, "noisy.de.vec", "embeddings[3].path: no file for language 'de': "),
+        (
+            {"isomorphism": {"reference": "fr"}},
+            None,
+            "embeddings[1].path: no file for language 'fr'",
+        ),
+        (
+            {"isomorphism": {"reference": "en", "words": "words.{lang}.txt"}},
+            None,
+            "isomorphism.words: no word list for language 'en': ",
+        ),
+        (
+            {"asymmetry": {"counts": "corpus.{lang}.txt"}},
+            None,
+            "asymmetry.counts: no corpus for language 'en': ",
+        ),
+        ({"languages": ["en", "zz"]}, None, "embeddings[1].path: no file for language 'zz'"),
+        (
+            {"embeddings": [{"name": "m", "model": "./no-model", "layers": [0]}]},
+            None,
+            "embeddings[1].model: no model directory ",
+        ),
+    ],
+)
+def test_a_missing_input_is_reported_before_any_job_runs(
+    tmp_path: Path, change, hide, message
+) -> None:
+    """Every file the experiment reads is checked before the first job: the message names the
+    key, and nothing is computed or written (no job records, no tables)."""
+    path = make_grid(tmp_path, **change)
+    if hide:
+        (tmp_path / hide).unlink()
+    config = load_grid_config(path)
+    with pytest.raises(WeatkitError, match=re.escape(message)) as err:
+        run_grid(config, show_progress=False)
+    assert str(path) in str(err.value)
+    assert not config.output.exists()
+    res = invoke("grid", str(path), "--dry-run")
+    assert res.exit_code == 1 and message in res.output
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"min_coverage": 5}, "min_coverage: must be between 0 and 1, got 5.0"),
+        ({"equalize": "bogus"}, "equalize: must be one of none, truncate, subsample, got 'bogus'"),
+    ],
+)
+def test_bad_run_values_fail_when_the_file_is_read(tmp_path: Path, change, message) -> None:
+    """Checked before any job, naming the file's key (not a flag); no header-only tables."""
+    path = make_grid(tmp_path, **change)
+    res = invoke("grid", str(path), "--no-progress")
+    assert res.exit_code == 1
+    assert f"{path}: {message}" in res.output and "--" not in res.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_second_grid_on_the_same_output_stops_at_once(tmp_path: Path) -> None:
+    """The output directory is locked for the run; the refusal names it and the holder's pid."""
+    path = make_grid(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from weatkit._io.lock import directory_lock\n"
+            "with directory_lock(sys.argv[1], 'test'):\n"
+            "    print('locked', flush=True); sys.stdin.read()",
+            str(out),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        started = time.monotonic()
+        res = invoke("grid", str(path), "--no-progress")
+        assert res.exit_code == 1
+        assert f"{out} is in use by another weatkit grid (pid {holder.pid})" in res.output
+        assert len(res.output.strip().splitlines()) == 1
+        assert time.monotonic() - started < 30
+        assert not (out / "jobs").exists() and not (out / "results.csv").exists()
+    finally:
+        holder.communicate("")
+    seen: list[str] = []
+
+    def lock_holder(job) -> None:
+        seen.append((out / ".weatkit.lock").read_text().strip())
+
+    run_grid(load_grid_config(path), show_progress=False, on_job_done=lock_holder)
+    assert seen and set(seen) == {str(os.getpid())}
+
+
+def test_a_grid_that_writes_nothing_leaves_no_output_directory(tmp_path: Path) -> None:
+    """The lock creates the output directory; a run that fails before writing removes it."""
+    path = make_grid(tmp_path)
+    break_vec(tmp_path / "mono.en.vec")
+    with pytest.raises(WeatkitError, match="job mono/en failed"):
+        run_grid(load_grid_config(path), show_progress=False, fail_fast=True)
+    assert not (tmp_path / "out").exists()
 
 
 # --------------------------------------------------------------------------------------------

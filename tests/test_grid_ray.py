@@ -2,7 +2,7 @@
 
 The grid of ``grid_fixtures`` runs on Ray and in-process; the written tables must be identical
 byte for byte. Failures are real: a job function that raises on its first attempt (retried by
-Ray), and a vector file that is missing (failing every attempt).
+Ray), and a malformed vector file (failing every attempt).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import ray
 import yaml
 from click.testing import CliRunner
 
-from tests.grid_fixtures import make_grid
+from tests.grid_fixtures import break_vec, make_grid
 from weatkit.cli import main
 from weatkit.errors import WeatkitError
 from weatkit.grid import LocalExecutor, RayExecutor, load_grid_config, run_grid
@@ -103,18 +103,19 @@ def test_a_job_failing_every_attempt_is_reported_then_resumed(
     cluster, local_reference: Path, tmp_path: Path
 ) -> None:
     path = make_grid(tmp_path)
-    (tmp_path / "noisy.de.vec").rename(tmp_path / "hidden.vec")
+    lines = break_vec(tmp_path / "noisy.de.vec")
     res = CliRunner().invoke(
         main, ["grid", str(path), "--no-progress", "--executor", "ray", "--retries", "1"]
     )
     assert res.exit_code == 1
-    assert "2 job(s) failed (first: noisy/de: embeddings 'noisy': no file for" in res.output
+    assert "2 job(s) failed (first: noisy/de: " in res.output
+    assert "noisy.de.vec, line 4: " in res.output
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert [f["id"] for f in manifest["failed"]] == ["noisy/de", "noisy-vs-mono/de"]
     assert all(f["error"].endswith("(after 2 attempts)") for f in manifest["failed"])
     assert list(statuses(manifest).values()).count("ran") == 8
 
-    (tmp_path / "hidden.vec").rename(tmp_path / "noisy.de.vec")
+    (tmp_path / "noisy.de.vec").write_text("\n".join(lines) + "\n")
     again = run_grid(load_grid_config(path), show_progress=False, executor=RayExecutor())
     ran = [job for job, status in statuses(again.manifest).items() if status == "ran"]
     assert ran == ["noisy/de", "noisy-vs-mono/de"]
@@ -124,8 +125,8 @@ def test_a_job_failing_every_attempt_is_reported_then_resumed(
 
 def test_fail_fast_stops_the_grid_and_writes_no_tables(cluster, tmp_path: Path) -> None:
     path = make_grid(tmp_path)
-    (tmp_path / "mono.en.vec").unlink()
-    with pytest.raises(WeatkitError, match=r"job \S+/en failed: embeddings 'mono': no file"):
+    break_vec(tmp_path / "mono.en.vec")
+    with pytest.raises(WeatkitError, match=r"job \S+/en failed: .*mono.en.vec, line 4: "):
         run_grid(
             load_grid_config(path),
             show_progress=False,

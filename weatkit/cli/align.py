@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
 
+from weatkit._io.paths import check_writable
 from weatkit.alignment import procrustes_align, read_dictionary
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import out_option, split_values
@@ -34,13 +34,13 @@ from weatkit.report.tables import write_outputs
 @friendly
 def align_command(**opts: Any) -> None:
     """Align a space onto another with orthogonal Procrustes on a bilingual dictionary."""
+    out = check_writable(opts["out_path"])
     pairs = read_dictionary(opts["dict_path"])
     source = load_static(opts["src_path"], allow_pickle=opts["allow_pickle"])
     target = load_static(
         opts["tgt_path"], words={t for _, t in pairs}, allow_pickle=opts["allow_pickle"]
     )
     result = procrustes_align(source, target, pairs, normalization=split_values([opts["steps"]]))
-    out = Path(opts["out_path"])
     (written,) = write_outputs(out.parent, {out.name: vec_bytes(result.aligned)})
     err_console.print(
         f"fitted on {result.n_pairs} pairs ({result.n_skipped} skipped: a word not in a space), "

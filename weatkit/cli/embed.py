@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import click
 
+from weatkit._io.paths import check_writable
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import model_options, model_specs, out_option, progress_option
 from weatkit.config.run import contextual_from_cli
@@ -90,25 +90,25 @@ def embed_command(**opts: Any) -> None:
     for test in selection.tests:
         by_lang.setdefault(test.lang, set()).update(test.vocabulary())
     words = sorted(set().union(*by_lang.values()))
-    extractor = ContextualExtractor(model, contextual_from_cli(opts))
-    vectors = extractor.extract(words, layers, show_progress=opts["progress"])
-    for line in extractor.notes:
-        note(line)
     if "{lang}" in out:
         groups = {lang: by_lang[lang] for lang in sorted(by_lang, key=natural_key)}
     else:
         groups = {"": set(words)}
-    files = {
-        out.replace("{layer}", str(layer)).replace("{lang}", lang): vec_bytes(
-            _subset(vectors[layer], items)
-        )
-        for lang, items in groups.items()
+    targets = {  # every output checked before the model is loaded
+        (lang, layer): check_writable(out.replace("{layer}", str(layer)).replace("{lang}", lang))
+        for lang in groups
         for layer in layers
     }
+    extractor = ContextualExtractor(model, contextual_from_cli(opts))
+    vectors = extractor.extract(words, layers, show_progress=opts["progress"])
+    for line in extractor.notes:
+        note(line)
     written = [
         path
-        for name, data in files.items()
-        for path in write_outputs(Path(name).parent, {Path(name).name: data})
+        for (lang, layer), target in targets.items()
+        for path in write_outputs(
+            target.parent, {target.name: vec_bytes(_subset(vectors[layer], groups[lang]))}
+        )
     ]
     stats = extractor.stats
     err_console.print(

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from weatkit._io.paths import check_writable
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import filter_options, filters, format_option, out_option
 from weatkit.errors import WeatkitError
@@ -54,6 +55,8 @@ def export_command(**opts: Any) -> None:
         raise WeatkitError("parquet is a binary format: give --out FILE")
     if fmt != "latex" and (opts["digits"] is not None or opts["value"] is not None):
         raise WeatkitError("--digits and --value are for --format latex")
+    if opts["out_path"]:
+        check_writable(opts["out_path"])
     tables = read_run_dir(opts["run_dir"])
     data = _export_bytes(tables, fmt, opts)
     if opts["out_path"]:

@@ -13,7 +13,7 @@ from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import out_option, progress_option
 from weatkit.cli.tables import rich_comparisons, rich_correlations, rich_summary
 from weatkit.errors import WeatkitError
-from weatkit.grid.config import GridConfig, load_grid_config
+from weatkit.grid.config import GridConfig, check_inputs, load_grid_config
 from weatkit.grid.executors import Executor, LocalExecutor
 from weatkit.grid.ray_executor import RayExecutor, import_ray
 from weatkit.grid.runner import PlannedJob, plan, run_grid
@@ -77,6 +77,7 @@ def grid_command(**opts: Any) -> None:
     config = load_grid_config(opts["experiment"], opts["output"])
     executor = _executor(opts)
     if opts["dry_run"]:
+        check_inputs(config)
         _print_plan(config, plan(config, force=opts["force"]))
         return
     try:

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from weatkit._io.paths import check_writable
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import filter_options, filters, out_option
 from weatkit.report.plots import PLOT_KINDS, figure_format, plot, save_figure
@@ -33,7 +34,8 @@ from weatkit.report.run_dir import read_run_dir
 def plot_command(**opts: Any) -> None:
     """Plot RUN_DIR: forest (effect sizes with CIs per language and embeddings), scatter
     (effect size against an isomorphism measure or a count difference, with R²) or heatmap."""
-    figure_format(opts["out_path"])  # a bad suffix fails before any work
+    figure_format(opts["out_path"])  # a bad suffix or output fails before any work
+    check_writable(opts["out_path"])
     tables = read_run_dir(opts["run_dir"])
     fig = plot(tables, opts["kind"], x=opts["x"], **filters(opts))
     written = save_figure(fig, opts["out_path"], dpi=opts["dpi"])

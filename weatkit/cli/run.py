@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import click
@@ -51,6 +52,9 @@ _SELECTION = ("lists", "langs", "tests")
 )
 @click_options(LOADING)
 @out_option("Write results.csv, summary.csv and manifest.json here.")
+@click.option(
+    "--force", is_flag=True, help="Overwrite the run already in --out (else it is refused)."
+)
 @format_option("Print a table to stdout in this format instead of the readable table.")
 @click.option(
     "--table",
@@ -78,6 +82,10 @@ _SELECTION = ("lists", "langs", "tests")
 @friendly
 def run_command(ctx: click.Context, **opts: Any) -> None:
     """Run association tests and print or write the results."""
+    if opts["force"] and not opts["out_dir"]:
+        raise WeatkitError("--force is for --out DIR (overwrite the run written there)")
+    if opts["out_dir"] and not opts["force"]:
+        _refuse_previous_run(Path(opts["out_dir"]))
     if opts["compat"]:  # a preset names fields; an explicit flag still wins
         for key, value in COMPAT_PRESETS[opts["compat"]].items():
             if ctx.get_parameter_source(key) != ParameterSource.COMMANDLINE:
@@ -104,6 +112,18 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         console.print(rich_summary(result.summary, config.engine.confidence_level))
         if config.isomorphism:
             console.print(rich_correlations(result.correlations))
+
+
+def _refuse_previous_run(out: Path) -> None:
+    """Refuse to write into ``out`` when it holds a previous run (its ``manifest.json``).
+
+    Checked before any work, so that a run is never computed only to be refused.
+    """
+    if (out / "manifest.json").exists():
+        raise WeatkitError(
+            f"{out} holds a previous run ({out / 'manifest.json'}): give --force to overwrite "
+            "it, or another --out"
+        )
 
 
 def _report(result: RunResult, verbose: bool) -> None:

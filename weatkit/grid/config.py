@@ -60,7 +60,7 @@ from weatkit.config.run import RUN_KEYS, run_config_from_mapping
 from weatkit.config.schema import CONTEXTUAL, Source, options_from_file
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.spec import EmbeddingsSpec, parse_embeddings_spec, parse_embeddings_specs
-from weatkit.errors import ConfigError
+from weatkit.errors import ConfigError, WeatkitError
 from weatkit.pipeline import RunConfig
 
 #: The run options an experiment takes at its top level (languages are the grid's own axis;
@@ -77,10 +77,12 @@ class GridSource:
     Attributes:
         spec: what to load.
         baseline: name of the source its effect sizes are compared to (None: no comparison).
+        entry: where the experiment file declares it (``embeddings[2]``), for messages.
     """
 
     spec: EmbeddingsSpec
     baseline: str | None = None
+    entry: str = "embeddings"
 
     @property
     def name(self) -> str:
@@ -155,6 +157,69 @@ def _build_config(data: dict[str, Any], file: Path, sha256: str, output: str | N
     )
 
 
+def check_inputs(config: GridConfig) -> None:
+    """Check that every file the experiment reads exists, before any job runs.
+
+    Checked: each list file of ``lists``, each static embeddings file for every language (and
+    for the isomorphism reference language), each local model directory, the isomorphism word
+    lists and the asymmetry corpus of every language (or that wordfreq has the language).
+    Hub models are not checked (that needs the network); a file that exists but is malformed is
+    reported by the job that reads it.
+
+    Raises:
+        ConfigError: the first missing input, naming the experiment file, the key and the path.
+    """
+    from weatkit.lists.sources import canonical_name
+
+    source = Source(str(config.path))
+    run = config.run
+    for i, spec in enumerate(run.lists, 1):
+        if canonical_name(spec) is None and not Path(spec).is_file():
+            key = source.key(f"lists[{i}]" if len(run.lists) > 1 else "lists")
+            raise ConfigError(f"{key}: no list set or list file {spec!r} (file not found)")
+    langs = list(config.languages)
+    if run.isomorphism and run.isomorphism not in langs:
+        langs.append(run.isomorphism)
+    for grid_source in config.sources:
+        spec = grid_source.spec
+        if spec.is_default:
+            continue
+        at = Source(str(config.path), grid_source.entry)
+        for lang in langs:
+            location = spec.path_for(lang)
+            if spec.is_contextual:  # a local directory is absolute here, a hub id is not
+                if Path(location).is_absolute() and not Path(location).is_dir():
+                    raise ConfigError(f"{at.key('model')}: no model directory {location}")
+                continue
+            if not Path(location).exists():
+                where = f" for language {lang!r}" if spec.per_language else ""
+                raise ConfigError(f"{at.key('path')}: no file{where}: {location} not found")
+    if run.iso_words and run.isomorphism:
+        for lang in langs:
+            words = run.iso_words.replace("{lang}", lang)
+            if not Path(words).is_file():
+                raise ConfigError(
+                    f"{source.key('isomorphism.words')}: no word list for language {lang!r}: "
+                    f"{words} not found"
+                )
+    if config.asymmetry == "wordfreq":
+        from weatkit.asymmetry import wordfreq_language
+
+        for lang in config.languages:
+            try:
+                wordfreq_language(lang)
+            except WeatkitError as err:
+                raise ConfigError(f"{source.key('asymmetry.counts')}: {err}") from None
+    elif config.asymmetry is not None:
+        for lang in config.languages:
+            corpus = config.asymmetry.replace("{lang}", lang)
+            if not Path(corpus).is_file():
+                raise ConfigError(
+                    f"{source.key('asymmetry.counts')}: no corpus for language {lang!r}: "
+                    f"{corpus} not found"
+                )
+
+
 def _sources(
     entries: Any, base: Path, contextual: ContextualOptions, source: Source
 ) -> tuple[GridSource, ...]:
@@ -174,7 +239,7 @@ def _sources(
         baseline = typed(entry.get("baseline"), (str, type(None)), at.key("baseline"))
         for spec in _entry_specs(entry, name, base, contextual, at):
             own_layer = spec.layer is not None and len(spec.layers) > 1 and baseline == spec.name
-            sources.append(GridSource(spec, None if own_layer else baseline))
+            sources.append(GridSource(spec, None if own_layer else baseline, str(at.keys)))
     names = [s.name for s in sources]
     for grid_source in sources:
         if names.count(grid_source.name) > 1:

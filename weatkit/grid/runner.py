@@ -29,10 +29,12 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
+from weatkit._io.lock import directory_lock
+from weatkit._io.paths import check_writable
 from weatkit.asymmetry import asymmetry_correlations, asymmetry_table, attribute_counts
 from weatkit.errors import WeatkitError
 from weatkit.grid.compare import COMPARISON_COLUMNS
-from weatkit.grid.config import GridConfig
+from weatkit.grid.config import GridConfig, check_inputs
 from weatkit.grid.executors import Executor, LocalExecutor
 from weatkit.grid.jobs import Job, plan_jobs
 from weatkit.grid.store import JobStore
@@ -87,7 +89,11 @@ class GridResult:
 
 
 def plan(config: GridConfig, *, force: bool = False) -> list[PlannedJob]:
-    """The jobs of ``config`` and which of them are already finished (none with ``force``)."""
+    """The jobs of ``config`` and which of them are already finished (none with ``force``).
+
+    Input files are not required to exist (a plan can be shown before they are made);
+    :func:`weatkit.grid.config.check_inputs` checks them, as :func:`run_grid` does first.
+    """
     store = JobStore(config.output)
     return [PlannedJob(job, not force and store.load(job) is not None) for job in plan_jobs(config)]
 
@@ -114,11 +120,30 @@ def run_grid(
             written here as jobs finish, whatever the executor, so every executor resumes the
             same way and gives the same tables.
 
+    The output directory is locked for the whole run (:func:`weatkit._io.lock.directory_lock`):
+    a second grid on the same directory stops at once instead of computing every job again.
+
     Raises:
-        WeatkitError: a planning error, or a failing job with ``fail_fast``.
+        WeatkitError: a planning error, the output directory in use by another process, or a
+            failing job with ``fail_fast``.
         KeyboardInterrupt: passes through; finished jobs are kept for the next run.
     """
     started = time.perf_counter()
+    check_inputs(config)
+    check_writable(config.output, directory=True)
+    with directory_lock(config.output, "weatkit grid"):
+        return _run_locked(config, started, force, fail_fast, show_progress, on_job_done, executor)
+
+
+def _run_locked(
+    config: GridConfig,
+    started: float,
+    force: bool,
+    fail_fast: bool,
+    show_progress: bool | None,
+    on_job_done: Callable[[Job], None] | None,
+    executor: Executor | None,
+) -> GridResult:
     planned = plan(config, force=force)
     store = JobStore(config.output)
     store.clean_temporaries()

@@ -36,6 +36,7 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from weatkit._io.paths import check_writable
 from weatkit.errors import WeatkitError
 from weatkit.measures.registry import get_measure
 from weatkit.report.run_dir import RunTables, filter_rows, lang_order
@@ -131,7 +132,7 @@ def figure_bytes(fig: Figure, fmt: str, dpi: float = 150) -> bytes:
 
 def save_figure(fig: Figure, path: str | os.PathLike, dpi: float = 150) -> Path:
     """Write the figure atomically to ``path``, in the format of its suffix; returns the path."""
-    target = Path(path)
+    target = check_writable(path)
     data = figure_bytes(fig, figure_format(target), dpi)
     (written,) = write_outputs(target.parent, {target.name: data})
     return written
