@@ -212,7 +212,7 @@ def _check_exponents(
     difference of two, times ln b), so each exponent must be at most :data:`_MAX_EXPONENT`
     (≈ 709.78; a very negative one only underflows to 0). The error names the rate and the
     sample with the largest |score|. The exponents of ``q_i`` bound those of q_f and q_m (their
-    means); that of ``g_s_geometric`` bounds g_s's (ln b ≥ 1).
+    means); that of g_s_geometric bounds g_s's (ln b ≥ 1).
     """
     for name, values in exponents.items():
         finite = np.asarray(values, dtype=np.float64)

@@ -272,10 +272,13 @@ def load_network(
     except torch.OutOfMemoryError as err:
         raise ModelError(f"out of memory loading {model}; try --dtype float16") from err
     except (SafetensorError, RuntimeError, EOFError, pickle.UnpicklingError) as err:
-        # a truncated or corrupt weights file (an interrupted download, a full disk)
-        where = broken_weights_file(model, options) or model
+        # a truncated or corrupt weights file (an interrupted download, a full disk), or
+        # weights that do not fit the config
+        broken = broken_weights_file(model, options)
+        if broken is None:
+            raise ModelError(f"cannot load the weights of {model}: {first_line(err)}") from err
         raise ModelError(
-            f"cannot load the weights of {model}: {where}: {first_line(err)} (a truncated or "
+            f"cannot load the weights of {model}: {broken}: {first_line(err)} (a truncated or "
             "corrupt file: delete it and download or save the model again)"
         ) from err
     except (OSError, ValueError) as err:
