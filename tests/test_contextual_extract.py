@@ -285,6 +285,19 @@ def test_cache_hit_and_miss(tiny_dirs: dict[str, Path]) -> None:
     assert other.stats.n_computed == len(items)
 
 
+def test_cache_is_keyed_on_the_batch_size(tiny_dirs: dict[str, Path]) -> None:
+    # padded batches may change a vector's last bits: a cache written with batch size 1 must
+    # not be served to batch size 64 (README, "Speed and memory")
+    items = ["sunflower", "roses", "doctor"]
+    one, out_one = _extract(tiny_dirs["xlmr"], items, [-1], cache=True, batch_size=1)
+    assert one.stats.n_computed == len(items)
+    big, out_big = _extract(tiny_dirs["xlmr"], items, [-1], cache=True, batch_size=64)
+    assert big.stats.n_cached == 0 and big.stats.n_computed == len(items)
+    np.testing.assert_allclose(out_big[-1].vectors, out_one[-1].vectors, **TOL)
+    again, _ = _extract(tiny_dirs["xlmr"], items, [-1], cache=True, batch_size=1)
+    assert again.stats.n_cached == len(items) and again.stats.n_batches == 0
+
+
 def test_cache_partial_hit(tiny_dirs: dict[str, Path]) -> None:
     _extract(tiny_dirs["gpt2"], ["roses", "doctor"], [-1], cache=True)
     ext, out = _extract(tiny_dirs["gpt2"], ["roses", "sunflower", "doctor"], [-1], cache=True)

@@ -27,6 +27,7 @@ from weatkit.cli import main
 from weatkit.embeddings.static import load_static
 from weatkit.errors import WeatkitError
 from weatkit.grid import load_grid_config, plan, run_grid
+from weatkit.grid.jobs import plan_jobs
 from weatkit.grid.runner import GridResult
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import run
@@ -90,6 +91,23 @@ def test_model_entries_expand_per_layer(tmp_path: Path) -> None:
     assert spec.location == "hf:some-org/model" and spec.layers == (0, -2)
     assert spec.contextual.lower and spec.contextual.batch_size == 8
     assert config.sources[2].spec.is_default
+
+
+def test_a_model_job_key_depends_on_the_batch_size(tmp_path: Path) -> None:
+    # padded batches may change a vector's last bits, so a resumed grid must not reuse a job
+    # computed with another batch size; static vectors have no batch size
+    embeddings = [
+        {"name": "M", "model": "some-org/model", "layers": [-1]},
+        {"name": "mono", "path": "mono.{lang}.vec"},
+    ]
+    keys = {}
+    for size in (1, 64):
+        contextual = {"batch_size": size}
+        path = make_grid(tmp_path / str(size), embeddings=embeddings, contextual=contextual)
+        keys[size] = {job.id: job.key for job in plan_jobs(load_grid_config(path))}
+    assert keys[1].keys() == keys[64].keys()
+    for job_id in keys[1]:
+        assert (keys[1][job_id] != keys[64][job_id]) == job_id.startswith("M/")
 
 
 @pytest.mark.parametrize(
@@ -253,7 +271,7 @@ def test_only_changed_jobs_are_recomputed(tmp_path: Path) -> None:
     noisy_de.write_text("\n".join([*lines[:-1], lines[-1].rsplit(" ", 1)[0] + " 0.5"]) + "\n")
     todo = [p.job.id for p in plan(config) if not p.done]
     assert todo == ["noisy/de", "noisy-vs-mono/de"]
-    # the device and batch size do not change numbers; the seed does
+    # the device does not change numbers; the seed does
     on_cpu = replace(
         config, run=replace(config.run, engine=replace(config.run.engine, device="cpu"))
     )

@@ -23,7 +23,7 @@ from weatkit.cli.stereoset import stereoset_command
 from weatkit.errors import WeatkitError
 from weatkit.stereoset import evaluate, load_stereoset, read_predictions, to_nested
 from weatkit.stereoset.data import template_word
-from weatkit.stereoset.metrics import COLUMNS, outcomes
+from weatkit.stereoset.metrics import COLUMNS, outcomes, unknown_ids
 
 REFERENCE_FILES = {
     "bert-base-cased": "bert-base-cased_BertNextSentence_BertLM",
@@ -516,3 +516,63 @@ def test_cli_predictions_errors(tmp_path: Path) -> None:
     assert f"{bad}: intrasentence[0] (id x): missing 'score'" in res.output
     res = runner_invoke("--predictions", str(tmp_path / "none.json"))
     assert res.exit_code == 1 and "predictions file not found" in res.output
+
+
+def _prediction_file(path: Path, predictions: dict[str, dict[str, float]]) -> Path:
+    entries = {
+        split: [{"id": sid, "score": score} for sid, score in scores.items()]
+        for split, scores in predictions.items()
+    }
+    path.write_text(json.dumps(entries))
+    return path
+
+
+def test_cli_predictions_unknown_ids_are_reported(tmp_path: Path) -> None:
+    dataset, predictions = _hand_file(tmp_path / "hand.json")
+    extra = {
+        "intrasentence": {**predictions["intrasentence"], "zz-1": 0.5, "zz-2": 0.1},
+        "intersentence": {**predictions["intersentence"], "i9-x": 0.3},
+    }
+    path = _prediction_file(tmp_path / "extra.json", extra)
+    res = runner_invoke("--predictions", str(path), "--dataset", str(dataset), "--format", "csv")
+    assert res.exit_code == 0, res.output
+    assert (
+        "note: 3 of 24 prediction ids are no sentence of the data set and were ignored: "
+        "zz-1, zz-2, i9-x" in res.stderr
+    )
+    plain = _prediction_file(tmp_path / "plain.json", predictions)
+    same = runner_invoke("--predictions", str(plain), "--dataset", str(dataset), "--format", "csv")
+    assert same.stdout == res.stdout and "note" not in same.stderr
+    # no id matches: refused, naming the first ids
+    wrong = {"intrasentence": {f"x{i}": 0.5 for i in range(5)}}
+    path = _prediction_file(tmp_path / "wrong.json", wrong)
+    res = runner_invoke("--predictions", str(path), "--dataset", str(dataset))
+    assert res.exit_code == 1
+    assert "none of the 5 prediction ids is a sentence of" in res.output
+    assert "(first: x0, x1, x2)" in res.output
+
+
+@FUZZ
+@given(
+    extra=st.lists(st.text(min_size=1, max_size=8), max_size=6, unique=True),
+    keep=st.booleans(),
+)
+def test_fuzz_unknown_prediction_ids(tmp_path_factory, extra: list[str], keep: bool) -> None:
+    directory = tmp_path_factory.getbasetemp() / "fuzz-unknown-ids"
+    directory.mkdir(exist_ok=True)
+    dataset_path, predictions = _hand_file(directory / "hand.json")
+    dataset = load_stereoset(path=dataset_path)
+    known = {s.id for _, s in dataset.sentences()}
+    extra = [e for e in extra if e not in known]
+    scores = {**(predictions["intrasentence"] if keep else {}), **dict.fromkeys(extra, 0.5)}
+    unknown, total = unknown_ids(dataset, {"intrasentence": scores})
+    assert unknown == extra and total == len(scores)
+    if not scores:
+        return
+    if keep:
+        table = evaluate(dataset, {"intrasentence": scores})
+        expected = evaluate(dataset, {"intrasentence": predictions["intrasentence"]})
+        pd.testing.assert_frame_equal(table, expected)
+    else:
+        with pytest.raises(WeatkitError, match=f"none of the {len(extra)} prediction ids"):
+            evaluate(dataset, {"intrasentence": scores})

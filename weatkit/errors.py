@@ -41,3 +41,13 @@ class ModelError(WeatkitError):
 
 class CoverageError(WeatkitError):
     """Too few list items in a vocabulary (names the test, set and words)."""
+
+
+def one_line(err: BaseException) -> str:
+    """A failure in one line: ``str(err)`` for a :class:`WeatkitError`, ``Type: first line of
+    the message`` for any other exception (torch, transformers, numpy...), as a grid or
+    ``compare`` records a failed job and the CLI reports an internal error."""
+    if isinstance(err, WeatkitError):
+        return str(err)
+    lines = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
 
+import click
 from rich.console import Console
 from rich.markup import escape
 
-from weatkit.errors import WeatkitError
+from weatkit.errors import WeatkitError, one_line
 
 err_console = Console(stderr=True)
 
@@ -22,8 +24,17 @@ def fail(message: str) -> None:
     sys.exit(1)
 
 
+#: Set to 1 to see the traceback of an internal error instead of its one-line report.
+DEBUG_ENV = "WEATKIT_DEBUG"
+
+
 def friendly(func: Callable[..., None]) -> Callable[..., None]:
-    """Turn :class:`WeatkitError` into a one-line message and exit status 1."""
+    """Turn :class:`WeatkitError` into a one-line message and exit status 1.
+
+    The last line of defence: any other exception (a bug, or a library error weatkit does not
+    translate yet) prints ``weatkit: internal error: Type: message (please report; ...)`` and
+    exits 1; with ``WEATKIT_DEBUG=1`` it propagates with its traceback.
+    """
 
     def wrapper(*args: Any, **kwargs: Any) -> None:
         try:
@@ -32,6 +43,18 @@ def friendly(func: Callable[..., None]) -> Callable[..., None]:
             fail(str(err))
         except KeyboardInterrupt:
             fail("interrupted; no output was written")
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click's own usage errors and exits
+        except Exception as err:
+            if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+                raise
+            err_console.print(
+                f"[bold red]weatkit: internal error:[/] {escape(one_line(err))} (please report; "
+                f"{DEBUG_ENV}=1 shows the traceback)",
+                highlight=False,
+                soft_wrap=True,
+            )
+            sys.exit(1)
 
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__

@@ -78,6 +78,7 @@ def _export_bytes(tables: RunTables, fmt: str, opts: dict[str, Any]) -> bytes:
             value=opts["value"] or "effect_size",
             digits=_DEFAULT_DIGITS if opts["digits"] is None else opts["digits"],
             confidence=_confidence(tables),
+            source=str(Path(opts["run_dir"]) / "summary.csv"),
             **filters(opts),
         )
         return text.encode()

@@ -26,7 +26,7 @@ import click
 from weatkit.cli.errors import fail
 from weatkit.config.schema import CONTEXTUAL, click_options
 from weatkit.embeddings.spec import HF_PREFIX
-from weatkit.errors import WeatkitError
+from weatkit.errors import ConfigError, WeatkitError
 from weatkit.report.tables import FORMATS
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -117,6 +117,7 @@ def resampling_options(
                 default=n_bootstrap,
                 show_default=True,
                 help=bootstrap_help,
+                callback=_plan_fits,
             ),
             click.option("--seed", type=int, default=seed, show_default=True),
             click.option(
@@ -127,6 +128,17 @@ def resampling_options(
             ),
         ]
     )
+
+
+def _plan_fits(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    """Refuse an absurd ``--bootstrap`` before any work (:func:`check_plan_size`)."""
+    from weatkit.stats.resampling import check_plan_size
+
+    try:
+        check_plan_size(value, (1,))
+    except ConfigError as err:
+        raise click.BadParameter(err.problem, ctx, param) from None
+    return value
 
 
 def progress_option(

@@ -30,7 +30,7 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.report.tables import render, write_outputs
 from weatkit.stereoset.data import LANGS, load_stereoset, read_predictions
-from weatkit.stereoset.metrics import evaluate, to_nested
+from weatkit.stereoset.metrics import evaluate, to_nested, unknown_ids
 
 _SPLIT_TITLES = {
     "intrasentence": "intrasentence (fill in the blank)",
@@ -113,6 +113,13 @@ def stereoset_command(**opts: Any) -> None:
     files: dict[str, bytes] = {}
     if opts["predictions_path"]:
         predictions = read_predictions(opts["predictions_path"])
+        unknown, total = unknown_ids(dataset, predictions)
+        if unknown and len(unknown) < total:  # all unknown: evaluate refuses
+            more = ", ..." if len(unknown) > 3 else ""
+            note(
+                f"{len(unknown)} of {total} prediction ids are no sentence of the data set and "
+                f"were ignored: {', '.join(unknown[:3])}{more}"
+            )
     else:
         from weatkit.stereoset.scoring import to_predictions
 

@@ -54,6 +54,7 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
 from weatkit.pipeline import RunConfig
+from weatkit.stats.resampling import check_plan_size
 
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
 _TOP_KEYS = {"output", "languages", "models", "contextual", "correlation", *METHODS}
@@ -143,6 +144,7 @@ class CorrelationOptions:
     def validate(self) -> None:
         if self.n_bootstrap < 0:
             raise ConfigError(f"must be >= 0, got {self.n_bootstrap}", field="n_bootstrap")
+        check_plan_size(self.n_bootstrap, (1,), field="n_bootstrap")
         if not 0 < self.confidence_level < 1:
             raise ConfigError(
                 f"must be between 0 and 1, got {self.confidence_level}", field="confidence_level"

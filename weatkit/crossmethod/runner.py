@@ -41,7 +41,7 @@ from weatkit.crossmethod.methods import (
     weat_rows,
 )
 from weatkit.crossmethod.plot import correlation_heatmap
-from weatkit.errors import WeatkitError
+from weatkit.errors import one_line
 from weatkit.models.hub import is_decoder_only, load_config
 from weatkit.models.pool import handles, scope
 from weatkit.pipeline import environment
@@ -155,10 +155,8 @@ def run_compare(
             rows.extend(compute())
         except NotApplicable as err:
             skipped.append(_skip(model, lang, method, "not applicable", str(err)))
-        except WeatkitError as err:
-            skipped.append(_skip(model, lang, method, "failed", str(err)))
-        except Exception as err:  # torch / transformers: this model's method failed
-            skipped.append(_skip(model, lang, method, "failed", _one_line(err)))
+        except Exception as err:  # WeatkitError, or torch / transformers on this model
+            skipped.append(_skip(model, lang, method, "failed", one_line(err)))
         timings[f"{method}:{model}:{lang}"] = round(time.perf_counter() - t0, 3)
 
     ctx = MethodContext(config.contextual, show_progress)
@@ -167,7 +165,7 @@ def run_compare(
         try:
             kind = entry.kind or _kind(entry.model, ctx.options)
         except Exception as err:  # WeatkitError, or a library's error on this model's config
-            reason = str(err) if isinstance(err, WeatkitError) else _one_line(err)
+            reason = one_line(err)
             for method in config.methods:
                 skipped.append(_skip(entry.name, "*", method, "failed", reason))
             continue
@@ -253,12 +251,6 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
 
 def _kind(model: str, options: Any) -> str:
     return "glm" if is_decoder_only(load_config(model, options)) else "mlm"
-
-
-def _one_line(err: Exception) -> str:
-    """``Type: first line of the message`` of an exception that is not a WeatkitError."""
-    lines = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
 
 
 def _skip(model: str, lang: str, method: str, status: str, reason: str) -> dict[str, str]:

@@ -16,12 +16,14 @@ such as ``"This is {}."`` (SEAT-style), pooling only the item's tokens (found by
 offsets, so a fast tokenizer is needed).
 
 Batches are padded on the right with an attention mask, so a word's vector does not depend on
-the other words in its batch (right padding also keeps the absolute positions of decoder-only
-models). Encoder-decoder models use their encoder. The model comes from the process's pool
-(:func:`weatkit.models.pool.get_model`), so other measures of the same run share its weights.
-Extracted vectors are cached on disk (:mod:`weatkit.models.cache`), keyed by the model's identity
-(hub id + commit hash, or a content hash of a local directory), the pooling options and the
-dtype; all requested layers come from one forward pass.
+the other words in its batch beyond rounding (right padding also keeps the absolute positions of
+decoder-only models); the padded shapes select different matrix kernels, so vectors may differ in
+their last bits (about 1e-6) between batch sizes. Encoder-decoder models use their encoder. The
+model comes from the process's pool (:func:`weatkit.models.pool.get_model`), so other measures of
+the same run share its weights. Extracted vectors are cached on disk
+(:mod:`weatkit.models.cache`), keyed by the model's identity (hub id + commit hash, or a content
+hash of a local directory), the pooling options, the dtype and the batch size; all requested
+layers come from one forward pass.
 
 With ``lower=True`` the item is lower-cased before it is encoded and its vector is returned under
 the item as written, so list items are found as they are spelt.
@@ -107,12 +109,17 @@ class ContextualOptions:
             )
 
     def cache_inputs(self) -> dict[str, object]:
-        """The options that change a vector (part of the cache key)."""
+        """The options that change a vector (part of the cache key).
+
+        The batch size is one of them: a padded batch runs different matrix kernels, so a
+        vector can differ in its last bits (up to ~1e-6) between batch sizes.
+        """
         return {
             "subwords": self.subwords,
             "special_tokens": self.special_tokens,
             "template": self.template,
             "dtype": self.dtype,
+            "batch_size": self.batch_size,
         }
 
 

@@ -27,6 +27,7 @@ from weatkit.stats.resampling import (
     PermutationPlan,
     Sizes,
     bootstrap_indices,
+    check_plan_size,
     counts_from_indices,
     jackknife_weights,
     permutation_plan,
@@ -88,6 +89,8 @@ class EngineOptions:
         for name, ok, message in checks:
             if not ok:
                 raise ConfigError(f"{message}, got {getattr(self, name)!r}", field=name)
+        check_plan_size(self.n_bootstrap, (1,), field="n_bootstrap")
+        check_plan_size(self.n_permutations, (1,), field="n_permutations", bytes_per_item=1)
 
 
 def _one_of(choices: Sequence[str]) -> str:

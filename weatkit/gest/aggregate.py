@@ -201,6 +201,35 @@ def _scored(scores: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return table, int((~keep).sum())
 
 
+#: The largest x with a finite float64 exp(x).
+_MAX_EXPONENT = math.log(np.finfo(np.float64).max)
+
+
+def _check_exponents(
+    table: pd.DataFrame, base: str, exponents: dict[str, np.ndarray], where: str = ""
+) -> None:
+    """Refuse scores whose rates would overflow: every rate is exp of a mean score (or of a
+    difference of two, times ln b), so each exponent must be at most :data:`_MAX_EXPONENT`
+    (≈ 709.78; a very negative one only underflows to 0). The error names the rate and the
+    sample with the largest |score|. The exponents of ``q_i`` bound those of q_f and q_m (their
+    means); that of g_s_geometric bounds g_s's (ln b ≥ 1).
+    """
+    for name, values in exponents.items():
+        finite = np.asarray(values, dtype=np.float64)
+        finite = finite[~np.isnan(finite)]
+        if finite.size and finite.max() > _MAX_EXPONENT:
+            worst = finite.max()
+            row = table["score"].abs().idxmax()
+            sample = table.loc[row, "sample_id"] if "sample_id" in table.columns else row
+            log = "log10" if base == "10" else "ln"
+            raise WeatkitError(
+                f"scores too large: {name} = exp({worst:.4g}){where} is beyond the largest float "
+                f"(exp({_MAX_EXPONENT:.2f})); the largest |score| is "
+                f"{table.loc[row, 'score']:.4g} (sample {sample}); scores must be {log} ratios "
+                f"{log} P(w_m) − {log} P(w_f)"
+            )
+
+
 def _interval(
     distribution: np.ndarray, confidence_level: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -250,15 +279,18 @@ def aggregate_scores(
         fam = family_mask(table["sentence"], table["stereotype"])
         families = [fam[(table["stereotype"] == i).to_numpy()] for i in ids]
         fam_scores = table["score"].to_numpy()[fam]
-        q_fam = math.exp(fam_scores.mean()) if fam_scores.size else math.nan
+        fam_mean = fam_scores.mean() if fam_scores.size else math.nan
+        _check_exponents(table, base, {"q_fam": np.array(fam_mean)})
+        q_fam = math.exp(fam_mean)
         n_fam = int(fam.sum())
     else:
         families, q_fam, n_fam = None, math.nan, 0
 
     means = np.array([g.mean() for g in groups])
-    q = np.exp(means)
     mean_f, mean_m = group_means(means)
     ln_base = math.log(10.0) if base == "10" else 1.0
+    _check_exponents(table, base, {"q_i": means, "g_s_geometric": ln_base * (mean_m - mean_f)})
+    q = np.exp(means)
     values = {
         "q_f": math.exp(mean_f),
         "q_m": math.exp(mean_m),
@@ -270,6 +302,12 @@ def aggregate_scores(
     draws = resample_indices([len(g) for g in groups], n_bootstrap, seed)
     boot, boot_fam = bootstrap_distribution(groups, draws, families)
     boot_f, boot_m = group_means(boot)
+    _check_exponents(
+        table,
+        base,
+        {"q_i": boot, "g_s_geometric": ln_base * (boot_m - boot_f), "q_fam": boot_fam},
+        " in a bootstrap resample",
+    )
     replicates = np.stack(
         [
             np.exp(boot_f),

@@ -337,6 +337,7 @@ class GestScorer:
                 self.identity,
                 kind=self.kind,
                 dtype=self.options.dtype,
+                batch_size=self.options.batch_size,  # padded batches change the last bits
                 **what,
             )
         rows, n_cached = cached_rows(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from weatkit.embeddings.contextual import ExtractorPool
-from weatkit.errors import WeatkitError
+from weatkit.errors import one_line
 from weatkit.grid.config import GridConfig
 from weatkit.grid.execute import JobFunction, execute_job
 from weatkit.grid.jobs import Job
@@ -84,8 +84,8 @@ class LocalExecutor:
         for job in jobs:
             try:
                 record, worker = timed_job(self.execute, config, job, self.extractors)
-            except WeatkitError as err:
-                yield JobOutcome(job, error=str(err))
+            except Exception as err:  # any failure of one job is recorded, the rest go on
+                yield JobOutcome(job, error=one_line(err))
             else:
                 yield JobOutcome(job, record=record, worker=worker)
 

@@ -2,8 +2,9 @@
 
 A grid expands to one ``weat`` job per embeddings source × language and one ``compare`` job per
 (source with a ``baseline``) × language. A job's key is the SHA-256 of everything its numbers
-depend on: the options that change results (not the device, batch size or cache, which do not),
-the SHA-256 of every list file read, the fingerprint of the embeddings file for that language
+depend on: the options that change results (not the device or cache; a model's batch size is in
+the key, since padded batches change a vector's last bits), the SHA-256 of every list file read,
+the fingerprint of the embeddings file for that language
 (:func:`weatkit._io.fingerprint.file_fingerprint`) or the model's identity (content hash of a local
 model directory, hub id + revision otherwise), the isomorphism word lists, and the weatkit
 version. A rerun reuses a finished job exactly when its key is unchanged.
@@ -27,8 +28,9 @@ from weatkit.grid.config import GridConfig, GridSource
 from weatkit.lists.sources import select_lists
 from weatkit.models.hub import is_local, model_identity
 
-#: Options that change where or how fast a number is computed, never the number.
-_NOT_IN_KEY = {"device", "batch_size", "cache"}
+#: Options that change where or how fast a number is computed, never the number. A model's
+#: ``batch_size`` is not one of them: padded batches change a vector's last bits.
+_NOT_IN_KEY = {"device", "cache"}
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,13 @@ branch name such as ``main``); a local directory is identified by a hash of its 
 from __future__ import annotations
 
 import os
+import pickle
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import torch
+from safetensors import SafetensorError, safe_open
 
 from weatkit._io.fingerprint import file_fingerprint
 from weatkit.engine.device import resolve_device
@@ -197,6 +199,31 @@ def load_tokenizer(model: str, options: LoadOptions, **kwargs: Any) -> Any:
         raise ModelError(f"cannot load the tokenizer of {model}: {first_line(err)}") from err
 
 
+def broken_weights_file(model: str, options: LoadOptions) -> str | None:
+    """The first ``*.safetensors`` file of ``model`` (a local directory, or the hub cache's
+    snapshot of its revision) whose header cannot be read, or None when none is found."""
+    root: Path | None = None
+    if is_local(model):
+        root = Path(os.path.expanduser(model))
+    else:
+        from huggingface_hub import try_to_load_from_cache
+
+        try:
+            config = try_to_load_from_cache(model, "config.json", revision=options.revision)
+        except ValueError:  # not a valid repository id
+            return None
+        root = Path(config).parent if isinstance(config, str) else None
+    if root is None:
+        return None
+    for path in sorted(root.glob("*.safetensors")):
+        try:
+            with safe_open(str(path), framework="pt"):
+                pass
+        except (SafetensorError, OSError):
+            return str(path)
+    return None
+
+
 def pad_id(tokenizer: Any) -> int:
     """The id batches are padded with: pad, else EOS, else UNK, else 0 (never attended)."""
     for candidate in (tokenizer.pad_token_id, tokenizer.eos_token_id, tokenizer.unk_token_id):
@@ -242,6 +269,18 @@ def load_network(
             trust_remote_code=options.trust_remote_code,
             output_loading_info=True,
         )
+    except torch.OutOfMemoryError as err:
+        raise ModelError(f"out of memory loading {model}; try --dtype float16") from err
+    except (SafetensorError, RuntimeError, EOFError, pickle.UnpicklingError) as err:
+        # a truncated or corrupt weights file (an interrupted download, a full disk), or
+        # weights that do not fit the config
+        broken = broken_weights_file(model, options)
+        if broken is None:
+            raise ModelError(f"cannot load the weights of {model}: {first_line(err)}") from err
+        raise ModelError(
+            f"cannot load the weights of {model}: {broken}: {first_line(err)} (a truncated or "
+            "corrupt file: delete it and download or save the model again)"
+        ) from err
     except (OSError, ValueError) as err:
         message = first_line(err)
         if not options.allow_pickle and "no file named model.safetensors" in message:

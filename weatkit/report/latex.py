@@ -34,6 +34,7 @@ import math
 import re
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from weatkit.errors import WeatkitError
@@ -72,6 +73,7 @@ def latex_tables(
     list_sets: Sequence[str] | None = None,
     embeddings: Sequence[str] | None = None,
     langs: Sequence[str] | None = None,
+    source: str = "summary.csv",
 ) -> str:
     """The summary as LaTeX tables, one per (list set, test), separated by a blank line.
 
@@ -83,9 +85,12 @@ def latex_tables(
         tests, list_sets, embeddings, langs: keep only these (None: all). The columns follow
             the order of ``langs`` when given, else alphabetical order; rows follow the order
             of the embeddings in the summary.
+        source: the summary's file name, for errors (rows are numbered by the frame's index:
+            line = index + 2, as read from a CSV file with a header).
 
     Raises:
-        WeatkitError: an unknown value, digits out of range, or no rows after filtering.
+        WeatkitError: an unknown value, digits out of range, no rows after filtering, or a
+            cell that is not a number (naming ``source``, the line and the column).
     """
     if value not in VALUES:
         raise WeatkitError(f"unknown value {value!r}: choose one of {', '.join(VALUES)}")
@@ -93,7 +98,7 @@ def latex_tables(
         raise WeatkitError(f"--digits must be between 0 and {_MAX_DIGITS}, not {digits}")
     rows = filter_rows(
         summary,
-        table="summary.csv",
+        table=source,
         tests=tests,
         list_sets=list_sets,
         embeddings=embeddings,
@@ -101,7 +106,7 @@ def latex_tables(
     )
     groups = rows.groupby(["list_set", "test"], sort=False)
     tables = [
-        _table(group, list_set, test, value, digits, confidence, lang_order(group, langs))
+        _table(group, list_set, test, value, digits, confidence, lang_order(group, langs), source)
         for (list_set, test), group in groups
     ]
     return "\n".join(tables)
@@ -115,8 +120,12 @@ def _table(
     digits: int,
     confidence: float,
     langs: list[str],
+    source: str,
 ) -> str:
     """One ``table`` environment for one list set and test, with ``langs`` as columns."""
+    for col in ("n_lists", value, f"{value}_ci_low", f"{value}_ci_high", "ci_level"):
+        if col in group.columns:
+            _check_numbers(group, col, source)
     counts = group.groupby("lang")["n_lists"].max()
     cells = group.drop_duplicates(["embeddings", "lang"]).set_index(["embeddings", "lang"])
     header = " & ".join(["", *(f"{escape_latex(lang)} ({counts[lang]})" for lang in langs)])
@@ -148,6 +157,24 @@ def _table(
             "",
         ]
     )
+
+
+def _check_numbers(group: pd.DataFrame, col: str, source: str) -> None:
+    """:class:`WeatkitError` naming the file, line and column of a cell of ``col`` that is not a
+    number (empty cells are NaN, shown as ``--``)."""
+    raw = group[col]
+    numeric = pd.to_numeric(raw, errors="coerce")
+    bad = numeric.isna() & raw.notna() & (raw.astype(str).str.strip() != "")
+    if col == "n_lists":
+        bad |= numeric.isna() | (numeric % 1 != 0)
+    if bad.any():
+        index = bad.idxmax()
+        where = f"line {index + 2}" if isinstance(index, (int, np.integer)) else f"row {index}"
+        row = group.loc[index]
+        raise WeatkitError(
+            f"{source}: {where} ({row.get('embeddings')}, {row.get('lang')}): column {col!r} "
+            f"is not a number: {str(raw.loc[index])!r}"
+        )
 
 
 def _cell(row: pd.Series, value: str, digits: int, confidence: float, n_header: int) -> str:

@@ -258,6 +258,7 @@ class MaskedLM:
                 SCORING_VERSION,
                 self.identity,
                 dtype=self.options.dtype,
+                batch_size=self.options.batch_size,  # padded batches change the last bits
             )
 
         def run(missing: list[str]) -> np.ndarray:

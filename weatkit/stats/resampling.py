@@ -39,13 +39,14 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
-from weatkit.errors import WeatkitError
+from weatkit.errors import ConfigError, WeatkitError
 
 Sizes = tuple[int, int, int, int]
 BootstrapScheme = Literal["weat", "stratified"]
@@ -58,6 +59,62 @@ _PERMUTATION_STREAM = 1
 
 def _rng(seed: int, sizes: Sequence[int], stream: int) -> np.random.Generator:
     return np.random.default_rng([int(seed), *(int(n) for n in sizes), stream])
+
+
+#: Bytes a bootstrap plan holds per drawn position: its int64 index and the float64 count
+#: made from it (:func:`counts_from_indices`). A permutation plan holds one uint8 per item.
+BOOTSTRAP_BYTES = 16
+
+
+def check_plan_size(
+    n_resamples: int,
+    sizes: Sequence[int],
+    *,
+    field: str = "n_bootstrap",
+    bytes_per_item: int = BOOTSTRAP_BYTES,
+) -> None:
+    """Refuse, before anything is allocated, a plan that cannot fit in this machine's memory.
+
+    A plan of R resamples over sets of sizes n_1 … n_k holds at least
+    ``bytes_per_item · R · Σ n_j`` bytes (16 for a bootstrap: an int64 position and a float64
+    count per drawn item; 1 for the membership rows of a permutation plan). Every plan calls
+    this first; option validators call it with sizes ``(1,)`` to refuse an absurd count before
+    any work.
+
+    Raises:
+        ConfigError: the plan needs more than the machine's physical memory, naming the count
+            (``field``) and the memory it would need.
+    """
+    n_items = sum(int(n) for n in sizes)
+    needed = bytes_per_item * int(n_resamples) * n_items
+    available = physical_memory()
+    if needed > available:
+        what = f"{int(n_resamples):,} resamples" + (
+            f" of {n_items:,} items would need" if n_items > 1 else " would need at least"
+        )
+        raise ConfigError(
+            f"{what} {format_bytes(needed)} of memory (this machine has "
+            f"{format_bytes(available)}); choose fewer",
+            field=field,
+        )
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory of this machine (``sysconf``; 1 TiB where it is unknown)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - Windows
+        return 1 << 40
+
+
+def format_bytes(n: int) -> str:
+    """``n`` bytes in binary units, e.g. ``21.8 TiB``."""
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} PiB"
 
 
 def bootstrap_draws(
@@ -74,6 +131,7 @@ def bootstrap_draws(
         >>> [a.shape for a in bootstrap_draws([3, 2], 4, seed=0, scheme="stratified")]
         [(4, 3), (4, 2)]
     """
+    check_plan_size(n_resamples, sizes)
     if scheme == "weat":
         rng = _rng(seed, sizes, _BOOTSTRAP_STREAM)
     elif scheme == "stratified":
@@ -141,6 +199,10 @@ def permutation_plan(
     ``n_permutations`` distinct random splits."""
     total = n_splits(n_x, n_y)
     exact = total <= max_exact or total <= n_permutations
+    if exact:
+        check_plan_size(total, (n_x, n_y), field="max_exact", bytes_per_item=1)
+    else:
+        check_plan_size(n_permutations, (n_x, n_y), field="n_permutations", bytes_per_item=1)
     packed = (
         _all_splits(n_x, n_y) if exact else _random_splits(n_x, n_y, n_permutations, seed, sizes)
     )

@@ -243,6 +243,26 @@ def to_nested(table: pd.DataFrame) -> dict[str, dict[str, dict[str, float | int]
     return out
 
 
+def unknown_ids(dataset: StereoSet, predictions: Predictions) -> tuple[list[str], int]:
+    """The prediction ids that are no sentence of ``dataset`` (of their split, for
+    ``{split: {id: score}}``; of either split for a flat ``{id: score}``), in file order, and
+    the number of ids given. Such scores are ignored by :func:`evaluate`."""
+    if not isinstance(predictions, Mapping):
+        return [], 0
+    groups: list[tuple[str | None, Mapping[str, Any]]]
+    if predictions and all(isinstance(v, Mapping) for v in predictions.values()):
+        groups = [(k, v) for k, v in predictions.items() if k in SPLITS]  # type: ignore[misc]
+    else:
+        groups = [(None, predictions)]
+    unknown: list[str] = []
+    total = 0
+    for split, scores in groups:
+        known = {sentence.id for _, sentence in dataset.sentences(split)}
+        total += len(scores)
+        unknown += [str(sid) for sid in scores if sid not in known]
+    return unknown, total
+
+
 def _scores_and_splits(
     dataset: StereoSet, predictions: Predictions, splits: Sequence[str] | None
 ) -> tuple[dict[str, float], list[str]]:
@@ -250,6 +270,16 @@ def _scores_and_splits(
     if not isinstance(predictions, Mapping) or not predictions:
         raise WeatkitError("no predictions: give {split: {sentence_id: score}} or {id: score}")
     values = list(predictions.values())
+    if not any(isinstance(v, Mapping) for v in values) or all(
+        isinstance(v, Mapping) for v in values
+    ):
+        unknown, total = unknown_ids(dataset, predictions)
+        if total and len(unknown) == total:
+            raise WeatkitError(
+                f"the predictions score no sentence of the dataset's examples: none of the "
+                f"{total} prediction ids is a sentence of {dataset.source or dataset.lang} "
+                f"(first: {', '.join(unknown[:3])})"
+            )
     if all(isinstance(v, Mapping) for v in values):
         unknown = [k for k in predictions if k not in SPLITS]
         if unknown:

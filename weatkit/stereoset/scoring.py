@@ -153,6 +153,7 @@ class IntrasentenceScorer:
                 self.identity,
                 kind=self.kind,
                 dtype=self.options.dtype,
+                batch_size=self.options.batch_size,  # padded batches change the last bits
             )
         rows, n_cached = cached_rows(
             cache,
