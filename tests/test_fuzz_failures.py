@@ -27,6 +27,7 @@ from weatkit.grid import load_grid_config, run_grid
 from weatkit.grid.executors import LocalExecutor
 from weatkit.grid.jobs import plan_jobs
 from weatkit.models.handle import ModelHandle
+from weatkit.report.latex import latex_tables
 from weatkit.stats.resampling import (
     bootstrap_draws,
     check_plan_size,
@@ -258,7 +259,12 @@ def test_latex_export_names_a_cell_that_is_not_a_number(tmp_path: Path) -> None:
     rows[1][rows[0].index("effect_size")] = "abc"
     with summary.open("w", newline="") as f:
         csv.writer(f).writerows(rows)
-    res = invoke("export", str(out), "--format", "latex")
-    assert_one_line_error(res, f"{summary}: line 2 (glove-6b-50d, en): column 'effect_size' is "
-                          "not a number: 'abc'")  # fmt: skip
+    res = invoke("export", str(out), "--format", "latex")  # the run-directory reader sees it
+    assert_one_line_error(res, f"{summary}: line 2: column effect_size: 'abc' is not a number")
+    table = pd.read_csv(summary, keep_default_na=False)  # a table handed to the library as is
+    with pytest.raises(WeatkitError) as info:
+        latex_tables(table, source=str(summary))
+    assert str(info.value) == (
+        f"{summary}: line 2 (glove-6b-50d, en): column 'effect_size' is not a number: 'abc'"
+    )
     shutil.rmtree(out)

@@ -335,9 +335,8 @@ class GestScorer:
                 "gest-scores",
                 SCORING_VERSION,
                 self.identity,
+                self.options,
                 kind=self.kind,
-                dtype=self.options.dtype,
-                batch_size=self.options.batch_size,  # padded batches change the last bits
                 **what,
             )
         rows, n_cached = cached_rows(

@@ -23,6 +23,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from safetensors import SafetensorError, safe_open
@@ -109,12 +110,25 @@ class VectorCache:
 
 
 def score_cache(
-    folder: str, task: str, version: int, identity: Mapping[str, object], **inputs: object
+    folder: str,
+    task: str,
+    version: int,
+    identity: Mapping[str, object],
+    options: Any,
+    **inputs: object,
 ) -> VectorCache:
     """The cache of one scorer: ``<cache_dir>/<folder>/<key>``, keyed on ``task``, its scoring
-    ``version`` (bumped when the meaning of a value changes), the model's ``identity`` and the
-    other ``inputs`` that change a value (dtype, kind, template…)."""
-    key = {"task": task, "scoring_version": version, **identity, **inputs}
+    ``version`` (bumped when the meaning of a value changes), the model's ``identity``, the
+    ``options``' dtype and batch size (padded batches change a score's last bits) and the other
+    ``inputs`` that change a value (kind, template…)."""
+    key = {
+        "task": task,
+        "scoring_version": version,
+        **identity,
+        "dtype": options.dtype,
+        "batch_size": options.batch_size,
+        **inputs,
+    }
     return VectorCache(key, root=ensure_cache_dir("scores") / folder)
 
 

@@ -257,8 +257,7 @@ class MaskedLM:
                 f"sentence-{task}",
                 SCORING_VERSION,
                 self.identity,
-                dtype=self.options.dtype,
-                batch_size=self.options.batch_size,  # padded batches change the last bits
+                self.options,
             )
 
         def run(missing: list[str]) -> np.ndarray:

@@ -151,9 +151,8 @@ class IntrasentenceScorer:
                 "stereoset-intrasentence",
                 SCORING_VERSION,
                 self.identity,
+                self.options,
                 kind=self.kind,
-                dtype=self.options.dtype,
-                batch_size=self.options.batch_size,  # padded batches change the last bits
             )
         rows, n_cached = cached_rows(
             cache,
