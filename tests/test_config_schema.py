@@ -433,6 +433,7 @@ def test_weatkit_run_builds_the_run_a_file_describes(
         "lists": ["weat", "x-weat"],
         "tests": ["weat1"],
         "equalize": "truncate",  # given: beats the preset's "none"
+        "compat": "wefe",
         "allow_pickle": True,
         "engine": {"n_bootstrap": 10, "ci_method": "bca", "device": "cpu", "ddof": 0},
         "contextual": {

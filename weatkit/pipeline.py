@@ -28,6 +28,7 @@ from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.coverage import EQUALIZE_MODES, CoverageError, CoveredTest, cover_test
 from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings, parse_embeddings_specs
 from weatkit.embeddings.vectors import WordVectors
+from weatkit.engine.compat import COMPAT_PRESETS, compat_summary
 from weatkit.engine.device import resolve_device
 from weatkit.engine.weat import EngineOptions, WeatInput, WeatResult, run_weat
 from weatkit.errors import ConfigError, WeatkitError
@@ -38,7 +39,7 @@ from weatkit.isomorphism.across_languages import (
 )
 from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.model import SET_KEYS, AssociationTest
-from weatkit.lists.normalize import Normalization
+from weatkit.lists.normalize import Normalization, check_choice
 from weatkit.lists.sources import select_lists
 from weatkit.report.tables import results_frame, summary_frame
 
@@ -59,12 +60,20 @@ class RunConfig:
             models ``NAME=hf:MODEL@LAYERS``, parsed :class:`EmbeddingsSpec`, or vectors already
             in memory (:class:`WordVectors` or a gensim ``KeyedVectors``).
         lower: lower-case items; None = only for uncased embeddings (the GloVe default).
-        strip_accents: remove diacritics from items.
+        strip_accents: remove diacritics from items (how: ``accent_removal``).
         min_coverage: per-set fraction of items that must be in the vocabulary.
         equalize: ``none``, ``truncate`` or ``subsample`` (set sizes after OOV removal).
         strict: stop at the first test with too low coverage instead of skipping it.
         allow_pickle: permit pickle-based formats (gensim ``.kv``).
         fasttext_oov: build vectors for OOV words from fastText ``.bin`` sub-words.
+        accent_removal: ``marks`` (drop combining marks) or ``transliterate`` (``unidecode``,
+            the CA-WEAT code): how ``strip_accents`` removes accents.
+        duplicates: ``drop`` an item repeated within a set (first occurrence kept) or ``keep``
+            every occurrence (the CA-WEAT and XWEAT code).
+        invisible: ``drop`` or ``keep`` invisible marks such as U+200E (the CA-WEAT code keeps).
+        compat: the reference tool whose conventions the builder applied
+            (:func:`weatkit.engine.compat.with_compat`); the manifest and the CLI report its values
+            and the options given instead.
         engine: statistics options (ddof, resamples, seed, device, ...).
         contextual: how ``hf:`` models are encoded (pooling, template, dtype, device, ...).
         isomorphism: a reference language (e.g. ``"en"``): add the isomorphism measures of
@@ -86,6 +95,10 @@ class RunConfig:
     strict: bool = False
     allow_pickle: bool = False
     fasttext_oov: bool = False
+    accent_removal: str = "marks"
+    duplicates: str = "drop"
+    invisible: str = "drop"
+    compat: str | None = None
     engine: EngineOptions = field(default_factory=EngineOptions)
     contextual: ContextualOptions = field(default_factory=ContextualOptions)
     isomorphism: str | None = None
@@ -103,6 +116,20 @@ class RunConfig:
                 f"must be one of {', '.join(EQUALIZE_MODES)}, got {self.equalize!r}",
                 field="equalize",
             )
+        self.normalization(lower=False, join_phrases=None)  # checks the normalisation fields
+        if self.compat is not None:
+            check_choice("compat", self.compat, tuple(COMPAT_PRESETS))
+
+    def normalization(self, *, lower: bool, join_phrases: str | None) -> Normalization:
+        """The list normalisation of this run, with the case and phrase joining of one source."""
+        return Normalization(
+            lower=lower,
+            strip_accents=self.strip_accents,
+            join_phrases=join_phrases,
+            accent_removal=self.accent_removal,
+            duplicates=self.duplicates,
+            invisible=self.invisible,
+        )
 
 
 @dataclass
@@ -257,11 +284,8 @@ def run(
     extractors = extractors or ExtractorPool()
     for spec in specs:
         lower = spec.uncased if config.lower is None else config.lower
-        norm = Normalization(
-            lower=lower,
-            strip_accents=config.strip_accents,
-            join_phrases=None if spec.contextual else "_",  # models read phrases as text
-        )
+        # models read phrases as text
+        norm = config.normalization(lower=lower, join_phrases=None if spec.contextual else "_")
         if norm not in selections:  # each normalisation is selected (and reported) once
             selection = select_lists(
                 config.lists, config.langs, normalization=norm, tests=config.tests
@@ -334,6 +358,8 @@ def run(
         timings["isomorphism"] = round(time.perf_counter() - t0, 3)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = _manifest(config, device, sources, inputs, skipped, report, timings)
+    if config.compat is not None:
+        manifest["compat"] = compat_summary(config)
     manifest["contextual_models"] = extractors.describe()
     return RunResult(results_df, summary_df, skipped, report, manifest, iso_df, correlations)
 

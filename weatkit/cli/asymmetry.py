@@ -68,6 +68,9 @@ def _run_tests(config: dict[str, Any], opts: dict[str, Any]) -> list[Association
         lower=bool(config.get("lower")),
         strip_accents=bool(config.get("strip_accents")),
         join_phrases=None,
+        accent_removal=config.get("accent_removal", "marks"),
+        duplicates=config.get("duplicates", "drop"),
+        invisible=config.get("invisible", "drop"),
     )
     selection = select_lists(
         config["lists"],

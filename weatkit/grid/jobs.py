@@ -84,7 +84,17 @@ def plan_jobs(config: GridConfig) -> list[Job]:
         "min_coverage": run.min_coverage,
         "equalize": run.equalize,
         "fasttext_oov": run.fasttext_oov,
-        "engine": _without_runtime(asdict(run.engine)),
+        "engine": {
+            k: v
+            for k, v in _without_runtime(asdict(run.engine)).items()
+            if not (k == "permutation_count" and v == "ge")  # as before the option existed
+        },
+        # issue 18's options enter a job's identity only when set (earlier jobs keep their keys)
+        **{
+            key: getattr(run, key)
+            for key, default in _FIDELITY_DEFAULTS.items()
+            if getattr(run, key) != default
+        },
     }
     jobs: list[Job] = []
     pairs: list[tuple[GridSource, str, dict[str, object]]] = []
@@ -120,6 +130,10 @@ def plan_jobs(config: GridConfig) -> list[Job]:
 def _key(inputs: dict[str, object]) -> str:
     text = json.dumps(inputs, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+#: Normalisation options that enter a job's identity only when they differ from these.
+_FIDELITY_DEFAULTS = {"accent_removal": "marks", "duplicates": "drop", "invisible": "drop"}
 
 
 def _without_runtime(options: dict[str, object]) -> dict[str, object]:

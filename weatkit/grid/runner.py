@@ -39,7 +39,6 @@ from weatkit.grid.executors import Executor, LocalExecutor
 from weatkit.grid.jobs import Job, plan_jobs
 from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
-from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import bars_disabled, environment
 from weatkit.report.tables import (
@@ -225,7 +224,7 @@ def _asymmetry(config: GridConfig, results: pd.DataFrame) -> tuple[pd.DataFrame,
     if config.asymmetry is None or results.empty:
         return pd.DataFrame(), pd.DataFrame()
     run = config.run
-    norm = Normalization(lower=bool(run.lower), strip_accents=run.strip_accents, join_phrases=None)
+    norm = run.normalization(lower=bool(run.lower), join_phrases=None)
     langs = tuple(sorted(results["lang"].unique()))
     tests = select_lists(run.lists, langs, normalization=norm, tests=run.tests).tests
     table = asymmetry_table(results, attribute_counts(tests, config.asymmetry))

@@ -6,6 +6,8 @@ Always applied (they never change what a word *is*):
 - removal of invisible formatting characters: zero-width space U+200B, word joiner U+2060,
   BOM U+FEFF and the directional marks/embeddings/isolates U+200E, U+200F, U+202A-U+202E,
   U+2066-U+2069 (CA-WEAT v1 has three LRMs in Arabic items, see ``ca-weat/SOURCE.md``);
+  ``invisible="keep"`` keeps them, as the CA-WEAT and XWEAT code do (they look items up as
+  written);
 - stripping of leading/trailing whitespace and collapsing of inner whitespace runs to one space.
 
 Zero-width non-joiner U+200C and zero-width joiner U+200D are **kept**: they are orthographic in
@@ -13,16 +15,20 @@ Persian (e.g. the five ZWNJs in the CA-WEAT ``fa`` lists) and in Indic scripts, 
 changes the spelling and the vocabulary lookup.
 
 Optional (:class:`Normalization`): lowercasing (``str.lower`` after NFC; German nouns are
-capitalised in CA-WEAT, so this is the caller's choice), accent stripping (NFD, drop combining
-marks of category Mn, NFC again - meant for Latin/Greek/Cyrillic; it destroys vowel signs of
-Indic scripts and Arabic diacritics), and joining multi-word items (~5% of CA-WEAT v1 items, e.g.
+capitalised in CA-WEAT, so this is the caller's choice), accent stripping (``accent_removal``:
+``"marks"`` = NFD, drop combining marks of category Mn, NFC again - meant for
+Latin/Greek/Cyrillic; it destroys vowel signs of Indic scripts and Arabic diacritics;
+``"transliterate"`` = ``unidecode.unidecode``, ASCII transliteration as the CA-WEAT code's
+``--accents True`` does: ß → ss, пчела → pchela, Arabic and Persian to Latin letters), and
+joining multi-word items (~5% of CA-WEAT v1 items, e.g.
 "fucile mitragliatore") with ``"_"`` as static phrase vectors expect (the CA-WEAT tool's
 ``--phrases``); ``join_phrases=None`` keeps the spaces, for contextual models.
 
 After normalisation, empty items are dropped, duplicates within a set are removed (the first
-occurrence is kept, with a warning; 35 v1 cells have one), and items shared by the two target sets
-or the two attribute sets are reported but kept (e.g. ru1 FLOWERS and INSECTS both contain
-"пчела" in CA-WEAT v1).
+occurrence is kept, with a warning; 35 v1 cells have one; ``duplicates="keep"`` keeps every
+occurrence, so that each enters the means, as the CA-WEAT and XWEAT code do), and items shared
+by the two target sets or the two attribute sets are reported but kept (e.g. ru1 FLOWERS and
+INSECTS both contain "пчела" in CA-WEAT v1).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from weatkit.errors import ConfigError
 from weatkit.lists.model import SET_KEYS, AssociationTest
 
 #: Invisible characters that are removed. ZWNJ (U+200C) and ZWJ (U+200D) are deliberately absent.
@@ -55,20 +62,63 @@ RULES = (
 )
 
 
+#: How ``strip_accents`` removes accents: combining marks only, or ``unidecode`` to ASCII.
+ACCENT_REMOVALS = ("marks", "transliterate")
+#: What happens to an item repeated within a set.
+DUPLICATES = ("drop", "keep")
+#: What happens to the invisible characters of :data:`REMOVED_CHARS`.
+INVISIBLE = ("drop", "keep")
+
+
 @dataclass(frozen=True)
 class Normalization:
     """Which optional normalisation rules to apply (the always-on rules are in the module doc).
 
     Attributes:
         lower: lowercase items (``str.lower`` after NFC).
-        strip_accents: remove combining marks (NFD, drop category Mn, NFC).
+        strip_accents: remove accents, as ``accent_removal`` says.
         join_phrases: replace the spaces of multi-word items with this string (``"_"`` for static
             vectors); None keeps phrases as they are (contextual models).
+        accent_removal: ``"marks"`` (NFD, drop category Mn, NFC) or ``"transliterate"``
+            (``unidecode``, the CA-WEAT code; needs the optional ``unidecode`` package).
+        duplicates: ``"drop"`` (keep the first occurrence) or ``"keep"`` (every occurrence).
+        invisible: ``"drop"`` or ``"keep"`` the characters of :data:`REMOVED_CHARS`.
     """
 
     lower: bool = False
     strip_accents: bool = False
     join_phrases: str | None = "_"
+    accent_removal: str = "marks"
+    duplicates: str = "drop"
+    invisible: str = "drop"
+
+    def __post_init__(self) -> None:
+        """:class:`ConfigError` naming the field of a value that is not one of its choices."""
+        check_choice("accent_removal", self.accent_removal, ACCENT_REMOVALS)
+        check_choice("duplicates", self.duplicates, DUPLICATES)
+        check_choice("invisible", self.invisible, INVISIBLE)
+
+
+def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    """:class:`ConfigError` naming ``name`` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ConfigError(f"must be one of {', '.join(choices)}, got {value!r}", field=name)
+
+
+def transliterate(text: str) -> str:
+    """ASCII transliteration with ``unidecode.unidecode`` (the CA-WEAT code's accent removal).
+
+    unidecode is GPL-licensed and optional (``pip install 'weatkit[compat]'``): it is imported
+    here, when first needed.
+    """
+    try:
+        from unidecode import unidecode
+    except ImportError:
+        raise ConfigError(
+            "accent_removal transliterate needs the optional package unidecode: "
+            "pip install 'weatkit[compat]' (or pip install unidecode)"
+        ) from None
+    return unidecode(text)
 
 
 #: The default: only the always-on rules, phrases joined with "_".
@@ -107,14 +157,18 @@ def _steps(item: str, norm: Normalization) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     value = unicodedata.normalize("NFC", item)
     out.append(("nfc", value))
-    value = value.translate(_REMOVE_TABLE)
-    out.append(("invisible", value))
+    if norm.invisible == "drop":
+        value = value.translate(_REMOVE_TABLE)
+        out.append(("invisible", value))
     value = _SPACE.sub(" ", value).strip()
     out.append(("whitespace", value))
     if norm.lower:
         value = unicodedata.normalize("NFC", value.lower())
         out.append(("lower", value))
-    if norm.strip_accents:
+    if norm.strip_accents and norm.accent_removal == "transliterate":
+        value = transliterate(value)
+        out.append(("accents", value))
+    elif norm.strip_accents:
         decomposed = unicodedata.normalize("NFD", value)
         value = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
         value = unicodedata.normalize("NFC", value)
@@ -150,6 +204,12 @@ def _normalize_set(
         if not previous:
             report.counts["empty"] += 1
             report.messages.append(f"{_label(test, key)}: empty item {item!r} dropped")
+        elif previous in seen and norm.duplicates == "keep":
+            kept.append(previous)
+            report.messages.append(
+                f"note: {_label(test, key)}: duplicate item {previous!r} kept "
+                "(duplicates: keep; every occurrence enters the means)"
+            )
         elif previous in seen:
             report.counts["duplicates"] += 1
             report.messages.append(
@@ -166,7 +226,7 @@ def _report_overlap(
     test: AssociationTest, pair: tuple[str, str], report: NormalizationReport
 ) -> None:
     first, second = (test.sets()[k] for k in pair)
-    shared = [item for item in first if item in set(second)]
+    shared = [item for item in dict.fromkeys(first) if item in set(second)]
     for item in shared:
         report.overlaps += 1
         a, b = (f"{k} ({test.names[SET_KEYS.index(k)]})" for k in pair)
