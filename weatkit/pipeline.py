@@ -412,6 +412,7 @@ def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
         "effect_size": res.effect_size,
         "effect_size_ci_low": eff_ci[0],
         "effect_size_ci_high": eff_ci[1],
+        "effect_size_se": np.nan if res.effect_size_se is None else res.effect_size_se,
         "p_value": np.nan if res.pvalue is None else res.pvalue,
         "permutation_method": res.permutation_method or "",
         "n_permutations": res.n_permutations,

@@ -12,21 +12,30 @@ statistic                   S = Σ_X s − Σ_Y s (Caliskan et al. 2017)
 statistic_ci_low/high       bootstrap CI of S (empty with ``--bootstrap 0``)
 effect_size                 Cohen's d with the chosen ddof
 effect_size_ci_low/high     bootstrap CI of d
+effect_size_se              bootstrap standard error of d: SD (ddof 1) of its bootstrap
+                            distribution (empty with ``--bootstrap 0``)
 p_value                     permutation p-value of S (empty with ``--permutations 0``)
+p_holm                      p_value adjusted by Holm's step-down (family-wise error rate)
+q_bh                        p_value adjusted by Benjamini–Hochberg (false discovery rate)
 permutation_method          ``exact`` or ``monte-carlo``
 n_permutations              re-splits used for the p-value
 oov_items                   the removed items, ``SET:item`` separated by spaces
 ==========================  ===========================================================
+
+``p_holm`` and ``q_bh`` are adjusted over one family: every test of the table with a p-value,
+i.e. all tests of one ``weatkit run``, or of one ``weatkit grid`` (all its jobs together);
+tests without a p-value are left out and get none (:mod:`weatkit.stats.multiplicity`).
 
 ``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
 ``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
 order-statistic interval of the median (CA-WEAT paper §5); with one list they are that list's
 values and its bootstrap CI. Columns: ``embeddings, lang, list_set, test, n_lists, statistic,
 statistic_ci_low, statistic_ci_high, effect_size, effect_size_ci_low, effect_size_ci_high,
-p_value`` (single list only), ``ci_method`` (``median-order-statistic`` or
-``bootstrap-percentile``/``bootstrap-bca``) and ``ci_level`` (the interval's actual coverage).
-``n_lists`` counts the lists whose ``statistic`` and ``effect_size`` are both defined; the
-medians are taken over those lists only, so both intervals share one ``n`` and one coverage.
+p_value, p_holm, q_bh`` (single list only: the ``results`` row's values), ``ci_method``
+(``median-order-statistic`` or ``bootstrap-percentile``/``bootstrap-bca``) and ``ci_level``
+(the interval's actual coverage). ``n_lists`` counts the lists whose ``statistic`` and
+``effect_size`` are both defined; the medians are taken over those lists only, so both
+intervals share one ``n`` and one coverage.
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ import pandas as pd
 from weatkit._io.atomic import write_outputs  # noqa: F401  (re-exported)
 from weatkit.errors import WeatkitError
 from weatkit.stats.aggregate import median_ci
+from weatkit.stats.multiplicity import ADJUSTED_COLUMNS, adjust_pvalues
 
 if TYPE_CHECKING:  # the engine (torch) is not needed to read or write tables
     from weatkit.engine.weat import EngineOptions
@@ -55,6 +65,7 @@ VALUE_COLUMNS = [
     "effect_size_ci_low",
     "effect_size_ci_high",
     "p_value",
+    *ADJUSTED_COLUMNS,
 ]
 RESULT_COLUMNS = [
     *KEY_COLUMNS,
@@ -64,7 +75,9 @@ RESULT_COLUMNS = [
     "n_b",
     "n_oov",
     "coverage",
-    *VALUE_COLUMNS,
+    *VALUE_COLUMNS[: VALUE_COLUMNS.index("p_value")],
+    "effect_size_se",
+    *VALUE_COLUMNS[VALUE_COLUMNS.index("p_value") :],
     "permutation_method",
     "n_permutations",
     "oov_items",
@@ -108,6 +121,7 @@ COLUMN_TYPES: dict[str, str] = {
     **dict.fromkeys(
         [
             *VALUE_COLUMNS,
+            "effect_size_se",
             "coverage",
             "ci_level",
             "value",
@@ -161,8 +175,16 @@ _AGGREGATED = ("statistic", "effect_size")
 
 
 def results_frame(rows: list[Mapping[str, object]]) -> pd.DataFrame:
-    """The ``results`` table from per-test rows, in :data:`RESULT_COLUMNS` order."""
-    return pd.DataFrame(list(rows), columns=RESULT_COLUMNS)
+    """The ``results`` table from per-test rows, in :data:`RESULT_COLUMNS` order.
+
+    ``p_holm`` and ``q_bh`` are (re)computed over all the rows given: the family is the table
+    (a run's tests, or a grid's when its jobs' rows are collated).
+    """
+    frame = pd.DataFrame(list(rows), columns=RESULT_COLUMNS)
+    p = pd.to_numeric(frame["p_value"], errors="coerce").to_numpy(np.float64)
+    for column, method in ADJUSTED_COLUMNS.items():
+        frame[column] = adjust_pvalues(p, method)
+    return frame
 
 
 def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame:
