@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
 from weatkit.errors import WeatkitError
 
@@ -48,6 +47,8 @@ def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: Adjustment) ->
         >>> adjust_pvalues([0.01, float("nan"), 0.04, 0.03], "holm").round(3).tolist()
         [0.03, nan, 0.06, 0.06]
     """
+    from statsmodels.stats.multitest import multipletests  # imported when used: it is slow
+
     if method not in ADJUSTED_COLUMNS.values():
         raise WeatkitError(f"unknown p-value adjustment {method!r}: choose holm or fdr_bh")
     p = np.asarray(pvalues, dtype=np.float64)
