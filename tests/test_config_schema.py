@@ -263,6 +263,7 @@ def test_defaults_and_choices_are_the_dataclasses_own() -> None:
         (schema.ISO, IsoOptions),
         (schema.LISTS, RunConfig),
         (schema.LOADING, RunConfig),
+        (schema.POOLING, RunConfig),
     ):
         default = cls()
         names = {f.name for f in fields(cls)}
@@ -466,7 +467,8 @@ def test_compat_presets_name_declared_fields() -> None:
 
 def test_weatkit_run_help_lists_every_declared_flag_once() -> None:
     text = _weatkit("run", "--help").output
-    flags = [o.flag for s in (schema.ENGINE, schema.LISTS, schema.LOADING) for o in s.options]
+    sections = (schema.ENGINE, schema.LISTS, schema.LOADING, schema.POOLING)
+    flags = [o.flag for s in sections for o in s.options]
     flags += [o.flag for o in schema.CONTEXTUAL.options]
     flags += ["--iso-" + o.flag.removeprefix("--") for o in schema.ISO.options if o.flag]
     for flag in {f for f in flags if f is not None}:

@@ -30,8 +30,9 @@ FAST = ["--bootstrap", "50", "--permutations", "50", "--no-progress", "--device"
 
 
 def make_run_dir(root: Path) -> Path:
-    """A real ``weatkit run --isomorphism en`` on GloVe and random per-language toy vectors
-    (every list item present, so German and Italian run), plus grid-style comparisons.csv,
+    """A real ``weatkit run --isomorphism en --pool lists,languages`` on GloVe and random
+    per-language toy vectors (every list item present, so German and Italian run), plus
+    grid-style comparisons.csv,
     asymmetry.csv and asymmetry_correlations.csv built from its results."""
     if shared_data_dir() is None:
         pytest.skip("third-party data not found: set WEATKIT_DATA or check out ../shared/data")
@@ -45,6 +46,7 @@ def make_run_dir(root: Path) -> Path:
     args = ["run", "--lists", "ca-weat", "--lists", "x-weat", "--lang", ",".join(LANGS)]
     args += ["--embeddings", "glove-6b-50d", "--embeddings", f"{TOY}={root}/toy.{{lang}}.vec"]
     args += ["--isomorphism", "en", "--iso-n-words", "100", "--out", str(out), *FAST]
+    args += ["--pool", "lists,languages"]  # pooled.csv
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     results = pd.read_csv(out / "results.csv", dtype={"list_id": str})

@@ -13,7 +13,7 @@ import platform
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,12 @@ import weatkit
 from weatkit._io.fingerprint import file_fingerprint
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.coverage import EQUALIZE_MODES, CoverageError, CoveredTest, cover_test
-from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings, parse_embeddings_specs
+from weatkit.embeddings.spec import (
+    HF_PREFIX,
+    EmbeddingsSpec,
+    load_embeddings,
+    parse_embeddings_specs,
+)
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.compat import COMPAT_PRESETS, compat_summary
 from weatkit.engine.device import resolve_device
@@ -41,7 +46,7 @@ from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.normalize import Normalization, check_choice
 from weatkit.lists.sources import select_lists
-from weatkit.report.tables import results_frame, summary_frame
+from weatkit.report.tables import POOL_LEVELS, pooled_frame, results_frame, summary_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from gensim.models import KeyedVectors
@@ -82,6 +87,9 @@ class RunConfig:
         iso: which isomorphism measures, on how many words.
         iso_words: word-list path with ``{lang}`` (each language's vocabulary), needed for
             spaces shared by all languages (joint multilingual files, contextual models).
+        pool: levels of a random-effects pooling of d (``lists``, ``languages``, ``layers``:
+            :func:`weatkit.report.tables.pooled_frame`), written as the ``pooled`` table;
+            needs the bootstrap (each d's variance is its bootstrap SE squared).
     """
 
     lists: tuple[str, ...] = ("ca-weat",)
@@ -104,9 +112,11 @@ class RunConfig:
     isomorphism: str | None = None
     iso: IsoOptions = field(default_factory=IsoOptions)
     iso_words: str | None = None
+    pool: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        """:class:`ConfigError` naming the field of a coverage or equalisation that cannot be."""
+        """:class:`ConfigError` naming the field of a coverage, equalisation or pooling that
+        cannot be."""
         if isinstance(self.min_coverage, bool) or not 0.0 <= self.min_coverage <= 1.0:
             raise ConfigError(
                 f"must be between 0 and 1, got {self.min_coverage!r}", field="min_coverage"
@@ -119,6 +129,19 @@ class RunConfig:
         self.normalization(lower=False, join_phrases=None)  # checks the normalisation fields
         if self.compat is not None:
             check_choice("compat", self.compat, tuple(COMPAT_PRESETS))
+        for level in self.pool:
+            if level not in POOL_LEVELS:
+                raise ConfigError(
+                    f"must be some of {', '.join(POOL_LEVELS)}, got {level!r}", field="pool"
+                )
+        if len(set(self.pool)) != len(self.pool):
+            raise ConfigError(f"a level is given twice: {', '.join(self.pool)}", field="pool")
+        if self.pool and self.engine.n_bootstrap == 0:
+            raise ConfigError(
+                "needs the bootstrap (each d's variance is its bootstrap SE squared); "
+                "set n_bootstrap > 0",
+                field="pool",
+            )
 
     def normalization(self, *, lower: bool, join_phrases: str | None) -> Normalization:
         """The list normalisation of this run, with the case and phrase joining of one source."""
@@ -147,6 +170,8 @@ class RunResult:
             (empty unless ``RunConfig.isomorphism``).
         correlations: effect size vs each measure across languages (see
             :func:`weatkit.isomorphism.across_languages.correlation_table`).
+        pooled: random-effects pooling of d (empty unless ``RunConfig.pool``; see
+            :func:`weatkit.report.tables.pooled_frame`).
     """
 
     results: pd.DataFrame
@@ -156,6 +181,7 @@ class RunResult:
     manifest: dict[str, object]
     isomorphism: pd.DataFrame = field(default_factory=pd.DataFrame)
     correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -356,12 +382,39 @@ def run(
         summary_df = with_isomorphism(summary_df, iso_df)
         correlations = correlation_table(summary_df)
         timings["isomorphism"] = round(time.perf_counter() - t0, 3)
+    pooled = pd.DataFrame()
+    if config.pool:
+        layers = layer_models(spec.spec for spec in specs if spec.spec is not None)
+        pooled = pooled_frame(results_df, config.pool, config.engine.confidence_level, layers)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = _manifest(config, device, sources, inputs, skipped, report, timings)
     if config.compat is not None:
         manifest["compat"] = compat_summary(config)
     manifest["contextual_models"] = extractors.describe()
-    return RunResult(results_df, summary_df, skipped, report, manifest, iso_df, correlations)
+    return RunResult(
+        results_df, summary_df, skipped, report, manifest, iso_df, correlations, pooled
+    )
+
+
+def layer_models(specs: Iterable[EmbeddingsSpec]) -> dict[str, tuple[str, int]]:
+    """Embeddings name → (model, layer) for the layers of ``hf:`` models, the ``layers`` level
+    of :func:`weatkit.report.tables.pooled_frame`.
+
+    The specs of one model are those with the same location and extraction options; the model
+    is named by the names' common part before ``@LAYER`` (``XLM-R`` for ``XLM-R@0`` and
+    ``XLM-R@-2``), else by its location without ``hf:``.
+    """
+    groups: dict[tuple[str, object], list[EmbeddingsSpec]] = defaultdict(list)
+    for spec in specs:
+        if spec.is_contextual and spec.layer is not None:
+            groups[(spec.location, spec.contextual)].append(spec)
+    out: dict[str, tuple[str, int]] = {}
+    for (location, _), members in groups.items():
+        bases = {m.name.removesuffix(f"@{m.layer}") for m in members}
+        suffixed = all(m.name.endswith(f"@{m.layer}") for m in members)
+        model = bases.pop() if suffixed and len(bases) == 1 else location.removeprefix(HF_PREFIX)
+        out.update({m.name: (model, int(m.layer)) for m in members if m.layer is not None})
+    return out
 
 
 def _check_unique_names(specs: Sequence[_Source]) -> None:
@@ -438,6 +491,7 @@ def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
         "effect_size": res.effect_size,
         "effect_size_ci_low": eff_ci[0],
         "effect_size_ci_high": eff_ci[1],
+        "effect_size_se": np.nan if res.effect_size_se is None else res.effect_size_se,
         "p_value": np.nan if res.pvalue is None else res.pvalue,
         "permutation_method": res.permutation_method or "",
         "n_permutations": res.n_permutations,

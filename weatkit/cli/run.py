@@ -19,9 +19,9 @@ from weatkit.cli.options import (
     out_option,
     progress_option,
 )
-from weatkit.cli.tables import rich_correlations, rich_summary
+from weatkit.cli.tables import rich_correlations, rich_pooled, rich_summary
 from weatkit.config.run import run_config_from_cli
-from weatkit.config.schema import ENGINE, ISO, LISTS, LOADING, click_options
+from weatkit.config.schema import ENGINE, ISO, LISTS, LOADING, POOLING, click_options
 from weatkit.errors import WeatkitError
 from weatkit.pipeline import RunResult, run
 from weatkit.report.run_dir import run_tables, write_run_dir
@@ -45,6 +45,7 @@ _SELECTION = ("lists", "langs", "tests")
 @click_options(LISTS, only=[o.name for o in LISTS.options if o.name not in _SELECTION])
 @click_options(ENGINE)
 @click_options(LOADING)
+@click_options(POOLING)
 @out_option("Write results.csv, summary.csv and manifest.json here.")
 @click.option(
     "--force", is_flag=True, help="Overwrite the run already in --out (else it is refused)."
@@ -52,7 +53,7 @@ _SELECTION = ("lists", "langs", "tests")
 @format_option("Print a table to stdout in this format instead of the readable table.")
 @click.option(
     "--table",
-    type=click.Choice(["results", "summary", "isomorphism", "correlations"]),
+    type=click.Choice(["results", "summary", "isomorphism", "correlations", "pooled"]),
     default="results",
     show_default=True,
     help="Which table --format prints.",
@@ -99,7 +100,8 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"]:
         if opts["table"] not in tables:
-            raise WeatkitError(f"--table {opts['table']} needs --isomorphism LANG")
+            needs = "--pool LEVELS" if opts["table"] == "pooled" else "--isomorphism LANG"
+            raise WeatkitError(f"--table {opts['table']} needs {needs}")
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
         sys.stdout.flush()
     else:
@@ -109,6 +111,8 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         console.print(rich_summary(result.summary, config.engine.confidence_level))
         if config.isomorphism:
             console.print(rich_correlations(result.correlations))
+        if config.pool:
+            console.print(rich_pooled(result.pooled, config.engine.confidence_level))
 
 
 def _refuse_previous_run(out: Path) -> None:

@@ -61,6 +61,29 @@ def rich_summary(summary: pd.DataFrame, level: float) -> Table:
     return table
 
 
+def rich_pooled(pooled: pd.DataFrame, level: float) -> Table:
+    """The ``pooled`` table: pooled d with its normal CI, heterogeneity (τ², I², Q and its p)
+    and how many units, per level."""
+    table = Table(title="Random-effects pooled d (DerSimonian-Laird)")
+    for col in ("level", "embeddings", "lang", "list set", "test", "k",
+                f"d [{percent(level)} CI]", "τ²", "I²", "Q (p)"):  # fmt: skip
+        table.add_column(col, justify="right" if col in ("k", "τ²", "I²") else "left")
+    for row in pooled.itertuples(index=False):
+        table.add_row(
+            row.level,
+            row.embeddings,
+            fmt(row.lang),
+            row.list_set,
+            row.test,
+            str(row.k),
+            with_ci(row.effect_size, row.effect_size_ci_low, row.effect_size_ci_high),
+            fmt(row.tau2),
+            f"{100 * row.i2:.0f}%",
+            f"{fmt(row.q, 2)} ({fmt(row.q_pvalue, 3)})",
+        )
+    return table
+
+
 def rich_correlations(correlations: pd.DataFrame) -> Table:
     table = Table(title="Effect size vs isomorphism across languages")
     columns = ("embeddings", "list set", "test", "measure", "langs", "Pearson r (p)",

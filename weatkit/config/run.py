@@ -9,6 +9,7 @@ A run's keys in a file (an experiment's top level, a comparison's ``weat`` secti
                                         #      allow_pickle, fasttext_oov, accent_removal,
                                         #      duplicates, invisible
     compat: xweat                       # a reference tool's conventions; keys given here win
+    pool: [lists, languages]            # random-effects pooling of d (also: layers)
     engine: {n_bootstrap: 1000}         # EngineOptions fields
     contextual: {batch_size: 16}        # ContextualOptions fields
     isomorphism: {reference: en, words: "vocab/{lang}.txt", measures: [ev]}   # + IsoOptions
@@ -27,6 +28,7 @@ from weatkit.config.schema import (
     ISO,
     LISTS,
     LOADING,
+    POOLING,
     Source,
     build,
     named_by,
@@ -43,8 +45,14 @@ from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.sources import canonical_name
 from weatkit.pipeline import RunConfig
 
-#: The keys of a run in a file: the list, normalisation and loading options and three sections.
-RUN_KEYS = frozenset(LISTS.file_keys | LOADING.file_keys | {"engine", "contextual", "isomorphism"})
+#: The keys of a run in a file: the list, normalisation, loading and pooling options and three
+#: sections.
+RUN_KEYS = frozenset(
+    LISTS.file_keys
+    | LOADING.file_keys
+    | POOLING.file_keys
+    | {"engine", "contextual", "isomorphism"}
+)
 _ISO_RUN_KEYS = {"reference", "words"}
 
 
@@ -76,6 +84,9 @@ def run_config_from_mapping(
     values |= values_from_file(
         LOADING, {k: v for k, v in top.items() if k in LOADING.file_keys}, source
     )
+    values |= values_from_file(
+        POOLING, {k: v for k, v in top.items() if k in POOLING.file_keys}, source
+    )
     if "lists" in values:
         values["lists"] = tuple(
             _list_location(x, base, source.key("lists")) for x in values["lists"]
@@ -89,7 +100,7 @@ def run_config_from_mapping(
     if data.get("isomorphism") is not None:
         values |= _isomorphism(data["isomorphism"], source.child("isomorphism"), base)
     explicit = set(values) | set(mapping(data.get("engine") or {}, str(source.child("engine"))))
-    with named_by(source, LISTS, LOADING):
+    with named_by(source, LISTS, LOADING, POOLING):
         return with_compat(RunConfig(**values), explicit)
 
 
@@ -144,7 +155,7 @@ def run_config_from_cli(
 ) -> RunConfig:
     """A :class:`RunConfig` from click's options declared by
     :func:`weatkit.config.schema.click_options` for :data:`LISTS`, :data:`LOADING`,
-    :data:`ENGINE`, :data:`CONTEXTUAL` and :data:`ISO` (with ``iso_prefix``), plus
+    :data:`POOLING`, :data:`ENGINE`, :data:`CONTEXTUAL` and :data:`ISO` (with ``iso_prefix``), plus
     ``isomorphism`` and ``iso_words``; every message names the flag.
 
     Args:
@@ -156,7 +167,8 @@ def run_config_from_cli(
     """
     engine = options_from_cli(EngineOptions, ENGINE, opts)
     values = values_from_cli(LISTS, opts) | values_from_cli(LOADING, opts)
-    with named_by(Source.command_line(), LISTS, LOADING):
+    values |= values_from_cli(POOLING, opts)
+    with named_by(Source.command_line(), LISTS, LOADING, POOLING):
         config = RunConfig(
             **values,
             embeddings=embeddings,

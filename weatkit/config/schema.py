@@ -14,7 +14,8 @@ Sections (each an options dataclass, or the fields of :class:`~weatkit.pipeline.
 - :data:`LISTS` → list selection and normalisation fields of ``RunConfig`` (top level);
 - :data:`LOADING` → static-vector loading fields of ``RunConfig`` (top level);
 - :data:`CONTEXTUAL` → ``ContextualOptions`` (file section ``contextual``);
-- :data:`ISO` → ``IsoOptions`` (file section ``isomorphism``).
+- :data:`ISO` → ``IsoOptions`` (file section ``isomorphism``);
+- :data:`POOLING` → the pooling field of ``RunConfig`` (top level).
 
 This module imports neither torch nor the library's option classes (the caller passes the
 class), so that a command line can build its options from it cheaply (:func:`click_options`).
@@ -657,6 +658,23 @@ ISO = Section(
     ),
 )
 
+# --------------------------------------------------------------------------------------------
+# issue 19, pooling: fields of RunConfig (top level in files)
+
+POOLING = Section(
+    "",
+    (
+        Option(
+            "pool",
+            "names",
+            (),
+            "Random-effects pooling of d (DerSimonian-Laird) over lists, languages and/or "
+            "layers; comma-separated; writes pooled.csv.",
+            "--pool",
+        ),
+    ),
+)
+
 #: Every section, by its name in this module.
 SECTIONS = {
     "ENGINE": ENGINE,
@@ -664,4 +682,5 @@ SECTIONS = {
     "LOADING": LOADING,
     "CONTEXTUAL": CONTEXTUAL,
     "ISO": ISO,
+    "POOLING": POOLING,
 }

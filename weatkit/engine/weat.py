@@ -138,6 +138,10 @@ class WeatResult:
         permutation_method: ``exact``, ``monte-carlo`` or None; n_permutations: splits used.
         options: the engine options (seed, ddof, B, ...).
         bootstrap_statistic, bootstrap_effect_size: the distributions, when kept.
+        effect_size_se: the bootstrap standard error of d, the standard deviation (ddof 1) of
+            its bootstrap distribution, NaN resamples left out (Efron & Tibshirani 1993,
+            §6.2); None when the bootstrap is off. Its square is d's variance in
+            random-effects pooling (:mod:`weatkit.stats.meta`).
     """
 
     statistic: float
@@ -154,6 +158,7 @@ class WeatResult:
     options: EngineOptions
     bootstrap_statistic: np.ndarray | None = field(default=None, repr=False)
     bootstrap_effect_size: np.ndarray | None = field(default=None, repr=False)
+    effect_size_se: float | None = None
 
     @property
     def confidence_interval(self) -> tuple[float, float] | None:
@@ -278,9 +283,10 @@ def _run_batch(
     )
 
     stat_ci = eff_ci = None
-    boot_stat = boot_eff = None
+    boot_stat = boot_eff = eff_se = None
     if plan.boot is not None:
         boot_stat, boot_eff = _bootstrap(sim, n_x, n_a, plan.boot, plan.chunk, options.ddof)
+        eff_se = _bootstrap_se(boot_eff)
         if options.ci_method == "bca":
             jk_stat, jk_eff = _jackknife(sim, sizes, ones, options.ddof)
             stat_ci = bca_interval(boot_stat, stat, jk_stat, options.confidence_level)
@@ -318,9 +324,23 @@ def _run_batch(
             options=options,
             bootstrap_statistic=boot_stat[i] if keep else None,
             bootstrap_effect_size=boot_eff[i] if keep else None,
+            effect_size_se=None if eff_se is None else float(eff_se[i]),
         )
         for i in range(len(tests))
     ]
+
+
+def _bootstrap_se(distribution: np.ndarray) -> np.ndarray:
+    """Standard error per row of a ``(T, R)`` bootstrap distribution: the standard deviation
+    with ddof 1 over its non-NaN resamples, √(Σ (θ*_r − θ̄*)² / (R' − 1)) (Efron & Tibshirani
+    1993, eq. 6.6); NaN for a row with fewer than two defined resamples."""
+    valid = ~np.isnan(distribution)
+    n = valid.sum(axis=-1)
+    filled = np.where(valid, distribution, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = filled.sum(axis=-1) / n
+        sq = (np.where(valid, distribution - mean[:, None], 0.0) ** 2).sum(axis=-1)
+        return np.where(n >= 2, np.sqrt(sq / (n - 1)), np.nan)
 
 
 def _bootstrap(

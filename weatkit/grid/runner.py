@@ -9,6 +9,8 @@ uninterrupted one's. Output files (written atomically, all at the end):
   the summary gains ``iso_<measure>`` columns with an ``isomorphism`` section;
 * ``isomorphism.csv``, ``correlations.csv``: with an ``isomorphism`` section
   (:mod:`weatkit.isomorphism.across_languages`);
+* ``pooled.csv``: with ``pool`` (random-effects pooling of d over the grid's lists, languages
+  or layers: :func:`weatkit.report.tables.pooled_frame`);
 * ``comparisons.csv``: with ``baseline`` entries (:mod:`weatkit.grid.compare`);
 * ``asymmetry.csv``, ``asymmetry_correlations.csv``: with an ``asymmetry`` section
   (:mod:`weatkit.asymmetry`);
@@ -40,10 +42,11 @@ from weatkit.grid.jobs import Job, plan_jobs
 from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
 from weatkit.lists.sources import select_lists
-from weatkit.pipeline import bars_disabled, environment
+from weatkit.pipeline import bars_disabled, environment, layer_models
 from weatkit.report.tables import (
     RESULT_COLUMNS,
     manifest_bytes,
+    pooled_frame,
     render,
     results_frame,
     summary_frame,
@@ -72,6 +75,7 @@ class GridResult:
     asymmetry_correlations: pd.DataFrame
     manifest: dict[str, Any]
     failed: list[dict[str, str]] = field(default_factory=list)
+    pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The non-empty tables by file stem (``results``, ``summary``, ...)."""
@@ -83,8 +87,11 @@ class GridResult:
             "comparisons": self.comparisons,
             "asymmetry": self.asymmetry,
             "asymmetry_correlations": self.asymmetry_correlations,
+            "pooled": self.pooled,
         }
-        return {name: t for name, t in named.items() if name in ("results", "summary") or len(t)}
+        pool = self.manifest.get("config", {}).get("pool")
+        always = ("results", "summary", *(("pooled",) if pool else ()))
+        return {name: t for name, t in named.items() if name in always or len(t)}
 
 
 def plan(config: GridConfig, *, force: bool = False) -> list[PlannedJob]:
@@ -195,8 +202,12 @@ def collate(
     def rows(kind: str, name: str) -> list[dict[str, Any]]:
         return [row for job, rec in records if job.kind == kind for row in rec.get(name, [])]
 
-    results = results_frame(rows("weat", "results"))
+    results = results_frame(rows("weat", "results"))  # p_holm, q_bh over the whole grid
     summary = summary_frame(results, config.run.engine)
+    pooled = pd.DataFrame()
+    if config.run.pool:
+        layers = layer_models(s.spec for s in config.sources)
+        pooled = pooled_frame(results, config.run.pool, config.run.engine.confidence_level, layers)
     iso = pd.DataFrame(rows("weat", "isomorphism"))
     correlations = pd.DataFrame()
     if not iso.empty:
@@ -216,6 +227,7 @@ def collate(
         asymmetry_correlations=asymmetry_corr,
         manifest=manifest,
         failed=failed,
+        pooled=pooled,
     )
 
 

@@ -12,28 +12,63 @@ statistic                   S = Σ_X s − Σ_Y s (Caliskan et al. 2017)
 statistic_ci_low/high       bootstrap CI of S (empty with ``--bootstrap 0``)
 effect_size                 Cohen's d with the chosen ddof
 effect_size_ci_low/high     bootstrap CI of d
+effect_size_se              bootstrap standard error of d: SD (ddof 1) of its bootstrap
+                            distribution (empty with ``--bootstrap 0``)
 p_value                     permutation p-value of S (empty with ``--permutations 0``)
+p_holm                      p_value adjusted by Holm's step-down (family-wise error rate)
+q_bh                        p_value adjusted by Benjamini–Hochberg (false discovery rate)
 permutation_method          ``exact`` or ``monte-carlo``
 n_permutations              re-splits used for the p-value
 oov_items                   the removed items, ``SET:item`` separated by spaces
 ==========================  ===========================================================
+
+``p_holm`` and ``q_bh`` are adjusted over one family: every test of the table with a p-value,
+i.e. all tests of one ``weatkit run``, or of one ``weatkit grid`` (all its jobs together);
+tests without a p-value are left out and get none (:mod:`weatkit.stats.multiplicity`).
 
 ``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
 ``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
 order-statistic interval of the median (CA-WEAT paper §5); with one list they are that list's
 values and its bootstrap CI. Columns: ``embeddings, lang, list_set, test, n_lists, statistic,
 statistic_ci_low, statistic_ci_high, effect_size, effect_size_ci_low, effect_size_ci_high,
-p_value`` (single list only), ``ci_method`` (``median-order-statistic`` or
-``bootstrap-percentile``/``bootstrap-bca``) and ``ci_level`` (the interval's actual coverage).
-``n_lists`` counts the lists whose ``statistic`` and ``effect_size`` are both defined; the
-medians are taken over those lists only, so both intervals share one ``n`` and one coverage.
+p_value, p_holm, q_bh`` (single list only: the ``results`` row's values), ``ci_method``
+(``median-order-statistic`` or ``bootstrap-percentile``/``bootstrap-bca``) and ``ci_level``
+(the interval's actual coverage). ``n_lists`` counts the lists whose ``statistic`` and
+``effect_size`` are both defined; the medians are taken over those lists only, so both
+intervals share one ``n`` and one coverage.
+
+``pooled`` (``weatkit run --pool LEVELS``, ``pool:`` in a grid) — DerSimonian–Laird
+random-effects pooling of d (:mod:`weatkit.stats.meta`), each d weighted by its bootstrap
+variance ``effect_size_se²``; one row per group of at least two units:
+
+==========================  ===========================================================
+level                       ``lists`` (the lists of one embeddings × language × list set ×
+                            test, beside the CA-WEAT median), ``languages`` (the languages
+                            of one embeddings × list set × test; each language enters with
+                            its lists pooled, or its one list) or ``layers`` (the layers of
+                            one ``hf:`` model × language × list set × test, each layer's lists
+                            pooled first)
+embeddings, lang,           the group (``lang`` empty for ``languages``; ``embeddings`` is
+list_set, test              the model for ``layers``)
+k, units                    how many units were pooled, and which (list ids, languages or
+                            layer names), separated by spaces
+effect_size                 pooled d* = Σ w*_i d_i / Σ w*_i, w*_i = 1 / (v_i + τ²)
+effect_size_se              1 / √(Σ w*_i)
+effect_size_ci_low/high     d* ± z SE (normal interval at ``ci_level``)
+hk_ci_low/high              Hartung–Knapp interval (t with k − 1 degrees of freedom)
+tau2, i2                    between-unit variance τ² and I² (share of heterogeneity)
+q, q_pvalue                 Cochran's Q and its χ²_{k−1} p-value
+ci_level                    the intervals' level (the run's confidence level)
+==========================  ===========================================================
+
+Units without a d or a positive bootstrap variance are left out (``k`` counts the others).
 """
 
 from __future__ import annotations
 
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,6 +77,8 @@ import pandas as pd
 from weatkit._io.atomic import write_outputs  # noqa: F401  (re-exported)
 from weatkit.errors import WeatkitError
 from weatkit.stats.aggregate import median_ci
+from weatkit.stats.meta import PooledEffect, random_effects
+from weatkit.stats.multiplicity import ADJUSTED_COLUMNS, adjust_pvalues
 
 if TYPE_CHECKING:  # the engine (torch) is not needed to read or write tables
     from weatkit.engine.weat import EngineOptions
@@ -55,6 +92,7 @@ VALUE_COLUMNS = [
     "effect_size_ci_low",
     "effect_size_ci_high",
     "p_value",
+    *ADJUSTED_COLUMNS,
 ]
 RESULT_COLUMNS = [
     *KEY_COLUMNS,
@@ -64,7 +102,9 @@ RESULT_COLUMNS = [
     "n_b",
     "n_oov",
     "coverage",
-    *VALUE_COLUMNS,
+    *VALUE_COLUMNS[: VALUE_COLUMNS.index("p_value")],
+    "effect_size_se",
+    *VALUE_COLUMNS[VALUE_COLUMNS.index("p_value") :],
     "permutation_method",
     "n_permutations",
     "oov_items",
@@ -77,6 +117,28 @@ SUMMARY_COLUMNS = [
     "n_lists",
     *VALUE_COLUMNS,
     "ci_method",
+    "ci_level",
+]
+#: The levels ``pooled`` can pool over (module docstring).
+POOL_LEVELS = ("lists", "languages", "layers")
+POOLED_COLUMNS = [
+    "level",
+    "embeddings",
+    "lang",
+    "list_set",
+    "test",
+    "k",
+    "units",
+    "effect_size",
+    "effect_size_se",
+    "effect_size_ci_low",
+    "effect_size_ci_high",
+    "hk_ci_low",
+    "hk_ci_high",
+    "tau2",
+    "i2",
+    "q",
+    "q_pvalue",
     "ci_level",
 ]
 FORMATS = ("csv", "json", "parquet", "markdown")
@@ -102,12 +164,15 @@ COLUMN_TYPES: dict[str, str] = {
             "oov_items",
             "counts_source",
             "list_sets",
+            "level",
+            "units",
         ],
         TEXT,
     ),
     **dict.fromkeys(
         [
             *VALUE_COLUMNS,
+            "effect_size_se",
             "coverage",
             "ci_level",
             "value",
@@ -125,6 +190,12 @@ COLUMN_TYPES: dict[str, str] = {
             "r2",
             "slope",
             "intercept",
+            "hk_ci_low",
+            "hk_ci_high",
+            "tau2",
+            "i2",
+            "q",
+            "q_pvalue",
         ],
         NUMBER,
     ),
@@ -142,6 +213,7 @@ COLUMN_TYPES: dict[str, str] = {
             "n_tgt",
             "n_languages",
             "n",
+            "k",
         ],
         COUNT,
     ),
@@ -161,8 +233,16 @@ _AGGREGATED = ("statistic", "effect_size")
 
 
 def results_frame(rows: list[Mapping[str, object]]) -> pd.DataFrame:
-    """The ``results`` table from per-test rows, in :data:`RESULT_COLUMNS` order."""
-    return pd.DataFrame(list(rows), columns=RESULT_COLUMNS)
+    """The ``results`` table from per-test rows, in :data:`RESULT_COLUMNS` order.
+
+    ``p_holm`` and ``q_bh`` are (re)computed over all the rows given: the family is the table
+    (a run's tests, or a grid's when its jobs' rows are collated).
+    """
+    frame = pd.DataFrame(list(rows), columns=RESULT_COLUMNS)
+    p = pd.to_numeric(frame["p_value"], errors="coerce").to_numpy(np.float64)
+    for column, method in ADJUSTED_COLUMNS.items():
+        frame[column] = adjust_pvalues(p, method)
+    return frame
 
 
 def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame:
@@ -195,6 +275,98 @@ def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame
             row["ci_method"] = "median-order-statistic"
         rows.append(row)
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def pooled_frame(
+    results: pd.DataFrame,
+    levels: Sequence[str],
+    confidence_level: float = 0.95,
+    layers: Mapping[str, tuple[str, int]] | None = None,
+) -> pd.DataFrame:
+    """The ``pooled`` table (module docstring) of ``results`` at each of ``levels``.
+
+    Args:
+        results: a ``results`` table with ``effect_size`` and ``effect_size_se``.
+        levels: some of :data:`POOL_LEVELS`, in the order their rows are wanted.
+        confidence_level: of the intervals.
+        layers: embeddings name → (model, layer) of the layers of ``hf:`` models (``layers``
+            pools the names sharing a model; other embeddings are not pooled over).
+
+    Raises:
+        WeatkitError: an unknown level.
+    """
+    unknown = [level for level in levels if level not in POOL_LEVELS]
+    if unknown:
+        raise WeatkitError(
+            f"unknown pooling level {unknown[0]!r}: choose from {', '.join(POOL_LEVELS)}"
+        )
+    rows: list[dict[str, object]] = []
+    # stage 1: one estimate (d, SE) per embeddings × language × list set × test
+    estimates: list[dict[str, object]] = []
+    keys = ["embeddings", "lang", "list_set", "test"]
+    for group_keys, group in results.groupby(keys, sort=False):
+        key = dict(zip(keys, group_keys, strict=True))
+        d, se, ids = _units(group, "list_id")
+        if len(d) >= 2:
+            pooled = random_effects(d, se**2, confidence_level)
+            estimates.append({**key, "d": pooled.estimate, "se": pooled.se})
+            if "lists" in levels:
+                rows.append(_pooled_row("lists", key, ids, pooled))
+        elif len(d) == 1:
+            estimates.append({**key, "d": d[0], "se": se[0]})
+    stage1 = pd.DataFrame(estimates, columns=[*keys, "d", "se"])
+    for level in levels:
+        if level == "languages":
+            by, unit = ["embeddings", "list_set", "test"], "lang"
+            frame = stage1
+        elif level == "layers":
+            models = layers or {}
+            frame = stage1[stage1["embeddings"].isin(list(models))].copy()
+            frame["layer_name"] = frame["embeddings"]
+            frame["layer"] = [models[name][1] for name in frame["embeddings"]]
+            frame["embeddings"] = [models[name][0] for name in frame["embeddings"]]
+            frame = frame.sort_values("layer", kind="stable")
+            by, unit = ["embeddings", "lang", "list_set", "test"], "layer_name"
+        else:
+            continue
+        for group_keys, group in frame.groupby(by, sort=False):
+            if len(group) < 2:
+                continue
+            key = dict(zip(by, group_keys, strict=True))
+            d, se = group["d"].to_numpy(float), group["se"].to_numpy(float)
+            pooled = random_effects(d, se**2, confidence_level)
+            rows.append(_pooled_row(level, key, group[unit].astype(str).tolist(), pooled))
+    return pd.DataFrame(rows, columns=POOLED_COLUMNS)
+
+
+def _units(group: pd.DataFrame, unit: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The d, SE and name of the rows of ``group`` that can be pooled (finite d, SE > 0)."""
+    d = pd.to_numeric(group["effect_size"], errors="coerce").to_numpy(np.float64)
+    se = pd.to_numeric(group["effect_size_se"], errors="coerce").to_numpy(np.float64)
+    ok = np.isfinite(d) & np.isfinite(se) & (se > 0)
+    return d[ok], se[ok], group[unit].astype(str)[ok].tolist()
+
+
+def _pooled_row(
+    level: str, key: Mapping[str, object], units: Sequence[str], pooled: PooledEffect
+) -> dict[str, object]:
+    return {
+        "level": level,
+        **key,
+        "k": pooled.k,
+        "units": " ".join(units),
+        "effect_size": pooled.estimate,
+        "effect_size_se": pooled.se,
+        "effect_size_ci_low": pooled.ci_low,
+        "effect_size_ci_high": pooled.ci_high,
+        "hk_ci_low": pooled.hk_ci_low,
+        "hk_ci_high": pooled.hk_ci_high,
+        "tau2": pooled.tau2,
+        "i2": pooled.i2,
+        "q": pooled.q,
+        "q_pvalue": pooled.q_pvalue,
+        "ci_level": pooled.confidence_level,
+    }
 
 
 def render(df: pd.DataFrame, fmt: str) -> bytes:
