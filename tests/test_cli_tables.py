@@ -1,8 +1,9 @@
 """The terminal summary table states the requested confidence level (issue 15, item 7b).
 
-Its interval columns are headed by the level of ``--confidence``; the remark "(X% only)" marks
-only the CA-WEAT medians whose order-statistic interval cannot reach that level with so few
-lists (coverage of [x_(j), x_(n-j+1)] is 1 - 2 P(Bin(n, 1/2) <= j - 1)).
+Every row states the level of its intervals (the level of ``--confidence`` for a bootstrap row,
+the coverage of a CA-WEAT median's interval; issue 17, item 2); the remark "(< X%)" marks only
+the CA-WEAT medians whose order-statistic interval cannot reach that level with so few lists
+(coverage of [x_(j), x_(n-j+1)] is 1 - 2 P(Bin(n, 1/2) <= j - 1)).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def test_percent() -> None:
     assert [percent(x) for x in (0.95, 0.9, 0.975, 0.99)] == ["95%", "90%", "97.5%", "99%"]
 
 
-def test_headers_and_remarks_follow_the_requested_level() -> None:
+def test_each_row_states_its_level_and_remarks_follow_the_requested_level() -> None:
     summary = pd.DataFrame(
         [
             _row("weat", 1, "bootstrap-percentile", 0.9),
@@ -56,12 +57,19 @@ def test_headers_and_remarks_follow_the_requested_level() -> None:
         ],
         columns=SUMMARY_COLUMNS,
     )
-    text = _text(rich_summary(summary, 0.9))
-    assert "S [90% CI]" in text and "d [90% CI]" in text and "95%" not in text
-    assert text.count("only") == 1 and "(75.0% only)" in text
-    text = _text(rich_summary(summary, 0.95))
-    assert "S [95% CI]" in text
-    assert "(93.8% only)" in text and "(75.0% only)" in text and "(90.0% only)" not in text
+    results = pd.DataFrame(
+        {"embeddings": "e", "lang": "en", "test": "weat1",
+         "list_set": ["weat", *["ca-weat:v1"] * 5, *["ca-weat:v3"] * 3],
+         "p_value": [0.2, 0.01, 0.04, 0.06, 0.2, 0.001, 0.001, 0.5, 0.08]}
+    )  # fmt: skip
+    text = _text(rich_summary(summary, 0.9, results=results))
+    assert "S [CI]" in text and "d [CI]" in text and "95%" not in text
+    assert "90% bootstrap" in text and "93.75% median " in text and "75% median (< 90%)" in text
+    assert text.count("(<") == 1
+    assert "sig 4/5" in text and "sig 2/3" in text  # p < 0.1
+    text = _text(rich_summary(summary, 0.95, results=results))
+    assert "93.75% median (< 95%)" in text and "75% median (< 95%)" in text
+    assert "sig 3/5" in text and "sig 1/3" in text  # p < 0.05
 
 
 def test_run_prints_the_level_of_confidence(tmp_path) -> None:
@@ -73,8 +81,7 @@ def test_run_prints_the_level_of_confidence(tmp_path) -> None:
             main, [*args, "--confidence", str(level), "--out", str(out)], catch_exceptions=False
         )
         assert res.exit_code == 0, res.output
-        header = f"S [{level:.0%} CI]"
-        assert header in res.stdout and res.stdout.count("% CI]") == 2
+        assert "S [CI]" in res.stdout and "% CI]" not in res.stdout  # the rows say the level
         summary = pd.read_csv(out / "summary.csv")
         expected = []
         for row in summary.itertuples():
@@ -82,11 +89,11 @@ def test_run_prints_the_level_of_confidence(tmp_path) -> None:
                 # j = 1 is the widest interval: [min, max]
                 assert row.ci_level == _coverage(row.n_lists)
                 if _coverage(row.n_lists) < level:
-                    expected.append(f"median ({100 * _coverage(row.n_lists):.1f}% only)")
+                    expected.append(f"{percent(_coverage(row.n_lists))} median (< {level:.0%})")
             else:
-                assert row.ci_level == level  # a bootstrap row is never "only"
-        assert "bootstrap" in res.stdout and "median" in res.stdout
-        assert res.stdout.count("only") == len(expected)
+                assert row.ci_level == level  # a bootstrap row is never below the level
+        assert f"{level:.0%} bootstrap" in res.stdout and "median" in res.stdout
+        assert res.stdout.count("(<") == len(expected)
         for remark in expected:
             assert remark in res.stdout
         if level == 0.95:

@@ -163,7 +163,8 @@ class RunResult:
         results: one row per embeddings × list × test (columns: see
             :data:`weatkit.report.tables.RESULT_COLUMNS`).
         summary: one row per embeddings × language × list set × test (CA-WEAT medians).
-        skipped: tests not run, with the reason (e.g. low coverage).
+        skipped: tests not run: their keys, the reason (a set's coverage below
+            ``min_coverage``) and every out-of-vocabulary item (``oov_items``).
         report: normalisation and list-selection notes.
         manifest: versions, configuration, seeds, input fingerprints, timings.
         isomorphism: measures per embeddings and language against the reference language
@@ -182,6 +183,47 @@ class RunResult:
     isomorphism: pd.DataFrame = field(default_factory=pd.DataFrame)
     correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def skipped_by_language(self) -> list[str]:
+        """The skipped tests counted per embeddings × language, one line each (sorted).
+
+        E.g. ``glove-6b-50d/en: 3 of 10 tests (2 of 5 lists), coverage below 80%`` (the
+        tests of that language that were skipped, out of all its selected tests, and the lists
+        they belong to) or ``glove-6b-50d/de: all 48 tests (24 lists), coverage below 80%``.
+        ``run`` skips a test only when a set's coverage is below ``min_coverage``; every
+        reason is in ``skipped`` and in the manifest.
+        """
+        if not self.skipped:
+            return []
+        config = self.manifest.get("config", {})
+        min_coverage = config.get("min_coverage") if isinstance(config, dict) else None
+        cause = (
+            f"coverage below {100 * float(min_coverage):.0f}%"
+            if min_coverage is not None
+            else "low coverage"
+        )
+        ran: dict[tuple[str, str], set[tuple[str, str, str]]] = defaultdict(set)
+        lists: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+        for row in self.results.itertuples(index=False):
+            key = (str(row.embeddings), str(row.lang))
+            ran[key].add((str(row.list_set), str(row.list_id), str(row.test)))
+            lists[key].add((str(row.list_set), str(row.list_id)))
+        skipped: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+        for skip in self.skipped:
+            key = (skip["embeddings"], skip["lang"])
+            skipped[key].append(skip)
+            lists[key].add((skip["list_set"], skip["list_id"]))
+        lines = []
+        for key in sorted(skipped):
+            group = skipped[key]
+            n_lists = len({(s["list_set"], s["list_id"]) for s in group})
+            if ran[key]:
+                count = f"{len(group)} of {len(group) + len(ran[key])} tests"
+                count += f" ({n_lists} of {len(lists[key])} lists)"
+            else:
+                count = f"all {len(group)} tests ({n_lists} list{'s' * (n_lists != 1)})"
+            lines.append(f"{key[0]}/{key[1]}: {count}, {cause}")
+        return lines
 
 
 @dataclass(frozen=True)
@@ -337,7 +379,9 @@ def run(
                 except CoverageError as err:
                     if config.strict:
                         raise
-                    skipped.append({**_keys(spec.name, test), "reason": str(err)})
+                    skipped.append(
+                        {**_keys(spec.name, test), "reason": str(err), "oov_items": _oov(test, wv)}
+                    )
                     continue
                 jobs.append(_Job(spec, covered))
         timings[f"load:{spec.name}"] = round(time.perf_counter() - t0, 3)
@@ -465,6 +509,15 @@ def _keys(name: str, test: AssociationTest) -> dict[str, str]:
         "list_id": test.list_id,
         "test": test.test,
     }
+
+
+def _oov(test: AssociationTest, wv: WordVectors) -> str:
+    """Every out-of-vocabulary item of ``test`` as ``SET:item`` (the ``oov_items`` format of
+    ``results.csv``): a skipped test's reason names only the first few."""
+    sets = test.sets()
+    return " ".join(
+        f"{k}:{w}" for k in SET_KEYS for w in dict.fromkeys(sets[k]) if w not in wv
+    )
 
 
 def _label(job: _Job) -> str:

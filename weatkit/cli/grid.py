@@ -103,7 +103,9 @@ def grid_command(**opts: Any) -> None:
         note(f"{len(result.manifest['skipped'])} test(s) skipped (reasons in manifest.json)")
     err_console.print(f"wrote {config.output}", highlight=False)
     console = Console() if Console().is_terminal else Console(width=160)
-    console.print(rich_summary(result.summary, config.run.engine.confidence_level))
+    console.print(
+        rich_summary(result.summary, config.run.engine.confidence_level, results=result.results)
+    )
     if not result.correlations.empty:
         console.print(rich_correlations(result.correlations))
     if not result.comparisons.empty:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,6 @@ from weatkit.pipeline import RunResult, run
 from weatkit.report.run_dir import run_tables, write_run_dir
 from weatkit.report.tables import render
 
-_MAX_SKIPPED_SHOWN = 3
 _SELECTION = ("lists", "langs", "tests")
 
 
@@ -58,7 +56,12 @@ _SELECTION = ("lists", "langs", "tests")
     show_default=True,
     help="Which table --format prints.",
 )
-@click.option("--verbose", "-v", is_flag=True, help="Show every normalisation note.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Show every normalisation note and every skipped test with its reason.",
+)
 @progress_option()
 @click.option(
     "--isomorphism",
@@ -108,7 +111,9 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         console = Console()
         if not console.is_terminal:
             console = Console(width=160)
-        console.print(rich_summary(result.summary, config.engine.confidence_level))
+        console.print(
+            rich_summary(result.summary, config.engine.confidence_level, results=result.results)
+        )
         if config.isomorphism:
             console.print(rich_correlations(result.correlations))
         if config.pool:
@@ -128,10 +133,11 @@ def _refuse_previous_run(out: Path) -> None:
 
 
 def _report(result: RunResult, verbose: bool) -> None:
-    """Notes and skipped tests on stderr, one line each (the tables go to stdout).
+    """Notes and skipped tests on stderr (the tables go to stdout).
 
-    Per-item normalisation notes (duplicates, overlaps) are counted unless ``verbose``; the
-    manifest always lists them all.
+    Per-item normalisation notes (duplicates, overlaps) are counted and skipped tests are
+    counted per embeddings × language (:meth:`RunResult.skipped_by_language`) unless
+    ``verbose``, which prints each with its reason; the manifest always lists them all.
     """
     per_item = [line for line in result.report if _is_item_note(line)]
     for line in result.report:
@@ -145,22 +151,22 @@ def _report(result: RunResult, verbose: bool) -> None:
             highlight=False,
             soft_wrap=True,
         )
-    for skip in result.skipped[:_MAX_SKIPPED_SHOWN]:
-        err_console.print(
-            f"skipped: {skip['reason']}", markup=False, highlight=False, soft_wrap=True
-        )
-    rest = result.skipped[_MAX_SKIPPED_SHOWN:]
-    if rest:
-        per_lang = Counter(f"{s['embeddings']}/{s['lang']}" for s in rest)
-        counts = ", ".join(f"{key} {n}" for key, n in per_lang.most_common())
-        err_console.print(
-            f"skipped: {len(rest)} more ({counts}); --out writes every reason to manifest.json",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
-    n_run = len(result.results)
-    err_console.print(f"{n_run} test(s) run, {len(result.skipped)} skipped", highlight=False)
+    if verbose:
+        for skip in result.skipped:
+            _err_line(f"skipped: {skip['reason']}")
+    else:
+        for line in result.skipped_by_language():
+            _err_line(f"skipped: {line}")
+    where = ""
+    if result.skipped:
+        where = "; --out writes every reason to manifest.json"
+        if not verbose:
+            where = "; --verbose prints every reason, --out writes them to manifest.json"
+    _err_line(f"{len(result.results)} test(s) run, {len(result.skipped)} skipped{where}")
+
+
+def _err_line(text: str) -> None:
+    err_console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _is_item_note(line: str) -> bool:

@@ -21,32 +21,39 @@ def percent(level: float) -> str:
     return f"{round(100 * level, 2):g}%"
 
 
-def rich_summary(summary: pd.DataFrame, level: float) -> Table:
-    """The summary table, its interval columns headed by the requested ``level``.
+def rich_summary(summary: pd.DataFrame, level: float, *, results: pd.DataFrame) -> Table:
+    """The summary table; every row states the level of its intervals and its significance.
 
-    ``ci_level`` is the nominal level of a bootstrap row and the attained coverage of a
-    CA-WEAT median's order-statistic interval (the smallest coverage >= ``level`` that the
-    number of lists allows; below ``level`` when too few lists). Only such a row gets the
-    remark "(X% only)".
+    A row is one list's S and d with their bootstrap CI at the requested ``level`` and the
+    permutation p-value, or (CA-WEAT) the median over a language's lists with the
+    order-statistic CI, whose coverage ``ci_level`` is the smallest >= ``level`` that the number
+    of lists allows, or that of [min, max] below it (marked "< level"). A median has no p-value:
+    its row gives instead ``sig k/n``, the number k of its n lists (with a p-value, taken from
+    ``results``) whose permutation p < α = 1 − ``level``.
     """
-    table = Table(title="WEAT summary: S and Cohen's d (medians over a language's lists)")
-    for col in (
-        "embeddings",
-        "lang",
-        "list set",
-        "test",
-        "lists",
-        f"S [{percent(level)} CI]",
-        f"d [{percent(level)} CI]",
-        "p",
-        "CI",
-    ):
-        table.add_column(col, justify="right" if col in ("p", "lists") else "left")
+    alpha = 1.0 - level
+    table = Table(
+        title="WEAT summary: S and Cohen's d (medians over a language's lists)",
+        caption=(
+            "CI: bootstrap CI of one list, or order-statistic CI of the median over the lists, "
+            f"at the level shown (below {percent(level)} when there are too few lists). "
+            f"sig k/n: k of the n lists have permutation p < {alpha:.3g}."
+        ),
+    )
+    for col in ("embeddings", "lang", "list set", "test", "lists", "S [CI]", "d [CI]", "CI",
+                f"p or sig (p < {alpha:.3g})"):  # fmt: skip
+        table.add_column(col, justify="right" if col == "lists" or col.startswith("p") else "left")
+    p_values = results.groupby(["embeddings", "lang", "list_set", "test"], sort=False)["p_value"]
     for row in summary.itertuples(index=False):
         median = row.ci_method == "median-order-statistic"
-        ci_note = "median" if median else "bootstrap"
-        if median and not np.isnan(row.ci_level) and row.ci_level < level - 1e-9:
-            ci_note += f" ({100 * row.ci_level:.1f}% only)"
+        if median:
+            p = pd.to_numeric(
+                p_values.get_group((row.embeddings, row.lang, row.list_set, row.test)),
+                errors="coerce",
+            ).dropna()
+            significance = f"sig {int((p < alpha).sum())}/{len(p)}" if len(p) else ""
+        else:
+            significance = fmt(row.p_value, 4)
         table.add_row(
             row.embeddings,
             row.lang,
@@ -55,8 +62,8 @@ def rich_summary(summary: pd.DataFrame, level: float) -> Table:
             str(row.n_lists),
             with_ci(row.statistic, row.statistic_ci_low, row.statistic_ci_high),
             with_ci(row.effect_size, row.effect_size_ci_low, row.effect_size_ci_high),
-            fmt(row.p_value, 4),
-            ci_note,
+            _ci_label(median, row.ci_level, level),
+            significance,
         )
     return table
 
@@ -82,6 +89,16 @@ def rich_pooled(pooled: pd.DataFrame, level: float) -> Table:
             f"{fmt(row.q, 2)} ({fmt(row.q_pvalue, 3)})",
         )
     return table
+
+
+def _ci_label(median: bool, ci_level: float, level: float) -> str:
+    """``95% bootstrap``, ``96.9% median`` or ``75% median (< 95%)``; empty without a CI."""
+    if np.isnan(ci_level):
+        return ""
+    if not median:
+        return f"{percent(ci_level)} bootstrap"
+    below = f" (< {percent(level)})" if ci_level < level - 1e-9 else ""
+    return f"{percent(ci_level)} median{below}"
 
 
 def rich_correlations(correlations: pd.DataFrame) -> Table:
