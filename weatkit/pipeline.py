@@ -29,6 +29,7 @@ from weatkit.embeddings.coverage import EQUALIZE_MODES, CoverageError, CoveredTe
 from weatkit.embeddings.spec import EmbeddingsSpec, load_embeddings, parse_embeddings_specs
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.device import resolve_device
+from weatkit.engine.influence import influence_rows
 from weatkit.engine.weat import EngineOptions, WeatInput, WeatResult, run_weat
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.isomorphism.across_languages import (
@@ -40,7 +41,7 @@ from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
-from weatkit.report.tables import results_frame, summary_frame
+from weatkit.report.tables import INFLUENCE_COLUMNS, results_frame, summary_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from gensim.models import KeyedVectors
@@ -120,6 +121,9 @@ class RunResult:
             (empty unless ``RunConfig.isomorphism``).
         correlations: effect size vs each measure across languages (see
             :func:`weatkit.isomorphism.across_languages.correlation_table`).
+        influence: every item's jackknife influence on d, one row per embeddings × list ×
+            test × item (empty unless ``RunConfig.engine.influence``; columns
+            :data:`weatkit.report.tables.INFLUENCE_COLUMNS`, :mod:`weatkit.engine.influence`).
     """
 
     results: pd.DataFrame
@@ -129,6 +133,7 @@ class RunResult:
     manifest: dict[str, object]
     isomorphism: pd.DataFrame = field(default_factory=pd.DataFrame)
     correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    influence: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -314,6 +319,7 @@ def run(
 
     rows = [_result_row(j, r) for j, r in zip(jobs, results, strict=True)]
     results_df = results_frame(rows)
+    influence_df = _influence_table(jobs, results) if config.engine.influence else pd.DataFrame()
     summary_df = summary_frame(results_df, config.engine)
     iso_df, correlations = pd.DataFrame(), pd.DataFrame()
     if config.isomorphism:
@@ -335,7 +341,9 @@ def run(
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = _manifest(config, device, sources, inputs, skipped, report, timings)
     manifest["contextual_models"] = extractors.describe()
-    return RunResult(results_df, summary_df, skipped, report, manifest, iso_df, correlations)
+    return RunResult(
+        results_df, summary_df, skipped, report, manifest, iso_df, correlations, influence_df
+    )
 
 
 def _check_unique_names(specs: Sequence[_Source]) -> None:
@@ -413,10 +421,22 @@ def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
         "effect_size_ci_low": eff_ci[0],
         "effect_size_ci_high": eff_ci[1],
         "p_value": np.nan if res.pvalue is None else res.pvalue,
+        "sign_stability": np.nan if res.sign_stability is None else res.sign_stability,
         "permutation_method": res.permutation_method or "",
         "n_permutations": res.n_permutations,
         "oov_items": " ".join(missing),
     }
+
+
+def _influence_table(jobs: Sequence[_Job], results: Sequence[WeatResult]) -> pd.DataFrame:
+    """The influence rows of every test (:data:`~weatkit.report.tables.INFLUENCE_COLUMNS`)."""
+    rows = []
+    for job, res in zip(jobs, results, strict=True):
+        assert res.influence is not None
+        keys = tuple(_keys(job.source.name, job.covered.test).values())
+        items = influence_rows(res.influence, res.effect_size, job.covered.items)
+        rows += [(*keys, *row) for row in items]
+    return pd.DataFrame(rows, columns=INFLUENCE_COLUMNS)
 
 
 def _entry_label(entry: str | EmbeddingsSpec | WordVectors | KeyedVectors) -> str:

@@ -45,7 +45,7 @@ from weatkit.stats.resampling import Sizes, jackknife_weights
 
 SET_NAMES = ("X", "Y", "A", "B")
 #: Columns of :func:`influence` (and, after the test's keys, of ``influence.csv``).
-INFLUENCE_COLUMNS = ["set", "item", "d_without", "delta"]
+ITEM_COLUMNS = ["set", "item", "d_without", "delta"]
 
 
 def leave_one_out_weights(sizes: Sizes, like: torch.Tensor) -> Weights:
@@ -92,12 +92,13 @@ def split_by_set(values: np.ndarray, sizes: Sizes) -> list[np.ndarray]:
     return np.split(values, np.cumsum(sizes)[:-1], axis=-1)
 
 
-def influence_frame(
+def influence_rows(
     d_without: Mapping[str, np.ndarray],
     effect_size: float,
     items: Mapping[str, Sequence[str]] | None = None,
-) -> pd.DataFrame:
-    """One row per item: ``set``, ``item``, ``d_without`` and ``delta = d_without − d``.
+) -> list[tuple[str, str, float, float]]:
+    """One ``(set, item, d_without, delta)`` per item, sets in the order X, Y, A, B, with
+    ``delta = d_without − d``.
 
     Args:
         d_without: per set, the d of the test with each item left out.
@@ -110,7 +111,7 @@ def influence_frame(
         names = (items or {}).get(key) or [str(i) for i in range(len(values))]
         for name, value in zip(names, values, strict=True):
             rows.append((key, name, float(value), float(value - effect_size)))
-    return pd.DataFrame(rows, columns=INFLUENCE_COLUMNS)
+    return rows
 
 
 def influence(
@@ -167,4 +168,4 @@ def influence(
     )
     res = run_weat([WeatInput(X, Y, A, B)], options)[0]
     assert res.influence is not None
-    return influence_frame(res.influence, res.effect_size, items)
+    return pd.DataFrame(influence_rows(res.influence, res.effect_size, items), columns=ITEM_COLUMNS)

@@ -2,7 +2,8 @@
 
 A run directory holds ``results.csv`` and ``summary.csv`` (see :mod:`weatkit.report.tables`),
 ``manifest.json``, and optionally ``isomorphism.csv`` and ``correlations.csv`` (``weatkit run
---isomorphism LANG``), ``comparisons.csv`` and ``asymmetry.csv`` (``weatkit grid``). Absent
+--isomorphism LANG``), ``influence.csv`` (``weatkit run --influence``), ``comparisons.csv`` and
+``asymmetry.csv`` (``weatkit grid``). Absent
 tables read as empty frames. Identifier columns (languages, list ids, ...) are always read as
 strings, so ``1`` or ``NA`` stay the strings they were written as; only empty fields are missing.
 
@@ -43,6 +44,7 @@ TABLE_NAMES = (
     "comparisons",
     "asymmetry",
     "asymmetry_correlations",
+    "influence",
 )
 
 #: Columns a table must have to be used; any others are kept as they are.
@@ -80,6 +82,7 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
         "count_difference",
     ],
     "asymmetry_correlations": ["embeddings", "test", "list_sets", "n", "r2"],
+    "influence": ["embeddings", "lang", "list_set", "list_id", "test", "set", "item", "delta"],
 }
 
 #: Identifier and text columns, read as strings wherever they occur.
@@ -92,6 +95,7 @@ _WRITTEN_BY = {
     "comparisons": "weatkit grid with a baseline",
     "asymmetry": "weatkit asymmetry RUN_DIR, or weatkit grid with asymmetry",
     "asymmetry_correlations": "weatkit asymmetry RUN_DIR, or weatkit grid with asymmetry",
+    "influence": "weatkit run --influence",
 }
 
 
@@ -102,7 +106,7 @@ class RunTables:
     Attributes:
         path: the run directory.
         results, summary, isomorphism, correlations, comparisons, asymmetry,
-            asymmetry_correlations: the tables.
+            asymmetry_correlations, influence: the tables.
         manifest: ``manifest.json`` as a dict (empty when absent).
     """
 
@@ -114,6 +118,7 @@ class RunTables:
     comparisons: pd.DataFrame = field(default_factory=pd.DataFrame)
     asymmetry: pd.DataFrame = field(default_factory=pd.DataFrame)
     asymmetry_correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    influence: pd.DataFrame = field(default_factory=pd.DataFrame)
     manifest: dict = field(default_factory=dict)
 
     def table(self, name: str) -> pd.DataFrame:
@@ -134,18 +139,23 @@ class RunTables:
 
 
 def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
-    """The tables of a run by name: ``results`` and ``summary``, and ``isomorphism`` and
-    ``correlations`` when the run measured isomorphism (``RunConfig.isomorphism``)."""
+    """The tables of a run by name: ``results`` and ``summary``, ``isomorphism`` and
+    ``correlations`` when the run measured isomorphism (``RunConfig.isomorphism``), and
+    ``influence`` with ``RunConfig.engine.influence``."""
     tables = {"results": result.results, "summary": result.summary}
     config = result.manifest.get("config")
     if isinstance(config, dict) and config.get("isomorphism"):
         tables.update(isomorphism=result.isomorphism, correlations=result.correlations)
+    engine = config.get("engine") if isinstance(config, dict) else None
+    if isinstance(engine, dict) and engine.get("influence"):
+        tables["influence"] = result.influence
     return tables
 
 
 def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
     """Write ``result`` as a run directory: ``results.csv``, ``summary.csv``, with isomorphism
-    also ``isomorphism.csv`` and ``correlations.csv``, and ``manifest.json``.
+    also ``isomorphism.csv`` and ``correlations.csv``, with influence ``influence.csv``, and
+    ``manifest.json``.
 
     The files are written atomically (:func:`weatkit.report.tables.write_outputs`);
     :func:`read_run_dir` reads them back.

@@ -13,10 +13,15 @@ statistic_ci_low/high       bootstrap CI of S (empty with ``--bootstrap 0``)
 effect_size                 Cohen's d with the chosen ddof
 effect_size_ci_low/high     bootstrap CI of d
 p_value                     permutation p-value of S (empty with ``--permutations 0``)
+sign_stability              share of bootstrap resamples whose d has the observed d's sign
 permutation_method          ``exact`` or ``monte-carlo``
 n_permutations              re-splits used for the p-value
 oov_items                   the removed items, ``SET:item`` separated by spaces
 ==========================  ===========================================================
+
+``influence`` (``weatkit run --influence``) — one row per item of each test: the test's keys,
+``set`` (X, Y, A or B), ``item``, ``d_without`` (d with the item left out) and ``delta``
+(d_without − d); see :mod:`weatkit.engine.influence`.
 
 ``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
 ``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
@@ -65,6 +70,7 @@ RESULT_COLUMNS = [
     "n_oov",
     "coverage",
     *VALUE_COLUMNS,
+    "sign_stability",
     "permutation_method",
     "n_permutations",
     "oov_items",
@@ -79,6 +85,7 @@ SUMMARY_COLUMNS = [
     "ci_method",
     "ci_level",
 ]
+INFLUENCE_COLUMNS = [*KEY_COLUMNS, "set", "item", "d_without", "delta"]
 FORMATS = ("csv", "json", "parquet", "markdown")
 
 #: Column types: ``TEXT`` identifiers and labels (read back as strings, ``1`` and ``NA``
@@ -102,6 +109,8 @@ COLUMN_TYPES: dict[str, str] = {
             "oov_items",
             "counts_source",
             "list_sets",
+            "set",
+            "item",
         ],
         TEXT,
     ),
@@ -125,6 +134,9 @@ COLUMN_TYPES: dict[str, str] = {
             "r2",
             "slope",
             "intercept",
+            "sign_stability",
+            "d_without",
+            "delta",
         ],
         NUMBER,
     ),
