@@ -71,7 +71,8 @@ def leave_one_out(sim: torch.Tensor, sizes: Sizes, ddof: int) -> tuple[torch.Ten
         sizes: ``(n_x, n_y, n_a, n_b)``.
         ddof: of the pooled standard deviation, as in the engine.
     """
-    stat, eff = weighted_statistics(sim, sizes[0], sizes[2], leave_one_out_weights(sizes, sim), ddof)
+    weights = leave_one_out_weights(sizes, sim)
+    stat, eff = weighted_statistics(sim, sizes[0], sizes[2], weights, ddof)
     undefined = torch.as_tensor(_undefined(sizes, ddof), device=sim.device)
     nan = torch.tensor(float("nan"), dtype=sim.dtype, device=sim.device)
     return torch.where(undefined, nan, stat), torch.where(undefined, nan, eff)
@@ -168,4 +169,5 @@ def influence(
     )
     res = run_weat([WeatInput(X, Y, A, B)], options)[0]
     assert res.influence is not None
-    return pd.DataFrame(influence_rows(res.influence, res.effect_size, items), columns=ITEM_COLUMNS)
+    rows = influence_rows(res.influence, res.effect_size, items)
+    return pd.DataFrame(rows, columns=ITEM_COLUMNS)
