@@ -44,7 +44,8 @@ def make_run_dir(root: Path) -> Path:
     out = root / "run"
     args = ["run", "--lists", "ca-weat", "--lists", "x-weat", "--lang", ",".join(LANGS)]
     args += ["--embeddings", "glove-6b-50d", "--embeddings", f"{TOY}={root}/toy.{{lang}}.vec"]
-    args += ["--isomorphism", "en", "--iso-n-words", "100", "--out", str(out), *FAST]
+    args += ["--isomorphism", "en", "--iso-n-words", "100", "--influence"]
+    args += ["--out", str(out), *FAST]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     results = pd.read_csv(out / "results.csv", dtype={"list_id": str})

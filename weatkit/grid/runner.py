@@ -10,6 +10,7 @@ uninterrupted one's. Output files (written atomically, all at the end):
 * ``isomorphism.csv``, ``correlations.csv``: with an ``isomorphism`` section
   (:mod:`weatkit.isomorphism.across_languages`);
 * ``comparisons.csv``: with ``baseline`` entries (:mod:`weatkit.grid.compare`);
+* ``influence.csv``: with ``engine: {influence: true}`` (:mod:`weatkit.engine.influence`);
 * ``asymmetry.csv``, ``asymmetry_correlations.csv``: with an ``asymmetry`` section
   (:mod:`weatkit.asymmetry`);
 * ``manifest.json``: versions, the experiment (path, SHA-256, parsed options), every job with
@@ -43,6 +44,7 @@ from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import bars_disabled, environment
 from weatkit.report.tables import (
+    INFLUENCE_COLUMNS,
     RESULT_COLUMNS,
     manifest_bytes,
     render,
@@ -73,6 +75,7 @@ class GridResult:
     asymmetry_correlations: pd.DataFrame
     manifest: dict[str, Any]
     failed: list[dict[str, str]] = field(default_factory=list)
+    influence: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.influence
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The non-empty tables by file stem (``results``, ``summary``, ...)."""
@@ -84,6 +87,7 @@ class GridResult:
             "comparisons": self.comparisons,
             "asymmetry": self.asymmetry,
             "asymmetry_correlations": self.asymmetry_correlations,
+            "influence": self.influence,
         }
         return {name: t for name, t in named.items() if name in ("results", "summary") or len(t)}
 
@@ -217,6 +221,7 @@ def collate(
         asymmetry_correlations=asymmetry_corr,
         manifest=manifest,
         failed=failed,
+        influence=pd.DataFrame(rows("weat", "influence"), columns=INFLUENCE_COLUMNS),
     )
 
 
