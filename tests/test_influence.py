@@ -8,6 +8,7 @@ recomputed from the raw vectors for every left-out item (or every bootstrap resa
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,10 +17,13 @@ import pytest
 from click.testing import CliRunner
 
 import weatkit
+from tests.grid_fixtures import LANGS as GRID_LANGS
+from tests.grid_fixtures import make_grid
 from weatkit.cli import main
 from weatkit.embeddings.default import default_files
 from weatkit.engine.weat import EngineOptions, WeatInput, run_weat
 from weatkit.errors import ConfigError, WeatkitError
+from weatkit.grid import load_grid_config, run_grid
 from weatkit.report.influence_plot import MAX_ITEMS, influence_plot
 from weatkit.report.run_dir import read_run_dir
 from weatkit.report.tables import INFLUENCE_COLUMNS
@@ -208,3 +212,20 @@ def test_cli_small_sets_give_nan_and_a_plain_run(tmp_path: Path) -> None:
     args = ["run", "--lists", str(lists), "--table", "influence", "--format", "csv", *FAST]
     plain = CliRunner().invoke(main, args)
     assert plain.exit_code == 1 and "--table influence needs --influence" in plain.output
+
+
+def test_grid_file_accepts_influence_and_writes_the_runs_table(tmp_path: Path) -> None:
+    engine = {"n_bootstrap": 50, "n_permutations": 50, "seed": 3, "influence": True}
+    path = make_grid(tmp_path, engine=engine)
+    config = load_grid_config(path)
+    assert config.run.engine.influence
+    result = run_grid(config, show_progress=False)
+    direct = weatkit.run(
+        replace(config.run, embeddings=tuple(s.spec for s in config.sources), langs=GRID_LANGS),
+        show_progress=False,
+    )
+    key = [*INFLUENCE_COLUMNS[:5], "set", "item"]
+    got = result.influence.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, direct.influence.sort_values(key).reset_index(drop=True))
+    written = pd.read_csv(config.output / "influence.csv", dtype={"list_id": str})
+    assert list(written.columns) == INFLUENCE_COLUMNS and len(written) == len(got) > 0
