@@ -19,6 +19,7 @@ from weatkit.errors import WeatkitError
 #: Public name -> (module, attribute) it must be.
 DOCUMENTED = {
     "weat": ("weatkit.engine.weat", "weat"),
+    "influence": ("weatkit.engine.influence", "influence"),
     "run": ("weatkit.pipeline", "run"),
     "RunConfig": ("weatkit.pipeline", "RunConfig"),
     "load_vectors": ("weatkit.embeddings.load", "load_vectors"),

@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 #: Public name -> ``module:attribute`` it is imported from on first use.
 _LAZY: dict[str, str] = {
     "weat": "weatkit.engine.weat:weat",
+    "influence": "weatkit.engine.influence:influence",
     "run": "weatkit.pipeline:run",
     "RunConfig": "weatkit.pipeline:RunConfig",
     "load_vectors": "weatkit.embeddings.load:load_vectors",
@@ -46,6 +47,7 @@ __all__ = [
     "crows",
     "gest",
     "grid",
+    "influence",
     "iso",
     "load_vectors",
     "mbe",
@@ -57,6 +59,7 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover
     from weatkit.embeddings.load import load_vectors
     from weatkit.embeddings.vectors import WordVectors
+    from weatkit.engine.influence import influence
     from weatkit.engine.weat import weat
     from weatkit.grid import grid
     from weatkit.isomorphism import iso

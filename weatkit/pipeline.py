@@ -35,6 +35,7 @@ from weatkit.embeddings.spec import (
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.compat import COMPAT_PRESETS, compat_summary
 from weatkit.engine.device import resolve_device
+from weatkit.engine.influence import influence_rows
 from weatkit.engine.weat import EngineOptions, WeatInput, WeatResult, run_weat
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.isomorphism.across_languages import (
@@ -46,7 +47,13 @@ from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.normalize import Normalization, check_choice
 from weatkit.lists.sources import select_lists
-from weatkit.report.tables import POOL_LEVELS, pooled_frame, results_frame, summary_frame
+from weatkit.report.tables import (
+    INFLUENCE_COLUMNS,
+    POOL_LEVELS,
+    pooled_frame,
+    results_frame,
+    summary_frame,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from gensim.models import KeyedVectors
@@ -173,6 +180,9 @@ class RunResult:
             :func:`weatkit.isomorphism.across_languages.correlation_table`).
         pooled: random-effects pooling of d (empty unless ``RunConfig.pool``; see
             :func:`weatkit.report.tables.pooled_frame`).
+        influence: every item's jackknife influence on d, one row per embeddings × list ×
+            test × item (empty unless ``RunConfig.engine.influence``; columns
+            :data:`weatkit.report.tables.INFLUENCE_COLUMNS`, :mod:`weatkit.engine.influence`).
     """
 
     results: pd.DataFrame
@@ -183,6 +193,7 @@ class RunResult:
     isomorphism: pd.DataFrame = field(default_factory=pd.DataFrame)
     correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
+    influence: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def skipped_by_language(self) -> list[str]:
         """The skipped tests counted per embeddings × language, one line each (sorted).
@@ -408,6 +419,7 @@ def run(
 
     rows = [_result_row(j, r) for j, r in zip(jobs, results, strict=True)]
     results_df = results_frame(rows)
+    influence_df = _influence_table(jobs, results) if config.engine.influence else pd.DataFrame()
     summary_df = summary_frame(results_df, config.engine)
     iso_df, correlations = pd.DataFrame(), pd.DataFrame()
     if config.isomorphism:
@@ -436,7 +448,8 @@ def run(
         manifest["compat"] = compat_summary(config)
     manifest["contextual_models"] = extractors.describe()
     return RunResult(
-        results_df, summary_df, skipped, report, manifest, iso_df, correlations, pooled
+        results_df, summary_df, skipped, report, manifest, iso_df, correlations, pooled,
+        influence_df,
     )
 
 
@@ -546,10 +559,22 @@ def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
         "effect_size_ci_high": eff_ci[1],
         "effect_size_se": np.nan if res.effect_size_se is None else res.effect_size_se,
         "p_value": np.nan if res.pvalue is None else res.pvalue,
+        "sign_stability": np.nan if res.sign_stability is None else res.sign_stability,
         "permutation_method": res.permutation_method or "",
         "n_permutations": res.n_permutations,
         "oov_items": " ".join(missing),
     }
+
+
+def _influence_table(jobs: Sequence[_Job], results: Sequence[WeatResult]) -> pd.DataFrame:
+    """The influence rows of every test (:data:`~weatkit.report.tables.INFLUENCE_COLUMNS`)."""
+    rows = []
+    for job, res in zip(jobs, results, strict=True):
+        assert res.influence is not None
+        keys = tuple(_keys(job.source.name, job.covered.test).values())
+        items = influence_rows(res.influence, res.effect_size, job.covered.items)
+        rows += [(*keys, *row) for row in items]
+    return pd.DataFrame(rows, columns=INFLUENCE_COLUMNS)
 
 
 def _entry_label(entry: str | EmbeddingsSpec | WordVectors | KeyedVectors) -> str:

@@ -1,4 +1,4 @@
-"""``weatkit plot``: figures of a run directory (forest, scatter, heatmap).
+"""``weatkit plot``: figures of a run directory (forest, scatter, heatmap, influence).
 
 It reads what ``weatkit run --out DIR`` (or ``weatkit grid``) wrote; from Python the same is
 :func:`weatkit.report.run_dir.read_run_dir`, :func:`weatkit.report.plots.plot` and
@@ -14,13 +14,16 @@ import click
 from weatkit._io.paths import check_writable
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import filter_options, filters, out_option
+from weatkit.errors import WeatkitError
 from weatkit.report.plots import PLOT_KINDS, figure_format, plot, save_figure
 from weatkit.report.run_dir import read_run_dir
 
 
 @click.command("plot")
 @click.argument("run_dir")
-@click.option("--kind", required=True, help=f"Which figure: {', '.join(PLOT_KINDS)}.")
+@click.option(
+    "--kind", required=True, help=f"Which figure: {', '.join((*PLOT_KINDS, 'influence'))}."
+)
 @out_option("Figure file: .png, .pdf or .svg.", dest="out_path", file=True, required=True)
 @click.option(
     "--x",
@@ -33,10 +36,18 @@ from weatkit.report.run_dir import read_run_dir
 @friendly
 def plot_command(**opts: Any) -> None:
     """Plot RUN_DIR: forest (effect sizes with CIs per language and embeddings), scatter
-    (effect size against an isomorphism measure or a count difference, with R²) or heatmap."""
+    (effect size against an isomorphism measure or a count difference, with R²), heatmap or
+    influence (each item's delta = d without it − d, from weatkit run --influence)."""
     figure_format(opts["out_path"])  # a bad suffix or output fails before any work
     check_writable(opts["out_path"])
     tables = read_run_dir(opts["run_dir"])
-    fig = plot(tables, opts["kind"], x=opts["x"], **filters(opts))
+    if opts["kind"] == "influence":  # weatkit.report.influence_plot (weatkit run --influence)
+        from weatkit.report.influence_plot import influence_plot
+
+        if opts["x"] is not None:
+            raise WeatkitError("--x is for --kind scatter, not influence")
+        fig = influence_plot(tables, **filters(opts))
+    else:
+        fig = plot(tables, opts["kind"], x=opts["x"], **filters(opts))
     written = save_figure(fig, opts["out_path"], dpi=opts["dpi"])
     err_console.print(f"wrote {written}", highlight=False, soft_wrap=True)

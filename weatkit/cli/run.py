@@ -51,7 +51,7 @@ _SELECTION = ("lists", "langs", "tests")
 @format_option("Print a table to stdout in this format instead of the readable table.")
 @click.option(
     "--table",
-    type=click.Choice(["results", "summary", "isomorphism", "correlations", "pooled"]),
+    type=click.Choice(["results", "summary", "isomorphism", "correlations", "pooled", "influence"]),
     default="results",
     show_default=True,
     help="Which table --format prints.",
@@ -97,13 +97,17 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
             result.manifest["compat"]["line"], markup=False, highlight=False, soft_wrap=True
         )
     _report(result, opts["verbose"])
+    if config.engine.influence:
+        _print_influence(result.influence, written_to=opts["out_dir"])
     tables = run_tables(result)
     if opts["out_dir"]:
         written = write_run_dir(result, opts["out_dir"])
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"]:
         if opts["table"] not in tables:
-            needs = "--pool LEVELS" if opts["table"] == "pooled" else "--isomorphism LANG"
+            needs = {"pooled": "--pool LEVELS", "influence": "--influence"}.get(
+                opts["table"], "--isomorphism LANG"
+            )
             raise WeatkitError(f"--table {opts['table']} needs {needs}")
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
         sys.stdout.flush()
@@ -167,6 +171,36 @@ def _report(result: RunResult, verbose: bool) -> None:
 
 def _err_line(text: str) -> None:
     err_console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+#: Items printed per test by ``--influence``, and tests printed at most.
+INFLUENCE_TOP = 3
+_MAX_INFLUENCE_TESTS = 10
+
+
+def _print_influence(influence: Any, written_to: str | None) -> None:
+    """The items that move d most (largest |delta|, NaN left out), one line per test on stderr:
+    ``influence EMBEDDINGS LANG LIST_SET LIST_ID TEST: X:item +0.123, ...``."""
+    from weatkit.report.tables import KEY_COLUMNS
+
+    lines = []
+    defined = influence.dropna(subset=["delta"])
+    for keys, group in defined.groupby(KEY_COLUMNS, sort=False):
+        order = group["delta"].abs().sort_values(ascending=False, kind="stable").index
+        top = group.loc[order[:INFLUENCE_TOP]]
+        items = ", ".join(f"{r.set}:{r.item} {r.delta:+.3f}" for r in top.itertuples())
+        lines.append(f"influence {' '.join(map(str, keys))}: {items}")
+    for line in lines[:_MAX_INFLUENCE_TESTS]:
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    where = "influence.csv has every item" if written_to else "--out writes influence.csv"
+    more = len(lines) - _MAX_INFLUENCE_TESTS
+    err_console.print(
+        f"influence: {f'{more} more test(s); ' if more > 0 else ''}{where} (delta = d without "
+        "the item - d)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _is_item_note(line: str) -> bool:

@@ -462,6 +462,23 @@ ENGINE = Section(
     ),
 )
 
+# Issue 19 item 1, which words drive the effect: an engine option (weatkit.engine.influence),
+# declared in its own block.
+ENGINE = Section(
+    ENGINE.name,
+    (
+        *ENGINE.options,
+        Option(
+            "influence",
+            "bool",
+            False,
+            "Jackknife influence of every item on d (influence.csv; the items that move d most "
+            "are printed).",
+            "--influence",
+        ),
+    ),
+)
+
 LISTS = Section(
     "",
     (

@@ -20,6 +20,7 @@ import torch
 
 from weatkit.engine.association import Weights, associations, unit_weights, weighted_statistics
 from weatkit.engine.device import engine_dtype, resolve_device
+from weatkit.engine.influence import leave_one_out, split_by_set
 from weatkit.engine.similarity import METRICS, similarity_matrix
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.stats.intervals import bca_interval, percentile_interval
@@ -29,7 +30,6 @@ from weatkit.stats.resampling import (
     bootstrap_indices,
     check_plan_size,
     counts_from_indices,
-    jackknife_weights,
     permutation_plan,
     pvalue_from_counts,
 )
@@ -65,6 +65,8 @@ class EngineOptions:
         seed: seeds every resample plan.
         device: ``auto``, ``cpu``, ``cuda[:N]`` or ``mps``.
         keep_distributions: keep the bootstrap distributions of S and d in the results.
+        influence: also compute every item's jackknife influence on d
+            (:mod:`weatkit.engine.influence`; not with ``csls``).
     """
 
     metric: str = "cosine"
@@ -80,6 +82,7 @@ class EngineOptions:
     seed: int = 0
     device: str = "auto"
     keep_distributions: bool = False
+    influence: bool = False
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` naming the field of an impossible setting."""
@@ -98,6 +101,12 @@ class EngineOptions:
             ("max_exact", self.max_exact >= 0, "must be >= 0"),
             ("confidence_level", 0 < self.confidence_level < 1, "must be in (0, 1)"),
             ("csls_k", self.csls_k >= 1, "must be >= 1"),
+            (
+                "influence",
+                not (self.influence and self.metric == "csls"),
+                "needs a metric whose similarities do not depend on the other words of the "
+                "test (cosine or euclidean), not csls",
+            ),
         ]
         for name, ok, message in checks:
             if not ok:
@@ -142,6 +151,11 @@ class WeatResult:
             its bootstrap distribution, NaN resamples left out (Efron & Tibshirani 1993,
             §6.2); None when the bootstrap is off. Its square is d's variance in
             random-effects pooling (:mod:`weatkit.stats.meta`).
+        sign_stability: the share of bootstrap resamples whose d has the sign of the observed
+            d, among those where d is defined (None without bootstrap; NaN when d is 0 or
+            undefined).
+        influence: with ``options.influence``, d with each item left out, per set
+            (``{"X": (n_x,), ...}``; :mod:`weatkit.engine.influence`).
     """
 
     statistic: float
@@ -159,6 +173,8 @@ class WeatResult:
     bootstrap_statistic: np.ndarray | None = field(default=None, repr=False)
     bootstrap_effect_size: np.ndarray | None = field(default=None, repr=False)
     effect_size_se: float | None = None
+    sign_stability: float | None = None
+    influence: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def confidence_interval(self) -> tuple[float, float] | None:
@@ -282,13 +298,20 @@ def _run_batch(
         v[:, 0].cpu().numpy() for v in weighted_statistics(sim, n_x, n_a, ones, options.ddof)
     )
 
+    jk_stat = jk_eff = None
+    if options.influence or (plan.boot is not None and options.ci_method == "bca"):
+        jk_stat, jk_eff = (
+            split_by_set(v.cpu().numpy(), sizes) for v in leave_one_out(sim, sizes, options.ddof)
+        )
+
     stat_ci = eff_ci = None
-    boot_stat = boot_eff = eff_se = None
+    boot_stat = boot_eff = eff_se = stability = None
     if plan.boot is not None:
-        boot_stat, boot_eff = _bootstrap(sim, n_x, n_a, plan.boot, plan.chunk, options.ddof)
+        boot_stat, boot_eff, stability = _bootstrap(
+            sim, n_x, n_a, plan.boot, plan.chunk, options.ddof, eff
+        )
         eff_se = _bootstrap_se(boot_eff)
-        if options.ci_method == "bca":
-            jk_stat, jk_eff = _jackknife(sim, sizes, ones, options.ddof)
+        if jk_stat is not None and jk_eff is not None and options.ci_method == "bca":
             stat_ci = bca_interval(boot_stat, stat, jk_stat, options.confidence_level)
             eff_ci = bca_interval(boot_eff, eff, jk_eff, options.confidence_level)
         else:
@@ -325,6 +348,12 @@ def _run_batch(
             bootstrap_statistic=boot_stat[i] if keep else None,
             bootstrap_effect_size=boot_eff[i] if keep else None,
             effect_size_se=None if eff_se is None else float(eff_se[i]),
+            sign_stability=None if stability is None else float(stability[i]),
+            influence=(
+                {k: jk_eff[j][i] for j, k in enumerate("XYAB")}
+                if options.influence and jk_eff is not None
+                else None
+            ),
         )
         for i in range(len(tests))
     ]
@@ -344,32 +373,24 @@ def _bootstrap_se(distribution: np.ndarray) -> np.ndarray:
 
 
 def _bootstrap(
-    sim: torch.Tensor, n_x: int, n_a: int, w: Weights, chunk: int, ddof: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Bootstrap distributions of S and d, ``(T, R)`` each, in chunks of resamples."""
+    sim: torch.Tensor, n_x: int, n_a: int, w: Weights, chunk: int, ddof: int, eff: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bootstrap distributions of S and d, ``(T, R)`` each, in chunks of resamples, and the
+    sign stability of d: #{r : sign(d_r) = sign(d)} / #{r : d_r defined}, ``(T,)``."""
     stats, effs = [], []
+    observed = torch.sign(torch.as_tensor(eff, dtype=sim.dtype, device=sim.device))[:, None]
+    same = torch.zeros(len(eff), dtype=torch.int64, device=sim.device)
+    defined = torch.zeros_like(same)
     for r0 in range(0, w.X.shape[0], chunk):
         part = Weights(*(getattr(w, k)[r0 : r0 + chunk] for k in "XYAB"))
         s, d = weighted_statistics(sim, n_x, n_a, part, ddof)
+        same += (torch.sign(d) == observed).sum(dim=1)
+        defined += (~torch.isnan(d)).sum(dim=1)
         stats.append(s.cpu().numpy())
         effs.append(d.cpu().numpy())
-    return np.concatenate(stats, axis=1), np.concatenate(effs, axis=1)
-
-
-def _jackknife(
-    sim: torch.Tensor, sizes: Sizes, ones: Weights, ddof: int
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Leave-one-out S and d for each of the four samples (for the BCa acceleration)."""
-    jk_stat, jk_eff = [], []
-    for k, n in zip("XYAB", sizes, strict=True):
-        loo = torch.as_tensor(jackknife_weights(n), dtype=sim.dtype, device=sim.device)
-        weights = Weights(
-            *(loo if key == k else getattr(ones, key).expand(n, -1) for key in "XYAB")
-        )
-        s, d = weighted_statistics(sim, sizes[0], sizes[2], weights, ddof)
-        jk_stat.append(s.cpu().numpy())
-        jk_eff.append(d.cpu().numpy())
-    return jk_stat, jk_eff
+    stability = same.cpu().numpy() / np.maximum(defined.cpu().numpy(), 1)
+    stability[(defined.cpu().numpy() == 0) | ~(np.abs(eff) > 0)] = np.nan
+    return np.concatenate(stats, axis=1), np.concatenate(effs, axis=1), stability
 
 
 def _permutation_pvalues(

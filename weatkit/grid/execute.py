@@ -54,6 +54,7 @@ def execute_job(config: GridConfig, job: Job, extractors: ExtractorPool) -> dict
     return {
         "results": _records(result.results),
         "isomorphism": _records(result.isomorphism),
+        "influence": _records(result.influence),
         "skipped": result.skipped,
         "report": result.report,
         "embeddings": result.manifest["embeddings"],

@@ -12,6 +12,7 @@ uninterrupted one's. Output files (written atomically, all at the end):
 * ``pooled.csv``: with ``pool`` (random-effects pooling of d over the grid's lists, languages
   or layers: :func:`weatkit.report.tables.pooled_frame`);
 * ``comparisons.csv``: with ``baseline`` entries (:mod:`weatkit.grid.compare`);
+* ``influence.csv``: with ``engine: {influence: true}`` (:mod:`weatkit.engine.influence`);
 * ``asymmetry.csv``, ``asymmetry_correlations.csv``: with an ``asymmetry`` section
   (:mod:`weatkit.asymmetry`);
 * ``manifest.json``: versions, the experiment (path, SHA-256, parsed options), every job with
@@ -44,6 +45,7 @@ from weatkit.isomorphism.across_languages import correlation_table, with_isomorp
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import bars_disabled, environment, layer_models
 from weatkit.report.tables import (
+    INFLUENCE_COLUMNS,
     RESULT_COLUMNS,
     manifest_bytes,
     pooled_frame,
@@ -76,6 +78,7 @@ class GridResult:
     manifest: dict[str, Any]
     failed: list[dict[str, str]] = field(default_factory=list)
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
+    influence: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.influence
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The non-empty tables by file stem (``results``, ``summary``, ...)."""
@@ -88,6 +91,7 @@ class GridResult:
             "asymmetry": self.asymmetry,
             "asymmetry_correlations": self.asymmetry_correlations,
             "pooled": self.pooled,
+            "influence": self.influence,
         }
         pool = self.manifest.get("config", {}).get("pool")
         always = ("results", "summary", *(("pooled",) if pool else ()))
@@ -228,6 +232,7 @@ def collate(
         manifest=manifest,
         failed=failed,
         pooled=pooled,
+        influence=pd.DataFrame(rows("weat", "influence"), columns=INFLUENCE_COLUMNS),
     )
 
 

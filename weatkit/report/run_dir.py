@@ -3,9 +3,10 @@
 A run directory holds ``results.csv`` and ``summary.csv`` (see :mod:`weatkit.report.tables`),
 ``manifest.json``, and optionally ``isomorphism.csv`` and ``correlations.csv`` (``weatkit run
 --isomorphism LANG``), ``pooled.csv`` (``weatkit run --pool LEVELS`` or a grid's ``pool``),
-``comparisons.csv`` and ``asymmetry.csv`` (``weatkit grid``). Absent
-tables read as empty frames. Identifier columns (languages, list ids, ...) are always read as
-strings, so ``1`` or ``NA`` stay the strings they were written as; only empty fields are missing.
+``influence.csv`` (``weatkit run --influence``), ``comparisons.csv`` and ``asymmetry.csv``
+(``weatkit grid``). Absent tables read as empty frames. Identifier columns (languages, list
+ids, ...) are always read as strings, so ``1`` or ``NA`` stay the strings they were written as;
+only empty fields are missing.
 
 Nothing read is trusted: every field is checked against the column types declared with the
 writers (:data:`weatkit.report.tables.COLUMN_TYPES`); every row must have as many fields as the
@@ -45,6 +46,7 @@ TABLE_NAMES = (
     "asymmetry",
     "asymmetry_correlations",
     "pooled",
+    "influence",
 )
 
 #: Columns a table must have to be used; any others are kept as they are.
@@ -83,6 +85,7 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
     ],
     "asymmetry_correlations": ["embeddings", "test", "list_sets", "n", "r2"],
     "pooled": ["level", "embeddings", "list_set", "test", "k", "effect_size"],
+    "influence": ["embeddings", "lang", "list_set", "list_id", "test", "set", "item", "delta"],
 }
 
 #: Identifier and text columns, read as strings wherever they occur.
@@ -96,6 +99,7 @@ _WRITTEN_BY = {
     "asymmetry": "weatkit asymmetry RUN_DIR, or weatkit grid with asymmetry",
     "asymmetry_correlations": "weatkit asymmetry RUN_DIR, or weatkit grid with asymmetry",
     "pooled": "weatkit run --pool LEVELS, or weatkit grid with pool",
+    "influence": "weatkit run --influence",
 }
 
 
@@ -106,7 +110,7 @@ class RunTables:
     Attributes:
         path: the run directory.
         results, summary, isomorphism, correlations, comparisons, asymmetry,
-            asymmetry_correlations, pooled: the tables.
+            asymmetry_correlations, pooled, influence: the tables.
         manifest: ``manifest.json`` as a dict (empty when absent).
     """
 
@@ -119,6 +123,7 @@ class RunTables:
     asymmetry: pd.DataFrame = field(default_factory=pd.DataFrame)
     asymmetry_correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
+    influence: pd.DataFrame = field(default_factory=pd.DataFrame)
     manifest: dict = field(default_factory=dict)
 
     def table(self, name: str) -> pd.DataFrame:
@@ -141,19 +146,24 @@ class RunTables:
 def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
     """The tables of a run by name: ``results`` and ``summary``, ``isomorphism`` and
     ``correlations`` when the run measured isomorphism (``RunConfig.isomorphism``), and
-    ``pooled`` when it pooled (``RunConfig.pool``)."""
+    ``pooled`` when it pooled (``RunConfig.pool``), ``influence`` with
+    ``RunConfig.engine.influence``."""
     tables = {"results": result.results, "summary": result.summary}
     config = result.manifest.get("config")
     if isinstance(config, dict) and config.get("isomorphism"):
         tables.update(isomorphism=result.isomorphism, correlations=result.correlations)
     if isinstance(config, dict) and config.get("pool"):
         tables["pooled"] = result.pooled
+    engine = config.get("engine") if isinstance(config, dict) else None
+    if isinstance(engine, dict) and engine.get("influence"):
+        tables["influence"] = result.influence
     return tables
 
 
 def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
     """Write ``result`` as a run directory: ``results.csv``, ``summary.csv``, with isomorphism
-    also ``isomorphism.csv`` and ``correlations.csv``, with pooling ``pooled.csv``, and
+    also ``isomorphism.csv`` and ``correlations.csv``, with pooling ``pooled.csv``, with
+    influence ``influence.csv``, and
     ``manifest.json``.
 
     The files are written atomically (:func:`weatkit.report.tables.write_outputs`);

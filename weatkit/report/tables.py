@@ -17,6 +17,7 @@ effect_size_se              bootstrap standard error of d: SD (ddof 1) of its bo
 p_value                     permutation p-value of S (empty with ``--permutations 0``)
 p_holm                      p_value adjusted by Holm's step-down (family-wise error rate)
 q_bh                        p_value adjusted by Benjamini–Hochberg (false discovery rate)
+sign_stability              share of bootstrap resamples whose d has the observed d's sign
 permutation_method          ``exact`` or ``monte-carlo``
 n_permutations              re-splits used for the p-value
 oov_items                   the removed items, ``SET:item`` separated by spaces
@@ -25,6 +26,10 @@ oov_items                   the removed items, ``SET:item`` separated by spaces
 ``p_holm`` and ``q_bh`` are adjusted over one family: every test of the table with a p-value,
 i.e. all tests of one ``weatkit run``, or of one ``weatkit grid`` (all its jobs together);
 tests without a p-value are left out and get none (:mod:`weatkit.stats.multiplicity`).
+
+``influence`` (``weatkit run --influence``) — one row per item of each test: the test's keys,
+``set`` (X, Y, A or B), ``item``, ``d_without`` (d with the item left out) and ``delta``
+(d_without − d); see :mod:`weatkit.engine.influence`.
 
 ``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
 ``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
@@ -105,6 +110,7 @@ RESULT_COLUMNS = [
     *VALUE_COLUMNS[: VALUE_COLUMNS.index("p_value")],
     "effect_size_se",
     *VALUE_COLUMNS[VALUE_COLUMNS.index("p_value") :],
+    "sign_stability",
     "permutation_method",
     "n_permutations",
     "oov_items",
@@ -141,6 +147,7 @@ POOLED_COLUMNS = [
     "q_pvalue",
     "ci_level",
 ]
+INFLUENCE_COLUMNS = [*KEY_COLUMNS, "set", "item", "d_without", "delta"]
 FORMATS = ("csv", "json", "parquet", "markdown")
 
 #: Column types: ``TEXT`` identifiers and labels (read back as strings, ``1`` and ``NA``
@@ -166,6 +173,8 @@ COLUMN_TYPES: dict[str, str] = {
             "list_sets",
             "level",
             "units",
+            "set",
+            "item",
         ],
         TEXT,
     ),
@@ -196,6 +205,9 @@ COLUMN_TYPES: dict[str, str] = {
             "i2",
             "q",
             "q_pvalue",
+            "sign_stability",
+            "d_without",
+            "delta",
         ],
         NUMBER,
     ),

@@ -1,0 +1,173 @@
+"""Which words drive the effect: the jackknife influence of every item on the effect size d.
+
+For each item i of each set K ∈ {X, Y, A, B} (Antoniak & Mimno, ACL 2021, "Bad Seeds:
+Evaluating Lexical Methods for Bias Measurement"; Du, Fang & Nguyen, EMNLP 2021, "Assessing the
+Reliability of Word Embedding Gender Bias Measures")::
+
+    d_without(K, i) = d(X, Y, A, B with item i left out of K)
+    delta(K, i)     = d_without(K, i) − d
+
+where d is the engine's effect size (Caliskan et al. 2017, with the run's ``ddof``; see
+:mod:`weatkit.engine.association`): s(w, A, B) = mean_A sim(w, a) − mean_B sim(w, b) and
+d = (mean_X s − mean_Y s) / std_{w∈X∪Y} s(w). A positive delta means that the item *lowers* d
+(d is larger without it).
+
+Exact and batched: leaving out item i of K is the resample whose weights are all 1 except a 0
+at i (:func:`weatkit.stats.resampling.jackknife_weights`). The ``n_x + n_y + n_a + n_b``
+leave-one-out samples of a test are the rows of one weight matrix (:func:`leave_one_out_weights`),
+so all of them come from one matrix product with the similarities the engine has already
+computed (:func:`weatkit.engine.association.weighted_statistics`) — no re-embedding and no
+similarity recomputed. The same values are the jackknife of the BCa intervals.
+
+Exactness: with ``cosine`` and ``euclidean`` a similarity depends only on its two words, so
+d_without equals the engine's d on the reduced lists. ``csls`` scales each similarity by the
+word's neighbourhood among the test's words, which leaving a word out changes; influence is
+refused for it (:meth:`weatkit.engine.weat.EngineOptions.validate`).
+
+Undefined values are NaN, never an error: an item that is the only one of its set (the set would
+be empty: no mean), and an item of X or Y when X∪Y without it has too few words for the standard
+deviation (n_x + n_y − 1 ≤ ddof). The influence is that of the lists as tested: after
+out-of-vocabulary items were removed and set sizes equalised; the reduced sets are not
+re-equalised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from weatkit.engine.association import Weights, weighted_statistics
+from weatkit.errors import WeatkitError
+from weatkit.stats.resampling import Sizes, jackknife_weights
+
+SET_NAMES = ("X", "Y", "A", "B")
+#: Columns of :func:`influence` (and, after the test's keys, of ``influence.csv``).
+ITEM_COLUMNS = ["set", "item", "d_without", "delta"]
+
+
+def leave_one_out_weights(sizes: Sizes, like: torch.Tensor) -> Weights:
+    """The weights of every leave-one-out sample of a test: ``R = n_x + n_y + n_a + n_b`` rows,
+    X's items left out first, then Y's, A's and B's (each row all ones but one 0)."""
+    total = sum(sizes)
+    blocks = []
+    start = 0
+    for n in sizes:
+        block = np.ones((total, n))
+        block[start : start + n] = jackknife_weights(n)
+        blocks.append(torch.as_tensor(block, dtype=like.dtype, device=like.device))
+        start += n
+    return Weights(*blocks)
+
+
+def leave_one_out(sim: torch.Tensor, sizes: Sizes, ddof: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """S and d of every leave-one-out sample, ``(T, n_x + n_y + n_a + n_b)`` each (columns in
+    the order of :func:`leave_one_out_weights`); undefined ones NaN (module docstring).
+
+    Args:
+        sim: ``(T, n_x + n_y, n_a + n_b)`` similarities of the engine.
+        sizes: ``(n_x, n_y, n_a, n_b)``.
+        ddof: of the pooled standard deviation, as in the engine.
+    """
+    weights = leave_one_out_weights(sizes, sim)
+    stat, eff = weighted_statistics(sim, sizes[0], sizes[2], weights, ddof)
+    undefined = torch.as_tensor(_undefined(sizes, ddof), device=sim.device)
+    nan = torch.tensor(float("nan"), dtype=sim.dtype, device=sim.device)
+    return torch.where(undefined, nan, stat), torch.where(undefined, nan, eff)
+
+
+def _undefined(sizes: Sizes, ddof: int) -> np.ndarray:
+    """Which leave-one-out samples have an empty set or too few targets for the std."""
+    flags = []
+    for key, n in zip(SET_NAMES, sizes, strict=True):
+        empty = n == 1
+        too_few = key in "XY" and sizes[0] + sizes[1] - 1 - ddof <= 0
+        flags.append(np.full(n, empty or too_few))
+    return np.concatenate(flags)
+
+
+def split_by_set(values: np.ndarray, sizes: Sizes) -> list[np.ndarray]:
+    """``(T, Σn)`` leave-one-out values as four ``(T, n_set)`` arrays (X, Y, A, B)."""
+    return np.split(values, np.cumsum(sizes)[:-1], axis=-1)
+
+
+def influence_rows(
+    d_without: Mapping[str, np.ndarray],
+    effect_size: float,
+    items: Mapping[str, Sequence[str]] | None = None,
+) -> list[tuple[str, str, float, float]]:
+    """One ``(set, item, d_without, delta)`` per item, sets in the order X, Y, A, B, with
+    ``delta = d_without − d``.
+
+    Args:
+        d_without: per set, the d of the test with each item left out.
+        effect_size: the test's d.
+        items: the items' names per set (None: their positions, ``"0"``, ``"1"``, ...).
+    """
+    rows = []
+    for key in SET_NAMES:
+        values = np.asarray(d_without[key], dtype=float)
+        names = (items or {}).get(key) or [str(i) for i in range(len(values))]
+        for name, value in zip(names, values, strict=True):
+            rows.append((key, name, float(value), float(value - effect_size)))
+    return rows
+
+
+def influence(
+    X: np.ndarray,
+    Y: np.ndarray,
+    A: np.ndarray,
+    B: np.ndarray,
+    *,
+    items: Mapping[str, Sequence[str]] | None = None,
+    ddof: int = 1,
+    metric: str = "cosine",
+    device: str = "auto",
+) -> pd.DataFrame:
+    """The jackknife influence of every item of X, Y, A and B on the effect size d.
+
+    d_without = d with the item left out of its set; delta = d_without − d (module docstring;
+    Antoniak & Mimno 2021; Du et al. 2021). NaN where leaving the item out leaves d undefined.
+
+    Args:
+        X, Y, A, B: ``(n_set, dim)`` vectors of the four sets.
+        items: the items' names per set, ``{"X": [...], ...}`` (None: positions ``"0"``, ...).
+        ddof: of the standard deviation in d (1: Caliskan et al.; 0: WEFE, CA-WEAT code).
+        metric: ``cosine`` or ``euclidean``.
+        device: ``auto``, ``cpu``, ``cuda[:N]`` or ``mps``.
+
+    Returns:
+        One row per item, sets in the order X, Y, A, B: ``set``, ``item``, ``d_without``,
+        ``delta``.
+
+    Example:
+        >>> import numpy as np, weatkit
+        >>> rng = np.random.default_rng(0)
+        >>> X, Y, A, B = (rng.normal(size=(4, 5)) for _ in range(4))
+        >>> table = weatkit.influence(X, Y, A, B)
+        >>> len(table), list(table.columns)
+        (16, ['set', 'item', 'd_without', 'delta'])
+        >>> reduced = weatkit.weat(X[1:], Y, A, B, n_bootstrap=0, n_permutations=0)
+        >>> bool(np.isclose(table.d_without[0], reduced.effect_size))
+        True
+    """
+    from weatkit.engine.weat import EngineOptions, WeatInput, run_weat
+
+    sets = {"X": X, "Y": Y, "A": A, "B": B}
+    for key, names in (items or {}).items():
+        if key not in sets or len(names) != len(sets[key]):
+            raise WeatkitError(
+                f"items[{key!r}]: expected {len(sets.get(key, ()))} names (one per row of "
+                f"{key}), got {len(names)}"
+                if key in sets
+                else f"items: unknown set {key!r} (X, Y, A or B)"
+            )
+    options = EngineOptions(
+        metric=metric, ddof=ddof, device=device, n_bootstrap=0, n_permutations=0, influence=True
+    )
+    res = run_weat([WeatInput(X, Y, A, B)], options)[0]
+    assert res.influence is not None
+    rows = influence_rows(res.influence, res.effect_size, items)
+    return pd.DataFrame(rows, columns=ITEM_COLUMNS)
