@@ -62,22 +62,35 @@ def rich_summary(summary: pd.DataFrame, level: float) -> Table:
 
 
 def rich_correlations(correlations: pd.DataFrame) -> Table:
+    """Effect size vs isomorphism: r and ρ with their permutation p; a row flagged for too few
+    languages (``flag``, :func:`weatkit.stats.correlation.small_sample_flag`) is marked † and
+    its reason given under the table."""
     table = Table(title="Effect size vs isomorphism across languages")
     columns = ("embeddings", "list set", "test", "measure", "langs", "Pearson r (p)",
                "Spearman ρ (p)", "R²")  # fmt: skip
     for col in columns:
         table.add_column(col)
+    reasons: dict[str, None] = {}
     for row in correlations.itertuples(index=False):
+        flag = getattr(row, "flag", "")
+        flag = flag if isinstance(flag, str) else ""
+        mark = " †" if flag else ""
+        if flag:
+            reasons[flag] = None
         table.add_row(
             row.embeddings,
             row.list_set,
             row.test,
             row.measure,
-            str(row.n_languages),
+            str(row.n_languages) + mark,
             f"{fmt(row.pearson_r, 2)} ({fmt(row.pearson_p, 3)})",
             f"{fmt(row.spearman_rho, 2)} ({fmt(row.spearman_p, 3)})",
             fmt(row.r2, 2),
         )
+    caption = ["p: two-sided permutation p (exact over all n! orders up to 8 languages)"]
+    caption += [f"† {reason}" for reason in reasons]
+    table.caption = "\n".join(caption)
+    table.caption_justify = "left"
     return table
 
 

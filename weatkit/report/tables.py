@@ -102,6 +102,7 @@ COLUMN_TYPES: dict[str, str] = {
             "oov_items",
             "counts_source",
             "list_sets",
+            "flag",  # why a correlation cannot be read as significant (too few units)
         ],
         TEXT,
     ),
@@ -122,6 +123,7 @@ COLUMN_TYPES: dict[str, str] = {
             "pearson_p",
             "spearman_rho",
             "spearman_p",
+            "kendall_p",
             "r2",
             "slope",
             "intercept",
@@ -142,6 +144,7 @@ COLUMN_TYPES: dict[str, str] = {
             "n_tgt",
             "n_languages",
             "n",
+            "n_min",
         ],
         COUNT,
     ),
