@@ -151,7 +151,7 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
                     label,
                     _fmt(getattr(r, name)) + star,
                     interval,
-                    _fmt(getattr(r, f"{name}_p")),
+                    _fmt_p(getattr(r, f"{name}_p")),
                     marks,
                 )
         console.print(view)
@@ -192,3 +192,8 @@ def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:
 
 def _fmt(value: Any) -> str:
     return "" if pd.isna(value) else f"{float(value):.3f}"
+
+
+def _fmt_p(value: Any) -> str:
+    """A p-value with 3 decimals; below 0.001 as ``<0.001`` (a permutation p is never 0)."""
+    return "<0.001" if not pd.isna(value) and value < 0.001 else _fmt(value)

@@ -83,8 +83,8 @@ def rich_correlations(correlations: pd.DataFrame) -> Table:
             row.test,
             row.measure,
             str(row.n_languages) + mark,
-            f"{fmt(row.pearson_r, 2)} ({fmt(row.pearson_p, 3)})",
-            f"{fmt(row.spearman_rho, 2)} ({fmt(row.spearman_p, 3)})",
+            f"{fmt(row.pearson_r, 2)} ({_fmt_p(row.pearson_p)})",
+            f"{fmt(row.spearman_rho, 2)} ({_fmt_p(row.spearman_p)})",
             fmt(row.r2, 2),
         )
     caption = ["p: two-sided permutation p (exact over all n! orders up to 8 languages)"]
@@ -92,6 +92,11 @@ def rich_correlations(correlations: pd.DataFrame) -> Table:
     table.caption = "\n".join(caption)
     table.caption_justify = "left"
     return table
+
+
+def _fmt_p(value: float) -> str:
+    """A p-value with 3 decimals; below 0.001 as ``<0.001`` (a permutation p is never 0)."""
+    return "<0.001" if isinstance(value, float) and value < 0.001 else fmt(value, 3)
 
 
 def with_ci(value: float, low: float, high: float) -> str:
