@@ -37,8 +37,9 @@ def compare_command(**opts: Any) -> None:
 
     CONFIG (.yaml or .toml) lists models, languages and methods (see the README). Writes
     scores.csv (long), table.csv (one row per model × language), correlations.csv (Spearman and
-    Kendall between measures across models, bootstrap CIs), skipped.csv, manifest.json and
-    correlations.png into the output directory. Exits 1 when a method failed for some model.
+    Kendall between measures across models, bootstrap CIs, permutation p, a flag for too few
+    units), skipped.csv, manifest.json and correlations.png into the output directory. Prints
+    blocks that fit the terminal. Exits 1 when a method failed for some model.
     """
     config = load_compare_config(opts["config_file"], opts["output"])
     show = opts["progress"]
