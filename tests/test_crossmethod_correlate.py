@@ -1,6 +1,10 @@
-"""Rank correlations between methods against scipy, and their bootstrap against a slow loop."""
+"""Rank correlations between methods against scipy, and their bootstrap against a slow loop;
+permutation p-values against a brute-force enumeration of every pairing."""
 
 from __future__ import annotations
+
+from itertools import permutations
+from math import factorial
 
 import numpy as np
 import pandas as pd
@@ -10,11 +14,17 @@ from scipy import stats
 from weatkit.errors import WeatkitError
 from weatkit.stats.correlation import (
     CORRELATION_COLUMNS,
+    ci_excludes_zero,
     correlate_pair,
     correlation_table,
     kendall_rows,
+    min_units,
+    pearson_rows,
+    permutation_p,
     spearman_rows,
 )
+
+SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
 
 
 def _data(seed: int, n: int = 9) -> tuple[np.ndarray, np.ndarray]:
@@ -118,3 +128,90 @@ def test_bad_settings() -> None:
         correlation_table(wide, ["x"], n_bootstrap=-1)
     with pytest.raises(WeatkitError, match="confidence level"):
         correlation_table(wide, ["x"], confidence_level=1.5)
+
+
+def _brute_force_p(x: np.ndarray, y: np.ndarray, statistic: str) -> float:
+    """Two-sided p = min(1, 2 min(P(T ≤ t), P(T ≥ t))) over all n! orders of x, with scipy's T."""
+    function = SCIPY[statistic]
+    observed = function(x, y).statistic
+    null = np.array([function(x[list(p)], y).statistic for p in permutations(range(len(x)))])
+    tol = 1e-9
+    return min(1.0, 2 * min(np.mean(null <= observed + tol), np.mean(null >= observed - tol)))
+
+
+@pytest.mark.parametrize("statistic", ["pearson", "spearman", "kendall"])
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_exact_p_equals_brute_force_enumeration(statistic: str, n: int) -> None:
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=n)
+    y = x + rng.normal(size=n)
+    if n >= 5:
+        x[0] = x[1]  # ties
+        y[2] = y[3]
+    p, method, n_permutations = permutation_p(x, y, statistic, seed=0)
+    assert (method, n_permutations) == ("exact", factorial(n))
+    assert p == pytest.approx(_brute_force_p(x, y, statistic), abs=1e-12)
+
+
+def test_monte_carlo_p_beyond_eight_units_is_seeded_and_near_the_exact_p() -> None:
+    n = 9
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=n)
+    y = 0.4 * x + rng.normal(size=n)
+    p, method, n_permutations = permutation_p(x, y, "spearman", seed=3)
+    assert (method, n_permutations) == ("monte-carlo", 9999)
+    assert permutation_p(x, y, "spearman", seed=3)[0] == p
+    # exact p over all 9! orders: rho = 1 - 6 Σd² / (n(n² - 1)) on untied ranks
+    rx = stats.rankdata(x).astype(int) - 1
+    ry = stats.rankdata(y)
+    orders = np.array(list(permutations(range(n))))
+    null = 1 - 6 * ((rx[orders] + 1 - ry) ** 2).sum(axis=1) / (n * (n * n - 1))
+    t = stats.spearmanr(x, y).statistic
+    exact = 2 * min(np.mean(null <= t + 1e-9), np.mean(null >= t - 1e-9))
+    assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / 9999) + 1e-4
+
+
+def test_fewest_units_that_can_reach_alpha() -> None:
+    assert (min_units(0.9), min_units(0.95), min_units(0.99)) == (4, 5, 6)
+    for level in (0.9, 0.95, 0.99):
+        n_min = min_units(level)
+        below = np.arange(float(n_min - 1))
+        at = np.arange(float(n_min))
+        assert permutation_p(below, below**2, "spearman")[0] > 1 - level
+        assert permutation_p(at, at**2, "spearman")[0] <= 1 - level
+        assert permutation_p(at, at**2, "spearman")[0] == pytest.approx(2 / factorial(n_min))
+
+
+def test_three_units_are_flagged_and_never_starred() -> None:
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([2.0, 5.0, 9.0])
+    assert stats.spearmanr(x, y).pvalue == 0  # the asymptotic p this replaces
+    got = correlate_pair(x, y, n_bootstrap=500, seed=0, confidence_level=0.95)
+    assert got["spearman_p"] == got["kendall_p"] == pytest.approx(2 / 6)
+    assert got["spearman_ci_low"] == got["spearman_ci_high"] == 1.0  # degenerate
+    assert got["n_min"] == 5
+    assert "n=3 < 5" in got["flag"] and "degenerate CI" in got["flag"]
+    assert not ci_excludes_zero(got["spearman_ci_low"], got["spearman_ci_high"], got["flag"])
+    # enough units but a perfect order: the interval is still degenerate, the p is exact
+    six = correlate_pair(np.arange(6.0), np.arange(6.0) ** 3, n_bootstrap=500, seed=0,
+                         confidence_level=0.95)  # fmt: skip
+    assert "n=" not in six["flag"] and "degenerate CI of Spearman ρ, Kendall τ_b" in six["flag"]
+    assert six["spearman_p"] == pytest.approx(2 / 720)
+
+
+def test_what_may_be_starred() -> None:
+    assert ci_excludes_zero(0.1, 0.5, "")
+    assert ci_excludes_zero(-0.5, -0.1, "")
+    assert not ci_excludes_zero(-0.1, 0.5, "")
+    assert not ci_excludes_zero(0.1, 0.5, "n=4 < 5: ...")
+    assert not ci_excludes_zero(1.0, 1.0, "")
+    assert not ci_excludes_zero(float("nan"), float("nan"), "")
+    x, y = _data(8, n=12)
+    row = correlate_pair(x, y + 3 * x, n_bootstrap=400, seed=0, confidence_level=0.95)
+    assert row["flag"] == "" and row["spearman_ci_low"] > 0
+    assert ci_excludes_zero(row["spearman_ci_low"], row["spearman_ci_high"], row["flag"])
+
+
+def test_pearson_rows_equal_scipy() -> None:
+    x, y = _data(6)
+    assert pearson_rows(x[None], y[None])[0] == pytest.approx(stats.pearsonr(x, y).statistic)
+    assert np.isnan(pearson_rows(np.ones((1, 4)) * 1e-9, y[None, :4])[0])

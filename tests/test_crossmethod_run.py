@@ -197,6 +197,27 @@ def test_correlations_equal_scipy(result) -> None:
     assert set(crows["n"]) == {3}  # the causal LM has no CrowS score
 
 
+def test_printed_tables_fit_80_columns(result) -> None:
+    """The real comparison printed at 80 columns: every value whole, nothing cut (…)."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from weatkit.cli.compare import print_compare
+
+    console = Console(width=80, file=StringIO(), record=True)
+    print_compare(result, console)
+    text = console.export_text()
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+    cells = {cell.strip() for line in text.splitlines() for cell in line.split("│")}
+    for row in result.table.itertuples(index=False):
+        for value in row[2:]:
+            if pd.notna(value):
+                assert f"{value:.3f}" in cells
+    flagged = result.correlations[result.correlations["n"] < result.correlations["n_min"]]
+    assert not flagged.empty and "†" in text  # CrowS pairs: 3 units
+
+
 def test_stereoset_cells(setup: Path) -> None:
     """StereoSet's row is the per-term intrasentence SS, LMS and micro ICAT of its scores."""
     from weatkit.crossmethod.config import ModelEntry, StereosetSection

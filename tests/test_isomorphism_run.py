@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import permutations
 from pathlib import Path
 
 import numpy as np
@@ -243,3 +244,62 @@ def test_correlation_table_against_scipy() -> None:
         assert row["spearman_rho"] == pytest.approx(rho)
         assert row["r2"] == pytest.approx(r * r)
         assert row["n_languages"] == len(frame)
+
+
+def test_correlations_of_few_languages_use_exact_permutation_p() -> None:
+    """Three languages: ρ = 1 has exact p = 2/3! (scipy's asymptotic p is 0) and is flagged;
+    four languages: both p-values equal an enumeration of all 4! orders."""
+    three = pd.DataFrame(
+        {
+            "embeddings": "A",
+            "lang": ["de", "fr", "it"],
+            "list_set": "x",
+            "test": "weat1",
+            "effect_size": [0.1, 0.5, 0.9],
+            "iso_ev": [1.0, 2.0, 4.0],
+        }
+    )
+    row = correlation_table(three).set_index("embeddings").loc["A"]
+    assert stats.spearmanr(three["effect_size"], three["iso_ev"]).pvalue == 0
+    assert row["spearman_rho"] == pytest.approx(1.0)
+    assert row["spearman_p"] == pytest.approx(1 / 3)
+    assert (row["permutation_method"], row["n_permutations"], row["n_min"]) == ("exact", 6, 5)
+    assert row["flag"].startswith("n=3 < 5")
+    rng = np.random.default_rng(2)
+    x, y = rng.normal(size=4), rng.normal(size=4)
+    four = three.iloc[[0, 1, 2, 2]].assign(lang=["de", "fr", "it", "es"], effect_size=x, iso_ev=y)
+    row = correlation_table(four).set_index("embeddings").loc["A"]
+    for name, function in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr)):
+        t = function(x, y).statistic
+        null = np.array([function(x[list(p)], y).statistic for p in permutations(range(4))])
+        exact = min(1.0, 2 * min(np.mean(null <= t + 1e-9), np.mean(null >= t - 1e-9)))
+        assert row[f"{name}_p"] == pytest.approx(exact)
+    assert row["flag"].startswith("n=4 < 5")
+    two = three.iloc[:2]
+    row = correlation_table(two).iloc[0]
+    assert np.isnan(row["spearman_p"]) and row["flag"] == "n=2 < 3: no correlation"
+
+
+def test_printed_correlations_show_the_exact_p_and_the_flag() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from weatkit.cli.tables import rich_correlations
+
+    summary = pd.DataFrame(
+        {
+            "embeddings": "A",
+            "lang": ["de", "fr", "it"],
+            "list_set": "x",
+            "test": "weat1",
+            "effect_size": [0.1, 0.5, 0.9],
+            "iso_gh": [1.0, 2.0, 4.0],
+        }
+    )
+    console = Console(width=200, file=StringIO(), record=True)
+    console.print(rich_correlations(correlation_table(summary)))
+    text = console.export_text()
+    assert "1.00 (0.333)" in text and "1.00 (0.000)" not in text
+    assert "3 †" in text
+    assert "† n=3 < 5: the smallest possible p is 2/3! = 0.333 > 0.05" in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from math import factorial
 from typing import Any
 
 import click
@@ -12,9 +13,16 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import format_option, out_option, progress_option
+from weatkit.cli.tables import percent
 from weatkit.crossmethod import load_compare_config, run_compare, write_compare
 from weatkit.crossmethod.runner import CompareResult
 from weatkit.report.tables import render
+from weatkit.stats.correlation import (
+    EXACT_MAX_UNITS,
+    N_PERMUTATIONS,
+    ci_excludes_zero,
+    degenerate_interval,
+)
 
 
 @click.command("compare")
@@ -29,8 +37,9 @@ def compare_command(**opts: Any) -> None:
 
     CONFIG (.yaml or .toml) lists models, languages and methods (see the README). Writes
     scores.csv (long), table.csv (one row per model × language), correlations.csv (Spearman and
-    Kendall between measures across models, bootstrap CIs), skipped.csv, manifest.json and
-    correlations.png into the output directory. Exits 1 when a method failed for some model.
+    Kendall between measures across models, bootstrap CIs, permutation p, a flag for too few
+    units), skipped.csv, manifest.json and correlations.png into the output directory. Prints
+    blocks that fit the terminal. Exits 1 when a method failed for some model.
     """
     config = load_compare_config(opts["config_file"], opts["output"])
     show = opts["progress"]
@@ -62,33 +71,130 @@ def compare_command(**opts: Any) -> None:
 
 def _print(result: CompareResult) -> None:
     console = Console()
+    if result.table.shape[1] <= 2 and result.correlations.empty:
+        note("no measures: every method was skipped (skipped.csv)")
+        return
+    print_compare(result, console)
+    if result.correlations.empty:
+        note("no correlations: each pair of measures needs 3 model × language units with both")
+
+
+def print_compare(result: CompareResult, console: Console) -> None:
+    """The joined table and the correlations in blocks that fit ``console.width``.
+
+    One block per model (rows: measures, columns: languages, split into several blocks when
+    the languages do not fit), then one block per pair of measures (rows: scope × statistic).
+    Measure names longer than a third of the width are printed as ``M1``, ``M2``, ... with a
+    legend. The full tables are in the output files.
+    """
+    width = console.width
     table = result.table
     measures = [c for c in table.columns if c not in ("model", "lang")]
-    view = Table(title="Bias measures per model and language")
-    for col in ("model", "lang", *measures):
-        view.add_column(col, justify="left" if col in ("model", "lang") else "right")
-    for row in table.itertuples(index=False):
-        values = [_fmt(v) for v in row[2:]]
-        view.add_row(str(row.model), str(row.lang), *values)
-    console.print(view)
+    short = _abbreviations(measures, budget=max(12, width // 3))
+    if any(short[m] != m for m in measures):
+        console.print("Measures:", highlight=False)
+        for m in measures:
+            if short[m] != m:
+                console.print(f"  {short[m]} = {m}", highlight=False, markup=False, soft_wrap=True)
+    name_width = max([len("measure"), *(len(short[m]) for m in measures)])
+    cells = [len(_fmt(v)) for v in table[measures].to_numpy().ravel()]
+    value_width = max([6, *cells]) + 3  # the value, the padding either side and a rule
+    per_block = max(1, (width - name_width - 4) // value_width)
+    langs = list(dict.fromkeys(table["lang"]))
+    for model, rows in table.groupby("model", sort=False):
+        by_lang = rows.set_index("lang")
+        present = [m for m in measures if by_lang[m].notna().any()]
+        if not present:
+            continue
+        for start in range(0, len(langs), per_block):
+            chunk = langs[start : start + per_block]
+            span = f"s {start + 1}–{start + len(chunk)}" if len(chunk) > 1 else f" {start + 1}"
+            part = f" (language{span} of {len(langs)})"
+            title = f"{model}: bias measures" + (part if len(chunk) < len(langs) else "")
+            view = Table(title=title, title_justify="left")
+            view.add_column("measure", no_wrap=True)
+            for lang in chunk:
+                view.add_column(lang, justify="right", no_wrap=True)
+            for m in present:
+                view.add_row(short[m], *(_fmt(by_lang.at[lang, m]) for lang in chunk))
+            console.print(view)
+    _print_correlations(result, console, short)
+
+
+def _print_correlations(result: CompareResult, console: Console, short: dict[str, str]) -> None:
     corr = result.correlations
     if corr.empty:
-        note("no correlations: each pair of measures needs 3 model × language units with both")
         return
-    view = Table(title="Agreement between methods across models (bootstrap CIs)")
-    for col in ("scope", "measure x", "measure y", "n", "Spearman ρ [CI]", "Kendall τ_b [CI]"):
-        view.add_column(col, justify="right" if col in ("n",) or "[" in col else "left")
-    for r in corr.itertuples(index=False):
-        view.add_row(
-            str(r.scope),
-            str(r.measure_x),
-            str(r.measure_y),
-            str(r.n),
-            f"{_fmt(r.spearman)} [{_fmt(r.spearman_ci_low)}, {_fmt(r.spearman_ci_high)}]",
-            f"{_fmt(r.kendall)} [{_fmt(r.kendall_ci_low)}, {_fmt(r.kendall_ci_high)}]",
+    level = float(result.manifest.get("correlation", {}).get("confidence_level", 0.95))
+    alpha = 1.0 - level
+    ci_header = f"{percent(level)} CI"
+    used: set[str] = set()
+    for (mx, my), rows in corr.groupby(["measure_x", "measure_y"], sort=False):
+        view = Table(title=f"{short[mx]} ~ {short[my]}", title_justify="left")
+        for col in ("scope", "n", "statistic", "value", ci_header, "p", "note"):
+            right = col in ("n", "value", "p")
+            view.add_column(col, justify="right" if right else "left", no_wrap=True)
+        for r in rows.itertuples(index=False):
+            for name, label in (("spearman", "Spearman ρ"), ("kendall", "Kendall τ_b")):
+                low, high = getattr(r, f"{name}_ci_low"), getattr(r, f"{name}_ci_high")
+                marks = ""
+                if r.n < r.n_min:
+                    marks += "†"
+                if degenerate_interval(low, high):
+                    marks += "‡"
+                used.update(marks)
+                star = "*" if ci_excludes_zero(low, high, r.flag) else ""
+                used.update(star)
+                interval = "" if pd.isna(low) else f"[{_fmt(low)}, {_fmt(high)}]"
+                view.add_row(
+                    str(r.scope),
+                    str(r.n),
+                    label,
+                    _fmt(getattr(r, name)) + star,
+                    interval,
+                    _fmt_p(getattr(r, f"{name}_p")),
+                    marks,
+                )
+        console.print(view)
+    legend = [
+        "ρ, τ_b across model × language units; CI: percentile bootstrap over the units; p: "
+        "two-sided permutation p (exact over all n! pairings up to "
+        f"{EXACT_MAX_UNITS} units, else {N_PERMUTATIONS:,} seeded pairings)."
+    ]
+    if "*" in used:
+        legend.append(f"* the {ci_header} excludes 0 (never marked on a † or ‡ row).")
+    if "†" in used:
+        n_min = int(corr["n_min"].iloc[0])
+        n = int(corr.loc[corr["n"] < corr["n_min"], "n"].max())
+        legend.append(
+            f"† fewer than {n_min} units: the exact p of n units is at least 2/n! (2/{n}! = "
+            f"{2 / factorial(n):.3f}), so no association can reach p ≤ {alpha:g}; the row is "
+            "no evidence either way."
         )
-    console.print(view)
+    if "‡" in used:
+        legend.append(
+            "‡ degenerate CI: every bootstrap resample gives the same value (e.g. ρ = 1 with "
+            "3 units); it says nothing about uncertainty."
+        )
+    for line in legend:
+        console.print(line, highlight=False, markup=False)
+
+
+def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:
+    """Each measure's printed name: itself, or ``M1``, ``M2``, ... when longer than ``budget``."""
+    codes: dict[str, str] = {}
+    n_long = 0
+    for m in measures:
+        if len(m) > budget:
+            n_long += 1
+        codes[m] = m if len(m) <= budget else f"M{n_long}"
+    return codes
 
 
 def _fmt(value: Any) -> str:
     return "" if pd.isna(value) else f"{float(value):.3f}"
+
+
+def _fmt_p(value: Any) -> str:
+    """A p-value with 3 decimals; below 0.001 as ``<0.001`` (a permutation p is never 0)."""
+    return "<0.001" if not pd.isna(value) and value < 0.001 else _fmt(value)

@@ -102,23 +102,41 @@ def _ci_label(median: bool, ci_level: float, level: float) -> str:
 
 
 def rich_correlations(correlations: pd.DataFrame) -> Table:
+    """Effect size vs isomorphism: r and ρ with their permutation p; a row flagged for too few
+    languages (``flag``, :func:`weatkit.stats.correlation.small_sample_flag`) is marked † and
+    its reason given under the table."""
     table = Table(title="Effect size vs isomorphism across languages")
     columns = ("embeddings", "list set", "test", "measure", "langs", "Pearson r (p)",
                "Spearman ρ (p)", "R²")  # fmt: skip
     for col in columns:
         table.add_column(col)
+    reasons: dict[str, None] = {}
     for row in correlations.itertuples(index=False):
+        flag = getattr(row, "flag", "")
+        flag = flag if isinstance(flag, str) else ""
+        mark = " †" if flag else ""
+        if flag:
+            reasons[flag] = None
         table.add_row(
             row.embeddings,
             row.list_set,
             row.test,
             row.measure,
-            str(row.n_languages),
-            f"{fmt(row.pearson_r, 2)} ({fmt(row.pearson_p, 3)})",
-            f"{fmt(row.spearman_rho, 2)} ({fmt(row.spearman_p, 3)})",
+            str(row.n_languages) + mark,
+            f"{fmt(row.pearson_r, 2)} ({_fmt_p(row.pearson_p)})",
+            f"{fmt(row.spearman_rho, 2)} ({_fmt_p(row.spearman_p)})",
             fmt(row.r2, 2),
         )
+    caption = ["p: two-sided permutation p (exact over all n! orders up to 8 languages)"]
+    caption += [f"† {reason}" for reason in reasons]
+    table.caption = "\n".join(caption)
+    table.caption_justify = "left"
     return table
+
+
+def _fmt_p(value: float) -> str:
+    """A p-value with 3 decimals; below 0.001 as ``<0.001`` (a permutation p is never 0)."""
+    return "<0.001" if isinstance(value, float) and value < 0.001 else fmt(value, 3)
 
 
 def with_ci(value: float, low: float, high: float) -> str:

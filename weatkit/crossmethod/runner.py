@@ -7,7 +7,8 @@ Outputs (:func:`write_compare`):
                       (:data:`weatkit.crossmethod.methods.SCORE_COLUMNS`)
 ``table.csv``         the joined table: one row per model × language, one column per measure
 ``correlations.csv``  Spearman and Kendall correlations between measures across the
-                      model × language units, with bootstrap CIs
+                      model × language units, with bootstrap CIs, permutation p-values and
+                      a flag for too few units
                       (:data:`weatkit.stats.correlation.CORRELATION_COLUMNS`)
 ``skipped.csv``       ``model, lang, method, status, reason``: ``not applicable`` (no data in
                       that language, a causal LM where a masked LM is needed) or ``failed``
@@ -47,7 +48,7 @@ from weatkit.models.pool import handles, scope
 from weatkit.pipeline import environment
 from weatkit.report.plots import figure_bytes
 from weatkit.report.tables import manifest_bytes, render, write_outputs
-from weatkit.stats.correlation import correlation_table
+from weatkit.stats.correlation import EXACT_MAX_UNITS, N_PERMUTATIONS, correlation_table
 
 SKIPPED_COLUMNS = ["model", "lang", "method", "status", "reason"]
 #: How each method computes its rows for one model in one language.
@@ -96,8 +97,10 @@ def compare(
         Kendall τ_b = Σ_{i≠j} sgn(x_i − x_j) sgn(y_i − y_j)
                       / √(Σ_{i≠j} sgn(x_i − x_j)² · Σ_{i≠j} sgn(y_i − y_j)²)
 
-    with percentile bootstrap intervals over the units (:mod:`weatkit.stats.correlation`;
-    Spearman 1904, Kendall 1945).
+    with percentile bootstrap intervals over the units and permutation p-values, exact over
+    all n! pairings up to 8 units; a pair with fewer units than a test at the chosen level
+    needs (5 at 95%), or with a degenerate interval, is flagged (:mod:`weatkit.stats.correlation`;
+    Spearman 1904, Kendall 1945, Pitman 1937).
 
     Args:
         config: a comparison file (YAML or TOML, :func:`load_compare_config`) or a loaded
@@ -204,6 +207,12 @@ def run_compare(
             "crows": {"scheme": "stratified", "n_bootstrap": N_BOOTSTRAP, "seed": 0},
             "weat": {"scheme": "weat"},
             "correlation": {"scheme": "stratified", "paired": True},
+            "correlation_p": {  # permutation p of ρ and τ_b (scipy.stats.permutation_test)
+                "scheme": "pairings",
+                "exact_up_to_units": EXACT_MAX_UNITS,
+                "n_permutations": N_PERMUTATIONS,
+                "seed": corr.seed,
+            },
         },
         "weights_loaded": weights_loaded,  # times each model's weights were read from disk
         "environment": environment(),

@@ -3,6 +3,12 @@
 CA-WEAT paper §5 and Figure 4: for each embeddings and language, EV and GH between the language's
 space and the English space of the same embeddings; then, across languages, how effect sizes
 correlate with each measure (Pearson and Spearman with p-values, R² of the linear fit).
+
+The p-values are permutation p-values and a row with too few languages is flagged, by the same
+rules as ``weatkit compare`` (:func:`weatkit.stats.correlation.correlate_pair`): exact over all
+n! pairings up to 8 languages, else 9,999 seeded pairings; with fewer than
+:func:`weatkit.stats.correlation.min_units` languages (5 at α = 0.05) no p can reach α and
+``flag`` says so.
 """
 
 from __future__ import annotations
@@ -11,7 +17,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.embeddings.spec import LANG_PLACEHOLDER, EmbeddingsSpec
@@ -24,6 +29,7 @@ from weatkit.isomorphism.measures import (
     prepare_space,
     read_word_list,
 )
+from weatkit.stats.correlation import MIN_UNITS, correlate_pair, min_units
 
 #: Columns of the correlation table.
 CORRELATION_COLUMNS = [
@@ -37,6 +43,10 @@ CORRELATION_COLUMNS = [
     "spearman_rho",
     "spearman_p",
     "r2",
+    "permutation_method",
+    "n_permutations",
+    "n_min",
+    "flag",
 ]
 
 
@@ -103,13 +113,18 @@ def with_isomorphism(summary: pd.DataFrame, iso: pd.DataFrame) -> pd.DataFrame:
     return summary.merge(wide.reset_index(), on=["embeddings", "lang"], how="left")
 
 
-def correlation_table(summary: pd.DataFrame) -> pd.DataFrame:
+def correlation_table(
+    summary: pd.DataFrame, *, confidence_level: float = 0.95, seed: int = 0
+) -> pd.DataFrame:
     """Across languages, effect size against each ``iso_*`` column of ``summary``.
 
     One row per (embeddings, list set, test, measure), plus rows with ``embeddings = "all"``
     pooling every embeddings' languages (Figure 4 of the CA-WEAT paper). Pearson's r and
-    Spearman's ρ with their two-sided p-values (``scipy.stats``), and R² = r² of the
-    least-squares line. Fewer than 3 languages give NaN.
+    Spearman's ρ with their two-sided permutation p-values, and R² = r² of the least-squares
+    line (:func:`weatkit.stats.correlation.correlate_pair`: exact p up to 8 languages, else
+    9,999 pairings drawn with ``seed``). ``n_min`` is the fewest languages at which p can reach
+    α = 1 − ``confidence_level`` and ``flag`` says when ``n_languages`` is below it. Fewer than
+    3 languages (or a constant column) give NaN.
     """
     measures = [c for c in summary.columns if c.startswith("iso_")]
     rows = []
@@ -126,22 +141,50 @@ def correlation_table(summary: pd.DataFrame) -> pd.DataFrame:
                         "test": test,
                         "measure": column.removeprefix("iso_"),
                         "n_languages": len(pairs),
-                        **_correlations(pairs["effect_size"].to_numpy(), pairs[column].to_numpy()),
+                        **_correlations(
+                            pairs["effect_size"].to_numpy(),
+                            pairs[column].to_numpy(),
+                            confidence_level,
+                            seed,
+                        ),
                     }
                 )
     return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
 
 
-def _correlations(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    nan = {k: float("nan") for k in ("pearson_r", "pearson_p", "spearman_rho", "spearman_p", "r2")}
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return nan
-    pearson = stats.pearsonr(x, y)
-    spearman = stats.spearmanr(x, y)
+def _correlations(
+    x: np.ndarray, y: np.ndarray, confidence_level: float, seed: int
+) -> dict[str, float | int | str]:
+    if len(x) < MIN_UNITS or np.ptp(x) == 0 or np.ptp(y) == 0:
+        keys = ("pearson_r", "pearson_p", "spearman_rho", "spearman_p", "r2", "n_permutations")
+        nan: dict[str, float | int | str] = dict.fromkeys(keys, float("nan"))
+        why = (
+            f"n={len(x)} < {MIN_UNITS}: no correlation"
+            if len(x) < MIN_UNITS
+            else "one variable is constant: no correlation"
+        )
+        return {
+            **nan,
+            "permutation_method": "",
+            "n_min": min_units(confidence_level),
+            "flag": why,
+        }
+    both = correlate_pair(
+        x,
+        y,
+        n_bootstrap=0,
+        seed=seed,
+        confidence_level=confidence_level,
+        statistics=("pearson", "spearman"),
+    )
     return {
-        "pearson_r": float(pearson.statistic),
-        "pearson_p": float(pearson.pvalue),
-        "spearman_rho": float(spearman.statistic),
-        "spearman_p": float(spearman.pvalue),
-        "r2": float(pearson.statistic) ** 2,
+        "pearson_r": both["pearson"],
+        "pearson_p": both["pearson_p"],
+        "spearman_rho": both["spearman"],
+        "spearman_p": both["spearman_p"],
+        "r2": float(both["pearson"]) ** 2,
+        "permutation_method": both["permutation_method"],
+        "n_permutations": both["n_permutations"],
+        "n_min": both["n_min"],
+        "flag": both["flag"],
     }

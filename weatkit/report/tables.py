@@ -175,6 +175,7 @@ COLUMN_TYPES: dict[str, str] = {
             "units",
             "set",
             "item",
+            "flag",  # why a correlation cannot be read as significant (too few units)
         ],
         TEXT,
     ),
@@ -196,6 +197,7 @@ COLUMN_TYPES: dict[str, str] = {
             "pearson_p",
             "spearman_rho",
             "spearman_p",
+            "kendall_p",
             "r2",
             "slope",
             "intercept",
@@ -226,6 +228,7 @@ COLUMN_TYPES: dict[str, str] = {
             "n_languages",
             "n",
             "k",
+            "n_min",
         ],
         COUNT,
     ),

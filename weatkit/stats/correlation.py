@@ -15,11 +15,33 @@ with replacement, paired (one draw of the units indexes both measures;
 resample at once, as tensor operations (ranks along the resample axis, sign matrices of shape
 ``B × n × n``). Resamples in which one measure is constant leave the statistic undefined; they
 are dropped from the percentiles and counted in ``n_degenerate``.
+
+Pearson's r = Σ (x_i − x̄)(y_i − ȳ) / √(Σ (x_i − x̄)² Σ (y_i − ȳ)²) is available for measures on
+an interval scale (:func:`weatkit.isomorphism.across_languages.correlation_table`).
+
+**Small numbers of units.** The p-value of each statistic T is a permutation test of
+independence (Pitman 1937): the null distribution is T over re-pairings of x with y,
+``scipy.stats.permutation_test(..., permutation_type="pairings")``, two-sided as
+p = min(1, 2 · min(P(T* ≥ t), P(T* ≤ t))). With n ≤ :data:`EXACT_MAX_UNITS` units the test is
+exact (all n! pairings, P counted over them); above that it draws :data:`N_PERMUTATIONS` seeded
+pairings, P = (#{T* ≥ t} + 1) / (B + 1) (Phipson & Smyth 2010). No asymptotic formula is used:
+with 3 units the t approximation of ``scipy.stats.spearmanr`` gives p = 0 for ρ = 1, whereas
+only 6 pairings exist and the exact p is 2/6.
+
+Because the most extreme pairing has probability 1/n!, no test of n units can give p below 2/n!
+(two-sided; ties only raise it). :func:`min_units` is the fewest units at which p ≤ α is
+possible at all, α = 1 − confidence level: 5 at 95% (2/5! = 0.017, while 2/4! = 0.083), 6 at
+99%. Below it a correlation is reported but flagged (``flag``); so is a bootstrap interval that
+is degenerate (low = high: with 3 units every resample with two distinct values gives the same
+ρ = ±1, so ``[1.000, 1.000]`` measures nothing). :func:`ci_excludes_zero` is the one rule for
+marking an interval as excluding 0: never for a flagged row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from itertools import combinations
+from math import factorial
 
 import numpy as np
 import pandas as pd
@@ -42,9 +64,30 @@ CORRELATION_COLUMNS = [
     "kendall_ci_low",
     "kendall_ci_high",
     "n_degenerate",
+    "spearman_p",
+    "kendall_p",
+    "permutation_method",
+    "n_permutations",
+    "n_min",
+    "flag",
 ]
-#: Fewest common units for a correlation.
+#: Fewest common units for a correlation to be computed at all (two points always give ±1).
 MIN_UNITS = 3
+#: Up to this many units the permutation p is exact (all n! pairings; 8! = 40,320).
+EXACT_MAX_UNITS = 8
+#: Seeded random pairings for the permutation p above :data:`EXACT_MAX_UNITS` units.
+N_PERMUTATIONS = 9999
+
+
+def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row pair of ``(B, n)`` arrays (NaN where a row is constant)."""
+    dx = x - x.mean(axis=-1, keepdims=True)
+    dy = y - y.mean(axis=-1, keepdims=True)
+    constant = (np.ptp(x, axis=-1) == 0) | (np.ptp(y, axis=-1) == 0)
+    denominator = np.sqrt((dx * dx).sum(axis=-1) * (dy * dy).sum(axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.clip((dx * dy).sum(axis=-1) / denominator, -1.0, 1.0)
+    return np.where(constant, np.nan, r)
 
 
 def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -72,34 +115,158 @@ def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(denominator > 1e-12, (dx * dy).sum(axis=-1) / denominator, np.nan)
 
 
-def correlate_pair(
-    x: np.ndarray, y: np.ndarray, *, n_bootstrap: int, seed: int, confidence_level: float
-) -> dict[str, float]:
-    """ρ, τ_b and their percentile bootstrap intervals for paired observations ``x``, ``y``."""
+#: The vectorised statistics by name (each maps two ``(B, n)`` arrays to ``B`` values).
+STATISTICS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "pearson": pearson_rows,
+    "spearman": spearman_rows,
+    "kendall": kendall_rows,
+}
+_NAMES = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ_b"}
+
+
+def min_units(confidence_level: float) -> int:
+    """Fewest units at which a two-sided test at α = 1 − ``confidence_level`` can reject.
+
+    The smallest n ≥ :data:`MIN_UNITS` with 2/n! ≤ α: the most extreme of the n! pairings has
+    permutation probability 1/n!, so the exact two-sided p of n units is at least 2/n!
+    (5 units at 95%, 6 at 99%).
+    """
+    alpha = 1.0 - confidence_level
+    n = MIN_UNITS
+    while 2.0 / factorial(n) > alpha:
+        n += 1
+    return n
+
+
+def permutation_p(
+    x: np.ndarray, y: np.ndarray, statistic: str, *, seed: int = 0
+) -> tuple[float, str, int]:
+    """Two-sided permutation p of ``statistic`` (``pearson``, ``spearman``, ``kendall``).
+
+    p = min(1, 2 · min(P(T* ≤ t), P(T* ≥ t))) over re-pairings of ``x`` with ``y``
+    (``scipy.stats.permutation_test``, ``permutation_type="pairings"``): all n! when
+    n ≤ :data:`EXACT_MAX_UNITS`, else :data:`N_PERMUTATIONS` pairings drawn with ``seed``.
+
+    Returns:
+        ``(p, method, n_permutations)``, method ``exact`` or ``monte-carlo``; p is NaN when x
+        or y is constant.
+    """
+    rows = STATISTICS[statistic]
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n = len(x)
-    out: dict[str, float] = {
-        "n": n,
-        "spearman": float(spearman_rows(x[None], y[None])[0]),
-        "kendall": float(kendall_rows(x[None], y[None])[0]),
-    }
+    exact = n <= EXACT_MAX_UNITS
+    n_permutations = factorial(n) if exact else N_PERMUTATIONS
+    method = "exact" if exact else "monte-carlo"
+    if n < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan"), method, n_permutations
+
+    if statistic == "kendall":  # y is fixed: its signs and both norms are computed once
+        upper = np.triu_indices(n, 1)
+        sy = np.sign(y[upper[0]] - y[upper[1]])
+        sx_norm = np.count_nonzero(x[upper[0]] != x[upper[1]])
+        scale = np.sqrt(sx_norm * np.count_nonzero(sy))
+
+        def rows(xs: np.ndarray, _: np.ndarray) -> np.ndarray:
+            return (np.sign(xs[:, upper[0]] - xs[:, upper[1]]) @ sy) / scale
+
+    def vectorised(xs: np.ndarray, axis: int = -1) -> np.ndarray:
+        xs = np.moveaxis(xs, axis, -1)
+        batch = xs.reshape(-1, n)
+        return rows(batch, np.broadcast_to(y, batch.shape)).reshape(xs.shape[:-1])
+
+    result = stats.permutation_test(
+        (x,),
+        vectorised,
+        permutation_type="pairings",
+        vectorized=True,
+        n_resamples=np.inf if exact else N_PERMUTATIONS,
+        batch=max(1, 4_000_000 // (n * n)),  # sign matrices of Kendall's τ: B × n × n
+        rng=np.random.default_rng(seed),
+    )
+    return float(result.pvalue), method, n_permutations
+
+
+def small_sample_flag(
+    n: int, confidence_level: float, degenerate: Sequence[str] = ()
+) -> str:
+    """Why a correlation of ``n`` units cannot be read as significant ('' when it can).
+
+    ``degenerate`` names the statistics whose bootstrap interval has low = high.
+    """
+    reasons = []
+    n_min = min_units(confidence_level)
+    if n < n_min:
+        alpha = 1.0 - confidence_level
+        reasons.append(
+            f"n={n} < {n_min}: the smallest possible p is 2/{n}! = {2 / factorial(n):.3f} "
+            f"> {alpha:g}"
+        )
+    if degenerate:
+        names = ", ".join(_NAMES[name] for name in degenerate)
+        reasons.append(f"degenerate CI of {names} (every resample gives one value)")
+    return "; ".join(reasons)
+
+
+def degenerate_interval(low: float, high: float) -> bool:
+    """Whether a defined interval has no width (high − low ≤ 1e-12)."""
+    return bool(np.isfinite(low) and np.isfinite(high) and high - low <= 1e-12)
+
+
+def ci_excludes_zero(low: float, high: float, flag: str) -> bool:
+    """Whether an interval may be marked as excluding 0: defined, not degenerate
+    (:func:`degenerate_interval`), the row not flagged (:func:`small_sample_flag`), and 0
+    outside ``[low, high]``."""
+    if flag or not (np.isfinite(low) and np.isfinite(high)) or degenerate_interval(low, high):
+        return False
+    return bool(low > 0 or high < 0)
+
+
+def correlate_pair(
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    n_bootstrap: int,
+    seed: int,
+    confidence_level: float,
+    statistics: Sequence[str] = ("spearman", "kendall"),
+) -> dict[str, float | int | str]:
+    """Each statistic with its permutation p and bootstrap interval, for paired ``x``, ``y``.
+
+    Keys: ``n``; per statistic ``NAME``, ``NAME_p`` (:func:`permutation_p`, seeded with
+    ``seed``), ``NAME_ci_low``, ``NAME_ci_high`` (NaN with ``n_bootstrap`` 0); ``n_degenerate``
+    (resamples where a statistic is undefined), ``permutation_method``, ``n_permutations``,
+    ``n_min`` (:func:`min_units`) and ``flag`` (:func:`small_sample_flag`).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = len(x)
     nan = float("nan")
+    out: dict[str, float | int | str] = {"n": n}
+    for name in statistics:
+        out[name] = float(STATISTICS[name](x[None], y[None])[0])
+        out[f"{name}_p"], method, n_permutations = permutation_p(x, y, name, seed=seed)
+    degenerate_ci: list[str] = []
     if n_bootstrap > 0:
         rows = one_sample_bootstrap(n, n_bootstrap, seed=seed)
-        rho = spearman_rows(x[rows], y[rows])
-        tau = kendall_rows(x[rows], y[rows])
-        degenerate = np.isnan(rho) | np.isnan(tau)
+        values = {name: STATISTICS[name](x[rows], y[rows]) for name in statistics}
+        degenerate = np.zeros(n_bootstrap, dtype=bool)
+        for resampled in values.values():
+            degenerate |= np.isnan(resampled)
         out["n_degenerate"] = int(degenerate.sum())
-        for name, values in (("spearman", rho), ("kendall", tau)):
-            kept = values[~degenerate]
-            low, high = (
-                percentile_interval(kept, confidence_level) if kept.size else (nan, nan)
-            )
+        for name, resampled in values.items():
+            kept = resampled[~degenerate]
+            low, high = percentile_interval(kept, confidence_level) if kept.size else (nan, nan)
             out[f"{name}_ci_low"], out[f"{name}_ci_high"] = float(low), float(high)
+            if degenerate_interval(low, high):
+                degenerate_ci.append(name)
     else:
-        out.update({f"{m}_ci_{e}": nan for m in ("spearman", "kendall") for e in ("low", "high")})
+        out.update({f"{m}_ci_{e}": nan for m in statistics for e in ("low", "high")})
         out["n_degenerate"] = 0
+    out["permutation_method"] = method
+    out["n_permutations"] = n_permutations
+    out["n_min"] = min_units(confidence_level)
+    out["flag"] = small_sample_flag(n, confidence_level, degenerate_ci)
     return out
 
 
@@ -121,12 +288,15 @@ def correlation_table(
         by_language: besides ``scope == "all"`` (every unit), correlate within each language
             (when there are several).
         n_bootstrap: bootstrap resamples of the units (0: no intervals).
-        seed: seed of the resampling (the same draws for every pair with the same ``n``).
+        seed: seed of the resampling and of the Monte Carlo permutations (the same draws for
+            every pair with the same ``n``).
         confidence_level: confidence level of the intervals.
 
     Returns:
         :data:`CORRELATION_COLUMNS`; only pairs with at least :data:`MIN_UNITS` units where
-        both measures are present.
+        both measures are present. ``spearman_p`` and ``kendall_p`` are permutation p-values
+        (exact up to :data:`EXACT_MAX_UNITS` units); ``flag`` says why a row cannot be read
+        as significant (fewer than ``n_min`` units, a degenerate interval), '' otherwise.
     """
     if n_bootstrap < 0:
         raise WeatkitError(f"bootstrap resamples must be >= 0, not {n_bootstrap}")

@@ -1,0 +1,96 @@
+"""What ``weatkit compare`` prints: at 80 columns no header or cell is cut, long measure names
+get a legend, and correlations of too few units are flagged and never starred."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+
+import numpy as np
+import pandas as pd
+
+from weatkit.cli.compare import print_compare
+from weatkit.crossmethod.runner import CompareResult
+from weatkit.stats.correlation import correlation_table
+
+LONG = "my-own-list-set:flowers_insects_pleasant_unpleasant@-2"
+MEASURES = ["ca-weat:weat1@0", "ca-weat:weat2@-2", "gest:g_s", "stereoset:ss", LONG]
+LANGS = ["en", "de", "fr", "es", "tr", "ja", "ru"]
+
+
+def _result(n_models: int) -> CompareResult:
+    rng = np.random.default_rng(n_models)
+    rows = []
+    for i in range(n_models):
+        for lang in LANGS:
+            values = {m: rng.normal() * 20 for m in MEASURES}
+            values["ca-weat:weat2@-2"] = values["ca-weat:weat1@0"] + 0.5 * rng.normal() * 20
+            if lang != "en":
+                values.update(dict.fromkeys(["gest:g_s", "stereoset:ss", LONG], np.nan))
+            rows.append({"model": f"model-{i}", "lang": lang, **values})
+    table = pd.DataFrame(rows)
+    return CompareResult(
+        scores=pd.DataFrame(),
+        table=table,
+        correlations=correlation_table(table, MEASURES, n_bootstrap=300, seed=0),
+        skipped=pd.DataFrame(),
+        manifest={"correlation": {"confidence_level": 0.95}},
+    )
+
+
+def _printed(result: CompareResult, width: int = 80) -> str:
+    from rich.console import Console
+
+    console = Console(width=width, file=StringIO(), record=True)
+    print_compare(result, console)
+    return console.export_text()
+
+
+def test_nothing_is_cut_at_80_columns() -> None:
+    result = _result(3)
+    text = _printed(result)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "…" not in text
+    assert f"M1 = {LONG}" in text  # the long name in full, once, in the legend
+    for header in ("measure", *LANGS, "scope", "statistic", "95% CI", "note"):
+        assert any(f" {header} " in line for line in lines), header
+    cells = {line.strip("│┃ ") for line in lines}
+    split_cells = {cell.strip() for line in cells for cell in line.split("│")}
+    for m in MEASURES:
+        assert (m if m != LONG else "M1") in split_cells
+    for _, row in result.table.iterrows():  # every value, whole, in its model's block
+        for m in MEASURES:
+            if pd.notna(row[m]):
+                assert f"{row[m]:.3f}" in split_cells
+    for r in result.correlations.itertuples(index=False):
+        assert f"[{r.spearman_ci_low:.3f}, {r.spearman_ci_high:.3f}]" in split_cells
+        assert (f"{r.kendall_p:.3f}" if r.kendall_p >= 0.001 else "<0.001") in split_cells
+
+
+def test_three_models_are_flagged_not_starred() -> None:
+    result = _result(3)
+    corr = result.correlations
+    en = corr[(corr["scope"] == "en") & (corr["measure_x"] == "ca-weat:weat1@0")]
+    assert set(en["n"]) == {3} and (en["flag"] != "").all()
+    text = _printed(result)
+    rows = [line for line in text.splitlines() if line.startswith("│ en ")]
+    assert rows and all("†" in line and "*" not in line for line in rows)
+    assert "† fewer than 5 units: the exact p of n units is at least 2/n! (2/3! = 0.333)" in text
+    # pooled over 21 units the planted association is starred (CI excludes 0, not flagged)
+    starred = [line for line in text.splitlines() if line.startswith("│ all ") and "*" in line]
+    assert len(starred) == 2  # Spearman and Kendall of weat1@0 ~ weat2@-2
+    assert "* the 95% CI excludes 0" in text
+
+
+def test_languages_that_do_not_fit_go_to_further_blocks() -> None:
+    text = _printed(_result(1), width=60)
+    legend = f"  M1 = {LONG}"  # printed whole (the terminal wraps it), never cut
+    assert max(len(line) for line in text.splitlines() if line != legend) <= 60
+    spans = re.findall(r"model-0: bias measures\s+\(languages? (\d+)(?:–(\d+))? of 7\)", text)
+    assert len(spans) >= 2
+    covered = [i for a, b in spans for i in range(int(a), int(b or a) + 1)]
+    assert covered == list(range(1, 8))
+    headers = [line for line in text.splitlines() if line.startswith("┃ measure")]
+    names = [cell.strip() for line in headers for cell in line.split("┃") if cell.strip()]
+    assert [name for name in names if name != "measure"] == LANGS
