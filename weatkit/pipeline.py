@@ -436,7 +436,11 @@ def run(
         report += notes
         report += [f"isomorphism: {s.name} is in memory; not measured" for s in specs if s.vectors]
         summary_df = with_isomorphism(summary_df, iso_df)
-        correlations = correlation_table(summary_df)
+        correlations = correlation_table(
+            summary_df,
+            confidence_level=config.engine.confidence_level,
+            seed=config.engine.seed,
+        )
         timings["isomorphism"] = round(time.perf_counter() - t0, 3)
     pooled = pd.DataFrame()
     if config.pool:

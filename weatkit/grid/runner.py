@@ -216,7 +216,11 @@ def collate(
     correlations = pd.DataFrame()
     if not iso.empty:
         summary = with_isomorphism(summary, iso)
-        correlations = correlation_table(summary)
+        correlations = correlation_table(
+            summary,
+            confidence_level=config.run.engine.confidence_level,
+            seed=config.run.engine.seed,
+        )
     comparisons = pd.DataFrame(rows("compare", "comparisons"), columns=COMPARISON_COLUMNS)
     asymmetry, asymmetry_corr = _asymmetry(config, results)
     failed = [{"job": r["id"], "error": r["error"]} for r in job_rows if r["status"] == "failed"]
