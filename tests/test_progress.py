@@ -57,13 +57,18 @@ def test_log_lines_when_stderr_is_not_a_terminal(
     assert capsys.readouterr().err.splitlines()[-1].startswith("loop: 2/2 corpora (100%)")
 
 
-def test_short_work_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
-    assert progress_module.LOG_EVERY_S == 30.0
+def test_short_work_prints_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(progress_module, "LOG_EVERY_S", 30.0)  # the default (conftest: inf)
     _updates([3, 3, 4], show=None)
     assert capsys.readouterr().err == ""
 
 
-def test_estimate_extrapolates_the_first_batch_by_padded_size() -> None:
+def test_estimate_extrapolates_the_first_batch_by_padded_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(progress_module, "LOG_EVERY_S", 30.0)
     # batches of (items, longest): cost 2*5 + 2*10 + 1*20 = 50 = 5 times the first batch
     sizes = [(2, 5), (2, 10), (1, 20)]
     line = estimate_line("PLL with m", sizes, 8.0, "cpu", 2, "for 3 sentences")
