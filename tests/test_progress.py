@@ -98,6 +98,7 @@ def _maskable_tokens(model_dir: Path, more: str, less: str) -> int:
     return 2 * shared
 
 
+@pytest.mark.slow
 def test_crows_pll_logs_its_forward_passes(
     tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
