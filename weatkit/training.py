@@ -50,7 +50,6 @@ from types import ModuleType
 from typing import Any, BinaryIO
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from weatkit import __version__
 from weatkit._io.atomic import remove_stale, temp_file
@@ -59,6 +58,7 @@ from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.loader_utils import COMPRESSIONS, READ_ERRORS, split_compression
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
+from weatkit.progress import progress
 
 #: Placeholder for the language code in paths (as in ``weatkit.embeddings.spec``).
 LANG_PLACEHOLDER = "{lang}"
@@ -517,8 +517,8 @@ def _prepare_one(lang: str, src: Path, tmp: Path, cap: int | None, total: int | 
     return _Corpus(lang, src, path, words, total, file_fingerprint(src))
 
 
-def _count_all(sources: Mapping[str, Path], disable_bar: bool | None) -> dict[str, int]:
-    bar = tqdm(sources.items(), desc="counting words", unit="corpus", disable=disable_bar)
+def _count_all(sources: Mapping[str, Path], show: bool | None) -> dict[str, int]:
+    bar = progress(sources.items(), desc="counting words", unit="corpus", show=show)
     return {lang: count_words(src) for lang, src in bar}
 
 
@@ -527,20 +527,20 @@ def _prepare_corpora(
     tmp: Path,
     cap_words: int | None,
     cap_to_smallest: bool,
-    disable_bar: bool | None,
+    show: bool | None,
 ) -> tuple[dict[str, _Corpus], list[str]]:
     """Every corpus checked, counted and capped; and a note on the cap."""
     totals: Mapping[str, int | None] = dict.fromkeys(sources)
     cap, note = cap_words, f"every corpus capped to {cap_words:,} words" if cap_words else ""
     if cap_to_smallest:
-        totals = counted = _count_all(sources, disable_bar)
+        totals = counted = _count_all(sources, show)
         smallest = min(counted, key=counted.__getitem__)
         if counted[smallest] == 0:
             raise WeatkitError(f"corpus {sources[smallest]} has no words")
         if cap is None or counted[smallest] < cap:
             cap = counted[smallest]
             note = f"every corpus capped to {cap:,} words, the size of the {smallest} corpus"
-    bar = tqdm(sources.items(), desc="preparing corpora", unit="corpus", disable=disable_bar)
+    bar = progress(sources.items(), desc="preparing corpora", unit="corpus", show=show)
     prepared = {lang: _prepare_one(lang, src, tmp, cap, totals[lang]) for lang, src in bar}
     return prepared, [note] if note else []
 
@@ -776,12 +776,13 @@ def train_embeddings(
     cap = _check_max_words(cap_words, minimum=1)
     fasttext = import_fasttext()
     notes = _general_notes(options)
-    disable = None if show_progress is None else not show_progress
     with _temporary_directory(work_dir) as tmp:
-        prepared, cap_notes = _prepare_corpora(sources, Path(tmp), cap, cap_to_smallest, disable)
+        prepared, cap_notes = _prepare_corpora(
+            sources, Path(tmp), cap, cap_to_smallest, show_progress
+        )
         notes += cap_notes
         models = []
-        for plan in tqdm(plans, desc="training", unit="model", disable=disable):
+        for plan in progress(plans, desc="training", unit="model", show=show_progress):
             corpora_used = [prepared[lang] for lang in plan.languages]
             with _training_file(corpora_used, Path(tmp)) as path:
                 model = _fit(fasttext, path, options, verbose, plan.name)

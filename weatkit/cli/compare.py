@@ -42,11 +42,7 @@ def compare_command(**opts: Any) -> None:
     blocks that fit the terminal. Exits 1 when a method failed for some model.
     """
     config = load_compare_config(opts["config_file"], opts["output"])
-    show = opts["progress"]
-    if show is None:
-        show = err_console.is_terminal
-    step = (lambda text: err_console.print(f"[dim]{text}[/dim]", highlight=False)) if show else None
-    result = run_compare(config, show_progress=opts["progress"], on_step=step)
+    result = run_compare(config, show_progress=opts["progress"])  # steps: the bar's postfix
     for path in write_compare(result, config.output, plot=opts["plot"]):
         err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

@@ -62,7 +62,7 @@ def _subset(vectors: WordVectors, items: set[str]) -> WordVectors:
     file=True,
     required=True,
 )
-@progress_option("Progress bar.")
+@progress_option()
 @model_options(help_texts={"allow_pickle": "Allow pytorch_model.bin weights (a pickle)."})
 @friendly
 def embed_command(**opts: Any) -> None:

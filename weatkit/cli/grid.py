@@ -25,7 +25,7 @@ from weatkit.grid.runner import PlannedJob, plan, run_grid
 @out_option("Output directory (overrides the file's `output`).", dest="output")
 @click.option("--force", is_flag=True, help="Recompute every job, even finished ones.")
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failing job.")
-@progress_option("Progress bar (default: on a terminal).")
+@progress_option()
 @click.option(
     "--executor",
     type=click.Choice(["local", "ray"]),

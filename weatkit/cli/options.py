@@ -8,7 +8,7 @@ message on the command line (naming the flag) as in a file (naming the key).
 
 * output: :func:`out_option` (``--out``), :func:`format_option` (``--format``, one choice set,
   :data:`~weatkit.report.tables.FORMATS`: the table printed to stdout in that format instead of
-  the readable table), :func:`progress_option`;
+  the readable table), :func:`progress_option` (``--progress/--no-progress``, one declaration);
 * models: :func:`model_options` (``--model``/``--layer`` and the schema's transformer options:
   word vectors of a transformer), :func:`language_model_options` (sentence scorers) and
   :func:`model_specs`;
@@ -141,11 +141,16 @@ def _plan_fits(ctx: click.Context, param: click.Parameter, value: int) -> int:
     return value
 
 
-def progress_option(
-    help_text: str = "Progress bars (default: when stderr is a terminal).",
-) -> Decorator:
-    """``--progress/--no-progress`` (None: when stderr is a terminal)."""
-    return click.option("--progress/--no-progress", default=None, help=help_text)
+def progress_option() -> Decorator:
+    """``--progress/--no-progress``: the ``show`` of :func:`weatkit.progress.progress` (None
+    when neither is given: a bar on a terminal, a log line every 30 s elsewhere)."""
+    return click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Progress: a bar when stderr is a terminal, else a line every 30 s of long work "
+        "(and, for model scoring on CPU, an estimate after the first batch). --no-progress: "
+        "none.",
+    )
 
 
 # --- models ---------------------------------------------------------------------------------
@@ -176,7 +181,7 @@ def language_model_options(
             help_texts={"batch_size": batch_help},
             defaults={"batch_size": 32},
         ),
-        progress_option("Progress bar (default: on a terminal)."),
+        progress_option(),
     ]
     return _stack(options)
 

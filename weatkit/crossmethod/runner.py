@@ -46,6 +46,7 @@ from weatkit.errors import one_line
 from weatkit.models.hub import is_decoder_only, load_config
 from weatkit.models.pool import handles, scope
 from weatkit.pipeline import environment
+from weatkit.progress import progress
 from weatkit.report.plots import figure_bytes
 from weatkit.report.tables import manifest_bytes, render, write_outputs
 from weatkit.stats.correlation import EXACT_MAX_UNITS, N_PERMUTATIONS, correlation_table
@@ -150,9 +151,14 @@ def run_compare(
     skipped: list[dict[str, str]] = []
     timings: dict[str, float] = {}
 
+    n_steps = len(config.models) * len(config.methods) * len(config.languages)
+    bar = progress(total=n_steps, desc="compare", unit="step", show=show_progress)
+
     def attempt(model: str, lang: str, method: str, compute: Callable[[], list]) -> None:
+        step = f"{method} · {model} · {lang}"
+        bar.set_postfix_str(step)
         if on_step is not None:
-            on_step(f"{method} · {model} · {lang}")
+            on_step(step)
         t0 = time.perf_counter()
         try:
             rows.extend(compute())
@@ -161,25 +167,29 @@ def run_compare(
         except Exception as err:  # WeatkitError, or torch / transformers on this model
             skipped.append(_skip(model, lang, method, "failed", one_line(err)))
         timings[f"{method}:{model}:{lang}"] = round(time.perf_counter() - t0, 3)
+        bar.update(1)
 
     ctx = MethodContext(config.contextual, show_progress)
     weights_loaded: dict[str, int] = {}
-    for entry in config.models:
-        try:
-            kind = entry.kind or _kind(entry.model, ctx.options)
-        except Exception as err:  # WeatkitError, or a library's error on this model's config
-            reason = one_line(err)
-            for method in config.methods:
-                skipped.append(_skip(entry.name, "*", method, "failed", reason))
-            continue
-        known = {id(h) for h in handles()}
-        with scope():  # every method shares the model's one handle; released before the next
-            for method in config.methods:
-                section = getattr(config, method)
-                for lang in config.languages:
-                    compute = partial(RUNNERS[method], entry, kind, lang, section, ctx)
-                    attempt(entry.name, lang, method, compute)
-            weights_loaded[entry.name] = sum(h.n_loads for h in handles() if id(h) not in known)
+    with bar:
+        for entry in config.models:
+            try:
+                kind = entry.kind or _kind(entry.model, ctx.options)
+            except Exception as err:  # WeatkitError, or a library's error on this model's config
+                reason = one_line(err)
+                for method in config.methods:
+                    skipped.append(_skip(entry.name, "*", method, "failed", reason))
+                bar.update(len(config.methods) * len(config.languages))
+                continue
+            known = {id(h) for h in handles()}
+            with scope():  # every method shares the model's one handle; released before the next
+                for method in config.methods:
+                    section = getattr(config, method)
+                    for lang in config.languages:
+                        compute = partial(RUNNERS[method], entry, kind, lang, section, ctx)
+                        attempt(entry.name, lang, method, compute)
+                loaded = sum(h.n_loads for h in handles() if id(h) not in known)
+                weights_loaded[entry.name] = loaded
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     table = joined_table(scores, config)
     measures = [c for c in table.columns if c not in ("model", "lang")]

@@ -30,7 +30,6 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import pandas as pd
-from tqdm.auto import tqdm
 
 from weatkit._io.lock import directory_lock
 from weatkit._io.paths import check_writable
@@ -43,7 +42,8 @@ from weatkit.grid.jobs import Job, plan_jobs
 from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
 from weatkit.lists.sources import select_lists
-from weatkit.pipeline import bars_disabled, environment, layer_models
+from weatkit.pipeline import environment, layer_models
+from weatkit.progress import progress
 from weatkit.report.tables import (
     INFLUENCE_COLUMNS,
     RESULT_COLUMNS,
@@ -160,7 +160,7 @@ def _run_locked(
     executor = executor if executor is not None else LocalExecutor()
     status: dict[str, dict[str, Any]] = {}
     todo = [p.job for p in planned if not p.done]
-    bar = tqdm(total=len(todo), desc="grid jobs", unit="job", disable=bars_disabled(show_progress))
+    bar = progress(total=len(todo), desc="grid jobs", unit="job", show=show_progress)
     with bar, closing(executor.run(config, todo)) as outcomes:
         for outcome in outcomes:
             job = outcome.job

@@ -262,16 +262,19 @@ class MaskedLM:
 
         def run(missing: list[str]) -> np.ndarray:
             _, device = self._load()
+            rows = [items[k] for k in missing]
+            n_sentences = len({_sentence(row).key() for row in rows})
             values, _ = run_batches(
-                [items[k] for k in missing],
+                rows,
                 compute,
                 length=_length,
                 batch_size=self.options.batch_size,
                 desc=f"{label} with {self.handle.short_name}",
                 model_name=self.model_name,
                 device=device,
-                unit="row",
+                unit="pass",
                 show_progress=show_progress,
+                inputs=f"for {n_sentences} sentences",
             )
             self.n_computed += len(missing)
             return values
@@ -281,9 +284,13 @@ class MaskedLM:
         return found
 
 
+def _sentence(item: TokenizedSentence | tuple[TokenizedSentence, int]) -> TokenizedSentence:
+    """The sentence of an unmasked row, or of a (sentence, masked position) row."""
+    return item[0] if isinstance(item, tuple) else item
+
+
 def _length(item: TokenizedSentence | tuple[TokenizedSentence, int]) -> int:
-    sentence = item[0] if isinstance(item, tuple) else item
-    return len(sentence.ids)
+    return len(_sentence(item).ids)
 
 
 def _unmasked_batch(
