@@ -220,7 +220,7 @@ def test_printed_tables_fit_80_columns(result) -> None:
 
 
 def test_stereoset_cells(setup: Path) -> None:
-    """StereoSet's row is the per-term intrasentence SS, LMS and micro ICAT of its scores."""
+    """StereoSet's row is the per-term intrasentence SS, LMS and ICAT (of the means)."""
     from weatkit.crossmethod.config import ModelEntry, StereosetSection
     from weatkit.crossmethod.methods import MethodContext, stereoset_rows
 
@@ -232,10 +232,11 @@ def test_stereoset_cells(setup: Path) -> None:
     table = evaluate(dataset, {"intrasentence": scores})
     overall = table[(table["split"] == "intrasentence") & (table["bias_type"] == "overall")]
     got = {r["measure"]: r["value"] for r in rows}
-    assert got["stereoset:ss"] == pytest.approx(overall["term_ss"].iloc[0])
-    assert got["stereoset:lms"] == pytest.approx(overall["term_lms"].iloc[0])
-    assert got["stereoset:icat"] == pytest.approx(overall["micro_icat"].iloc[0])
-    assert 0 <= got["stereoset:ss"] <= 100
+    assert set(got) == {"stereoset:ss_term", "stereoset:lms_term", "stereoset:icat_term"}
+    assert got["stereoset:ss_term"] == pytest.approx(overall["ss_term"].iloc[0])
+    assert got["stereoset:lms_term"] == pytest.approx(overall["lms_term"].iloc[0])
+    assert got["stereoset:icat_term"] == pytest.approx(overall["icat_term"].iloc[0])
+    assert 0 <= got["stereoset:ss_term"] <= 100
 
 
 def test_outputs_and_cli(setup: Path, result, tmp_path: Path) -> None:

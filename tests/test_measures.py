@@ -31,13 +31,17 @@ from weatkit.measures.registry import Measure, register
 from weatkit.report.tables import results_frame, summary_frame
 from weatkit.stereoset import load_stereoset
 
+SS_LANGS = ("en", "de", "fr", "es", "tr")
 # name: (neutral, stereotypical side, ideal, model kinds, languages, the paper's first author)
 PAPERS = {
     "weat": (0.0, "above", None, ("static", "mlm", "glm"), None, "Caliskan"),
     "gest:g_s": (1.0, "above", None, ("mlm", "glm"), ("en",), "Pikuliak"),
-    "stereoset:ss": (50.0, "above", None, ("mlm", "glm"), ("en", "de", "fr", "es", "tr"), "Nadeem"),
-    "stereoset:lms": (None, None, 100.0, ("mlm", "glm"), ("en", "de", "fr", "es", "tr"), "Nadeem"),
-    "stereoset:icat": (None, None, 100.0, ("mlm", "glm"), ("en", "de", "fr", "es", "tr"), "Nadeem"),
+    "stereoset:ss_term": (50.0, "above", None, ("mlm", "glm"), SS_LANGS, "Nadeem"),
+    "stereoset:lms_term": (None, None, 100.0, ("mlm", "glm"), SS_LANGS, "Nadeem"),
+    "stereoset:icat_term": (None, None, 100.0, ("mlm", "glm"), SS_LANGS, "Nadeem"),
+    "stereoset:ss_pooled": (50.0, "above", None, ("mlm", "glm"), SS_LANGS, "Nadeem"),
+    "stereoset:lms_pooled": (None, None, 100.0, ("mlm", "glm"), SS_LANGS, "Nadeem"),
+    "stereoset:icat_pooled": (None, None, 100.0, ("mlm", "glm"), SS_LANGS, "Nadeem"),
     "crows:pll": (50.0, "above", None, ("mlm",), ("en", "ja", "ru"), "Nangia"),
     "crows:aul": (50.0, "above", None, ("mlm",), ("en", "ja", "ru"), "Kaneko & Bollegala"),
     "crows:aula": (50.0, "above", None, ("mlm",), ("en", "ja", "ru"), "Kaneko & Bollegala"),
@@ -60,8 +64,9 @@ def test_registry_languages_are_the_data_sets() -> None:
     from weatkit.crows.data import CROWS_FILES
     from weatkit.stereoset.data import LANGS
 
-    for name in ("stereoset:ss", "stereoset:lms", "stereoset:icat"):
-        assert get_measure(name).languages == LANGS
+    for name in ("ss", "lms", "icat"):
+        for convention in ("term", "pooled"):
+            assert get_measure(f"stereoset:{name}_{convention}").languages == LANGS
     for name in ("crows:pll", "crows:aul", "crows:aula"):
         assert get_measure(name).languages == tuple(CROWS_FILES)
 
@@ -82,7 +87,7 @@ def test_applicability_and_side() -> None:
         "neutral",
         "",
     )
-    assert get_measure("stereoset:icat").side(80.0) == ""
+    assert get_measure("stereoset:icat_term").side(80.0) == ""
 
 
 def test_each_measure_is_registered_once() -> None:
@@ -161,7 +166,7 @@ def test_crows_measure_is_the_overall_metric() -> None:
         crows()
 
 
-def test_stereoset_measures_are_the_per_term_scores() -> None:
+def test_stereoset_measures_are_both_conventions() -> None:
     dataset = load_stereoset("en")
     scores, pro, related, count = {}, defaultdict(int), defaultdict(int), defaultdict(int)
     for i, example in enumerate(dataset.intrasentence):
@@ -177,12 +182,29 @@ def test_stereoset_measures_are_the_per_term_scores() -> None:
         )
     result = stereoset(predictions={"intrasentence": scores}, name="toy")
     got = {m.measure: m for m in result.measures}
+    assert list(got) == [
+        "stereoset:ss_term", "stereoset:lms_term", "stereoset:icat_term",
+        "stereoset:ss_pooled", "stereoset:lms_pooled", "stereoset:icat_pooled",
+    ]  # fmt: skip
+    # per term (StereoSet's scores): means over terms, ICAT of the means
     ss = np.mean([100 * pro[t] / count[t] for t in count])
     lms = np.mean([100 * related[t] / (2 * count[t]) for t in count])
-    assert got["stereoset:ss"].value == pytest.approx(ss, rel=1e-12)
-    assert got["stereoset:lms"].value == pytest.approx(lms, rel=1e-12)
-    assert got["stereoset:icat"].value == pytest.approx(lms * min(ss, 100 - ss) / 50, rel=1e-12)
+    assert got["stereoset:ss_term"].value == pytest.approx(ss, rel=1e-12)
+    assert got["stereoset:lms_term"].value == pytest.approx(lms, rel=1e-12)
+    icat_term = got["stereoset:icat_term"].value
+    assert icat_term == pytest.approx(lms * min(ss, 100 - ss) / 50, rel=1e-12)
+    # pooled over the examples
+    n = sum(count.values())
+    ss_p = 100 * sum(pro.values()) / n
+    lms_p = 100 * sum(related.values()) / (2 * n)
+    assert got["stereoset:ss_pooled"].value == pytest.approx(ss_p, rel=1e-12)
+    assert got["stereoset:lms_pooled"].value == pytest.approx(lms_p, rel=1e-12)
+    icat_p = got["stereoset:icat_pooled"].value
+    assert icat_p == pytest.approx(lms_p * min(ss_p, 100 - ss_p) / 50, rel=1e-12)
+    assert abs(ss - ss_p) > 0.01  # the two conventions differ here
     assert {m.n for m in got.values()} == {len(dataset.intrasentence)}
+    assert got["stereoset:ss_term"].method == "intrasentence, per target term"
+    assert got["stereoset:ss_pooled"].method == "intrasentence, pooled over examples"
 
 
 def test_mbe_measure_is_the_score() -> None:

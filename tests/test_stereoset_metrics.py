@@ -8,7 +8,9 @@ files, and the multilingual table ``stereotypes-multi/derived/results_*.csv`` (p
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import itertools
 import json
 from pathlib import Path
@@ -35,14 +37,14 @@ MULTI = "bert-base-multilingual-cased_BertLM_BertNextSentence"
 # multilingual CSV column -> our column
 CSV_COLUMNS = {
     "Count": "n",
-    "LM Score": "lms",
-    "SS Score": "ss",
-    "ICAT Score": "icat",
-    "Multi Class LM Score": "term_lms",
-    "Multi Class SS Score": "term_ss",
-    "Multi Class SS Score Stdev": "term_ss_std",
-    "Macro ICAT Score": "macro_icat",
-    "Micro ICAT Score": "micro_icat",
+    "LM Score": "lms_pooled",
+    "SS Score": "ss_pooled",
+    "ICAT Score": "icat_pooled",
+    "Multi Class LM Score": "lms_term",
+    "Multi Class SS Score": "ss_term",
+    "Multi Class SS Score Stdev": "ss_term_std",
+    "Macro ICAT Score": "icat_term_mean",
+    "Micro ICAT Score": "icat_term",
 }
 # The xlsx row of mBERT-de intrasentence was computed on another German intrasentence version
 # (stereotypes-multi/SOURCE.md, "Known mismatch": re-scoring gives LM 65.29 / SS 49.07, not
@@ -78,19 +80,19 @@ def test_reproduces_stereoset_predictions_json(data_dir: Path, model: str) -> No
             ref = reference[split] if split == "overall" else reference[split][group]
             got = ours[split][group]
             # per term (StereoSet's convention): ICAT Score = ICAT of the term-averaged scores
-            assert got["LM Score"] == pytest.approx(ref["LM Score"], abs=1e-9)
-            assert got["SS Score"] == pytest.approx(ref["SS Score"], abs=1e-9)
-            assert got["ICAT Score"] == pytest.approx(ref["ICAT Score"], abs=1e-9)
+            assert got["lms_term"] == pytest.approx(ref["LM Score"], abs=1e-9)
+            assert got["ss_term"] == pytest.approx(ref["SS Score"], abs=1e-9)
+            assert got["icat_term"] == pytest.approx(ref["ICAT Score"], abs=1e-9)
             # the reference appends each example once per sentence to its bias-type lists
             factor = 1 if group == "overall" else 3
-            assert ref["Count"] == factor * got["Count"]
+            assert ref["Count"] == factor * got["n"]
             n_checked += 1
     assert n_checked == 11
     row = table.set_index(["split", "bias_type"]).loc[("overall", "overall")]
     assert row["n"] == 2106 + 2123 and row["n_terms"] == 79
-    # the reported ICAT is the "micro" one, not the mean of per-term ICATs
-    assert row["micro_icat"] == pytest.approx(reference["overall"]["ICAT Score"], abs=1e-9)
-    assert abs(row["macro_icat"] - reference["overall"]["ICAT Score"]) > 0.5
+    # the reported ICAT is the ICAT of the means, not the mean of per-term ICATs
+    assert row["icat_term"] == pytest.approx(reference["overall"]["ICAT Score"], abs=1e-9)
+    assert abs(row["icat_term_mean"] - reference["overall"]["ICAT Score"]) > 0.5
 
 
 def _multi_cases() -> list:
@@ -137,7 +139,7 @@ def test_german_intrasentence_mismatch_is_the_documented_one(
 ) -> None:
     row = multilingual["de"].set_index(["split", "bias_type"]).loc[("intrasentence", "overall")]
     assert row["n"] == 2103
-    assert round(row["lms"], 2) == 65.29 and round(row["ss"], 2) == 49.07
+    assert round(row["lms_pooled"], 2) == 65.29 and round(row["ss_pooled"], 2) == 49.07
 
 
 # ------------------------------------------------------------------------ a hand example
@@ -192,48 +194,50 @@ def test_hand_computed_example(tmp_path: Path) -> None:
     # intrasentence, pooled: 5 examples, pro = 1+0+0+1+1 = 3, related = 2+0+1+1+2 = 6
     intra = table.loc[("intrasentence", "overall")]
     assert intra["n"] == 5 and intra["n_terms"] == 2
-    assert intra["ss"] == approx(100 * 3 / 5)
-    assert intra["lms"] == approx(100 * 6 / (2 * 5))
-    assert intra["icat"] == approx(60 * 40 / 50)
+    assert intra["ss_pooled"] == approx(100 * 3 / 5)
+    assert intra["lms_pooled"] == approx(100 * 6 / (2 * 5))
+    assert intra["icat_pooled"] == approx(60 * 40 / 50)
     # per term: A = 3 examples, pro 1, related 3; B = 2 examples, pro 2, related 3
     ss_a, lms_a = 100 * 1 / 3, 100 * 3 / 6
     ss_b, lms_b = 100 * 2 / 2, 100 * 3 / 4
-    assert intra["term_ss"] == approx((ss_a + ss_b) / 2)
-    assert intra["term_lms"] == approx((lms_a + lms_b) / 2)
-    assert intra["term_ss_std"] == approx(abs(ss_a - ss_b) / 2)  # population std of two values
-    assert intra["macro_icat"] == approx((icat(lms_a, ss_a) + icat(lms_b, ss_b)) / 2)
-    assert intra["micro_icat"] == approx(icat((lms_a + lms_b) / 2, (ss_a + ss_b) / 2))
+    assert intra["ss_term"] == approx((ss_a + ss_b) / 2)
+    assert intra["lms_term"] == approx((lms_a + lms_b) / 2)
+    assert intra["ss_term_std"] == approx(abs(ss_a - ss_b) / 2)  # population std of two values
+    assert intra["icat_term_mean"] == approx((icat(lms_a, ss_a) + icat(lms_b, ss_b)) / 2)
+    assert intra["icat_term"] == approx(icat((lms_a + lms_b) / 2, (ss_a + ss_b) / 2))
     # bias types have one term each: both conventions agree
     gender = table.loc[("intrasentence", "gender")]
     assert gender["n"] == 3 and gender["n_terms"] == 1
-    assert gender["ss"] == approx(ss_a) and gender["term_ss"] == approx(ss_a)
-    assert gender["lms"] == approx(lms_a) and gender["term_lms"] == approx(lms_a)
-    assert gender["icat"] == approx(icat(lms_a, ss_a)) == gender["micro_icat"]
-    assert gender["term_ss_std"] == 0
+    assert gender["ss_pooled"] == approx(ss_a) and gender["ss_term"] == approx(ss_a)
+    assert gender["lms_pooled"] == approx(lms_a) and gender["lms_term"] == approx(lms_a)
+    assert gender["icat_pooled"] == approx(icat(lms_a, ss_a)) == gender["icat_term"]
+    assert gender["ss_term_std"] == 0
     race = table.loc[("intrasentence", "race")]
-    assert race["ss"] == 100 and race["icat"] == 0 and race["lms"] == approx(75)
+    assert race["ss_pooled"] == 100 and race["icat_pooled"] == 0
+    assert race["lms_pooled"] == approx(75)
 
     # intersentence: i1 (A) anti, related 0; i2 (B) pro, related 2
     inter = table.loc[("intersentence", "overall")]
-    assert inter["n"] == 2 and inter["ss"] == approx(50) and inter["lms"] == approx(50)
-    assert inter["icat"] == approx(50)
-    assert inter["term_ss"] == approx((0 + 100) / 2) and inter["term_lms"] == approx((0 + 100) / 2)
-    assert inter["term_ss_std"] == approx(50) and inter["macro_icat"] == approx(0)
-    assert inter["micro_icat"] == approx(icat(50, 50))
+    assert inter["n"] == 2
+    assert inter["ss_pooled"] == approx(50) and inter["lms_pooled"] == approx(50)
+    assert inter["icat_pooled"] == approx(50)
+    assert inter["ss_term"] == approx((0 + 100) / 2) and inter["lms_term"] == approx((0 + 100) / 2)
+    assert inter["ss_term_std"] == approx(50) and inter["icat_term_mean"] == approx(0)
+    assert inter["icat_term"] == approx(icat(50, 50))
 
     # overall: 7 examples, pro 4, related 8; per term merged across the splits:
     # A = 4 examples, pro 1, related 3; B = 3 examples, pro 3, related 5
     both = table.loc[("overall", "overall")]
     assert both["n"] == 7
-    assert both["ss"] == approx(100 * 4 / 7) and both["lms"] == approx(100 * 8 / 14)
-    assert both["icat"] == approx(icat(100 * 8 / 14, 100 * 4 / 7))
+    assert both["ss_pooled"] == approx(100 * 4 / 7) and both["lms_pooled"] == approx(100 * 8 / 14)
+    assert both["icat_pooled"] == approx(icat(100 * 8 / 14, 100 * 4 / 7))
     ss_a, lms_a = 100 * 1 / 4, 100 * 3 / 8
     ss_b, lms_b = 100 * 3 / 3, 100 * 5 / 6
-    assert both["term_ss"] == approx((ss_a + ss_b) / 2)
-    assert both["term_lms"] == approx((lms_a + lms_b) / 2)
-    assert both["term_ss_std"] == approx(abs(ss_a - ss_b) / 2)
-    assert both["macro_icat"] == approx((icat(lms_a, ss_a) + icat(lms_b, ss_b)) / 2)
-    assert both["micro_icat"] == approx(icat((lms_a + lms_b) / 2, (ss_a + ss_b) / 2))
+    assert both["ss_term"] == approx((ss_a + ss_b) / 2)
+    assert both["lms_term"] == approx((lms_a + lms_b) / 2)
+    assert both["ss_term_std"] == approx(abs(ss_a - ss_b) / 2)
+    assert both["icat_term_mean"] == approx((icat(lms_a, ss_a) + icat(lms_b, ss_b)) / 2)
+    assert both["icat_term"] == approx(icat((lms_a + lms_b) / 2, (ss_a + ss_b) / 2))
 
     # the per-example outcomes behind it
     rows = outcomes(dataset, predictions).set_index("example_id")
@@ -278,12 +282,120 @@ def test_nested_output_has_both_conventions(tmp_path: Path) -> None:
     nested = to_nested(evaluate(load_stereoset(path=path), predictions))
     assert set(nested) == {"intrasentence", "intersentence", "overall"}
     entry = nested["overall"]["overall"]
-    assert entry["Count"] == 7 and entry["Terms"] == 2
-    assert set(entry) == {
-        "Count", "LM Score", "SS Score", "ICAT Score", "SS Score Stdev", "Macro ICAT Score",
-        "Terms", "Pooled LM Score", "Pooled SS Score", "Pooled ICAT Score",
-    }  # fmt: skip
-    assert entry["Pooled SS Score"] == pytest.approx(100 * 4 / 7)
+    assert entry["n"] == 7 and entry["n_terms"] == 2
+    assert list(entry) == COLUMNS[2:]
+    assert entry["ss_pooled"] == pytest.approx(100 * 4 / 7)
+    assert entry["ss_term"] == pytest.approx((100 * 1 / 4 + 100 * 3 / 3) / 2)
+
+
+# ------------------------------------------- one name per convention in every output format
+
+GPT2 = "stereoset/code/predictions/predictions_gpt2_ModelNSP_GPT2LM.json.gz"
+NAMES = [
+    "n", "n_terms", "lms_term", "ss_term", "icat_term", "ss_term_std", "icat_term_mean",
+    "lms_pooled", "ss_pooled", "icat_pooled",
+]  # fmt: skip
+TITLES = {"intrasentence (fill": "intrasentence", "intersentence (next": "intersentence",
+          "overall (both": "overall"}  # fmt: skip
+
+
+def _parse_tables(text: str) -> dict[str, dict[str, dict[str, str]]]:
+    """The readable tables as {split: {row name: {bias type: cell}}}."""
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    split = header = None
+    for line in text.splitlines():
+        for title, name in TITLES.items():
+            if f"StereoSet {title}" in line:
+                split, header = name, None
+        cells = [c.strip() for c in line.strip()[1:-1].split(line.strip()[:1])]
+        if line.lstrip().startswith("┃"):
+            header = cells[1:]
+        elif line.lstrip().startswith("│") and split and header:
+            out.setdefault(split, {})[cells[0]] = dict(zip(header, cells[1:], strict=True))
+    return out
+
+
+def test_table_json_and_csv_share_names_and_values(data_dir: Path) -> None:
+    path = str(data_dir / GPT2)
+    csv_run, json_run, table_run = (
+        runner_invoke("--predictions", path, *fmt)
+        for fmt in (("--format", "csv"), ("--format", "json"), ())
+    )
+    assert csv_run.exit_code == json_run.exit_code == table_run.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(csv_run.output)))
+    nested = json.loads(json_run.output)
+    tables = _parse_tables(table_run.output)
+    assert list(rows[0]) == ["split", "bias_type", *NAMES]
+    assert len(rows) == 15 and set(tables) == set(nested) == {r["split"] for r in rows}
+    for row in rows:
+        split, bias = row["split"], row["bias_type"]
+        assert list(nested[split][bias]) == NAMES
+        assert list(tables[split]) == NAMES
+        for name in NAMES:
+            value = int(row[name]) if name in ("n", "n_terms") else float(row[name])
+            assert nested[split][bias][name] == value, (split, bias, name)  # bit-identical
+            want = str(value) if name in ("n", "n_terms") else f"{value:.2f}"
+            assert tables[split][name][bias] == want, (split, bias, name)
+
+
+def _by_hand(dataset_file: Path, predictions_file: Path) -> dict[tuple[str, str], dict]:
+    """Both conventions with plain loops over the two JSON files (no weatkit code)."""
+    with gzip.open(predictions_file, "rt") as fh:
+        raw = json.load(fh)
+    scores = {e["id"]: e["score"] for split in raw for e in raw[split]}
+    with gzip.open(dataset_file, "rt") as fh:
+        data = json.load(fh)["data"]
+    # (split, bias type) -> term -> [examples, pro, related]; "overall" for both
+    counts: dict[tuple[str, str], dict[str, list[int]]] = {}
+    for split in ("intrasentence", "intersentence"):
+        for ex in data[split]:
+            s = {sent["gold_label"]: scores[sent["id"]] for sent in ex["sentences"]}
+            pro = int(s["stereotype"] > s["anti-stereotype"])
+            related = int(s["stereotype"] > s["unrelated"]) + int(
+                s["anti-stereotype"] > s["unrelated"]
+            )
+            for key in itertools.product((split, "overall"), (ex["bias_type"], "overall")):
+                c = counts.setdefault(key, {}).setdefault(ex["target"], [0, 0, 0])
+                c[0] += 1
+                c[1] += pro
+                c[2] += related
+    out = {}
+    for key, terms in counts.items():
+        lms_t = [100 * r / (2 * n) for n, _, r in terms.values()]
+        ss_t = [100 * p / n for n, p, _ in terms.values()]
+        icat_t = [lm * min(ss, 100 - ss) / 50 for lm, ss in zip(lms_t, ss_t, strict=True)]
+        n, pro, related = (sum(c[i] for c in terms.values()) for i in range(3))
+        lms_term, ss_term = sum(lms_t) / len(terms), sum(ss_t) / len(terms)
+        lms_pooled, ss_pooled = 100 * related / (2 * n), 100 * pro / n
+        out[key] = {
+            "n": n,
+            "n_terms": len(terms),
+            "lms_term": lms_term,
+            "ss_term": ss_term,
+            "icat_term": icat(lms_term, ss_term),
+            "ss_term_std": (sum((x - ss_term) ** 2 for x in ss_t) / len(ss_t)) ** 0.5,
+            "icat_term_mean": sum(icat_t) / len(icat_t),
+            "lms_pooled": lms_pooled,
+            "ss_pooled": ss_pooled,
+            "icat_pooled": icat(lms_pooled, ss_pooled),
+        }
+    return out
+
+
+def test_both_conventions_match_a_hand_computation(data_dir: Path) -> None:
+    """The shipped GPT-2 predictions: every value of ``--format json`` against plain loops."""
+    hand = _by_hand(data_dir / "stereotypes-multi/derived/dev.json.gz", data_dir / GPT2)
+    result = runner_invoke("--predictions", str(data_dir / GPT2), "--format", "json")
+    assert result.exit_code == 0
+    nested = json.loads(result.output)
+    assert sorted(hand) == sorted((s, b) for s in nested for b in nested[s])
+    for (split, bias), want in hand.items():
+        got = nested[split][bias]
+        assert got == {k: pytest.approx(v, rel=1e-12, abs=1e-12) for k, v in want.items()}
+    # the conventions differ on this file: the pooled scores are not StereoSet's
+    overall = nested["overall"]["overall"]
+    assert abs(overall["icat_term"] - overall["icat_pooled"]) > 0.1
+    assert abs(overall["ss_term"] - overall["ss_pooled"]) > 0.1
 
 
 # ---------------------------------------------------------------------------- the dataset
@@ -488,9 +600,10 @@ def test_cli_predictions_json_matches_the_reference(data_dir: Path) -> None:
     assert res.exit_code == 0, res.output
     ours = json.loads(res.stdout)
     reference = json.loads((code / "predictions.json").read_text())["gpt2"]
-    for key in ("LM Score", "SS Score", "ICAT Score"):
-        assert ours["overall"]["overall"][key] == pytest.approx(reference["overall"][key], abs=1e-9)
-        assert ours["intrasentence"]["race"][key] == pytest.approx(
+    keys = {"LM Score": "lms_term", "SS Score": "ss_term", "ICAT Score": "icat_term"}
+    for key, col in keys.items():
+        assert ours["overall"]["overall"][col] == pytest.approx(reference["overall"][key], abs=1e-9)
+        assert ours["intrasentence"]["race"][col] == pytest.approx(
             reference["intrasentence"]["race"][key], abs=1e-9
         )
 
@@ -499,7 +612,7 @@ def test_cli_predictions_tables_and_csv(data_dir: Path, tmp_path: Path) -> None:
     path = data_dir / "stereotypes-multi/results/predictions" / f"{MULTI}_fr.json.gz"
     res = runner_invoke("--predictions", str(path), "--lang", "fr", "--out", str(tmp_path))
     assert res.exit_code == 0, res.output
-    for title in ("intrasentence", "intersentence", "overall (both tasks)", "pooled LMS"):
+    for title in ("intrasentence", "intersentence", "overall (both tasks)", "lms_pooled"):
         assert title in res.stdout
     res = runner_invoke("--predictions", str(path), "--lang", "fr", "--format", "csv")
     assert res.exit_code == 0, res.output

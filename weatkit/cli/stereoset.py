@@ -30,7 +30,7 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.report.tables import render, write_outputs
 from weatkit.stereoset.data import LANGS, load_stereoset, read_predictions
-from weatkit.stereoset.metrics import evaluate, to_nested, unknown_ids
+from weatkit.stereoset.metrics import COLUMNS, evaluate, to_nested, unknown_ids
 
 _SPLIT_TITLES = {
     "intrasentence": "intrasentence (fill in the blank)",
@@ -39,32 +39,39 @@ _SPLIT_TITLES = {
 }
 
 
-def _fmt(value: float) -> str:
-    return "" if pd.isna(value) else f"{value:.2f}"
+_CAPTION = (
+    "*_term: StereoSet's official scores (evaluation.py): means over target terms, "
+    "icat_term = ICAT of the means; *_pooled: over all examples"
+)
+
+
+def _fmt(column: str, value: float) -> str:
+    if pd.isna(value):
+        return ""
+    return str(int(value)) if column in ("n", "n_terms") else f"{value:.2f}"
 
 
 def _print_tables(table: pd.DataFrame, lang: str) -> None:
+    """One table per split: a row per column of :data:`COLUMNS` (the names of the CSV and JSON
+    outputs), a column per bias type."""
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)
-    for split, group in table.groupby("split", sort=False):
+    rows = COLUMNS[2:]
+    groups = list(table.groupby("split", sort=False))
+    for i, (split, group) in enumerate(groups):
         view = Table(
             title=f"StereoSet {_SPLIT_TITLES.get(str(split), split)}, {lang}",
-            caption="LMS, SS, ICAT: means over target terms (StereoSet's evaluation.py); "
-            "pooled: over all examples",
+            caption=_CAPTION if i == len(groups) - 1 else None,
         )
-        for col in ("bias type", "n", "terms", "LMS", "SS", "ICAT", "SS std", "macro ICAT"):
-            view.add_column(col, justify="left" if col == "bias type" else "right")
-        for col in ("pooled LMS", "pooled SS", "pooled ICAT"):
-            view.add_column(col, justify="right")
-        for row in group.itertuples(index=False):
+        view.add_column("", justify="left")
+        for bias_type in group["bias_type"]:
+            view.add_column(str(bias_type), justify="right")
+        for column in rows:
             view.add_row(
-                str(row.bias_type),
-                str(row.n),
-                str(row.n_terms),
-                *(_fmt(v) for v in (row.term_lms, row.term_ss, row.micro_icat)),
-                *(_fmt(v) for v in (row.term_ss_std, row.macro_icat)),
-                *(_fmt(v) for v in (row.lms, row.ss, row.icat)),
+                column,
+                *(_fmt(column, v) for v in group[column]),
+                end_section=column in ("n_terms", "icat_term_mean"),
             )
         console.print(view)
 
@@ -98,7 +105,8 @@ def _print_tables(table: pd.DataFrame, lang: str) -> None:
 @out_option("Write scores.csv (the metrics) here; with --model also predictions.json.")
 @format_option(
     "Print the metrics in this format instead of the readable tables: json = "
-    "{split: {bias_type: {...}}} like StereoSet's results; the others = the tidy table."
+    "{split: {bias_type: {column: value}}}; the others = the tidy table (the same column "
+    "names: lms_term, ss_term, icat_term, ..., lms_pooled, ss_pooled, icat_pooled)."
 )
 @friendly
 def stereoset_command(**opts: Any) -> None:

@@ -164,15 +164,19 @@ def crows_rows(
 def stereoset_rows(
     entry: ModelEntry, kind: str, lang: str, section: StereosetSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
-    """StereoSet intrasentence SS, LMS and ICAT over all bias types, per-term convention."""
-    check_applicable("stereoset:ss", entry, kind, lang)
+    """StereoSet intrasentence SS, LMS and ICAT over all bias types in StereoSet's official
+    per-term convention (``stereoset:ss_term``, ``stereoset:lms_term``, ``stereoset:icat_term``;
+    the pooled ones would be near-duplicate columns)."""
+    check_applicable("stereoset:ss_term", entry, kind, lang)
     dataset = load_stereoset(lang)
     scores = score_intrasentence(
         entry.model, dataset, kind=kind, options=ctx.options, show_progress=ctx.show_progress
     )
     table = evaluate(dataset, {"intrasentence": scores})
     return score_rows(
-        stereoset_measures(table, source=entry.name, lang=lang, split="intrasentence")
+        stereoset_measures(
+            table, source=entry.name, lang=lang, split="intrasentence", conventions=("term",)
+        )
     )
 
 

@@ -1,10 +1,12 @@
-"""StereoSet (Nadeem et al. 2021) as registered measures: ``stereoset:ss``, ``stereoset:lms``,
-``stereoset:icat``."""
+"""StereoSet (Nadeem et al. 2021) as registered measures: ``stereoset:ss_term``,
+``stereoset:lms_term``, ``stereoset:icat_term`` (StereoSet's official per-target-term
+convention) and ``stereoset:ss_pooled``, ``stereoset:lms_pooled``, ``stereoset:icat_pooled``
+(pooled over examples); formulas in :mod:`weatkit.stereoset.metrics`."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -17,14 +19,17 @@ from weatkit.stereoset.metrics import OVERALL, evaluate
 if TYPE_CHECKING:
     from weatkit.embeddings.contextual import ContextualOptions
 
+#: The aggregation conventions (:mod:`weatkit.stereoset.metrics`): ``term`` = StereoSet's
+#: ``evaluation.py`` (means over target terms; the ICAT of the means), ``pooled`` = over examples.
+CONVENTIONS: tuple[str, ...] = ("term", "pooled")
 #: The registered StereoSet measures and the :func:`~weatkit.stereoset.metrics.evaluate`
-#: column each takes: StereoSet's ``evaluation.py`` convention (per target term; the ICAT of
-#: the averaged LMS and SS).
+#: column each takes: ``stereoset:M_C`` is column ``M_C`` (M = ss, lms, icat; C a convention).
 STEREOSET_COLUMNS: dict[str, str] = {
-    "stereoset:ss": "term_ss",
-    "stereoset:lms": "term_lms",
-    "stereoset:icat": "micro_icat",
+    f"stereoset:{metric}_{convention}": f"{metric}_{convention}"
+    for convention in CONVENTIONS
+    for metric in ("ss", "lms", "icat")
 }
+_METHODS = {"term": "per target term", "pooled": "pooled over examples"}
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,8 @@ class StereosetResult:
     Attributes:
         table: the native table of :func:`weatkit.stereoset.metrics.evaluate` (every split ×
             bias type, both conventions).
-        measures: SS, LMS and ICAT of one split, all bias types (:func:`stereoset_measures`).
+        measures: SS, LMS and ICAT of one split, all bias types, in both conventions
+            (:func:`stereoset_measures`).
     """
 
     table: pd.DataFrame
@@ -42,14 +48,26 @@ class StereosetResult:
 
 
 def stereoset_measures(
-    table: pd.DataFrame, *, source: str, lang: str, split: str | None = None
+    table: pd.DataFrame,
+    *,
+    source: str,
+    lang: str,
+    split: str | None = None,
+    conventions: Sequence[str] = CONVENTIONS,
 ) -> list[MeasureResult]:
     """SS, LMS and ICAT of ``split``'s ``overall`` row of an
-    :func:`~weatkit.stereoset.metrics.evaluate` table (:data:`STEREOSET_COLUMNS`).
+    :func:`~weatkit.stereoset.metrics.evaluate` table, per convention in ``conventions``
+    (``term``: StereoSet's official scores ``stereoset:ss_term`` ...; ``pooled``:
+    ``stereoset:ss_pooled`` ...; :data:`STEREOSET_COLUMNS`).
 
     ``split`` defaults to the table's last split: ``overall`` when both splits are scored,
     else the scored one. ``n`` is the number of examples.
     """
+    unknown = [c for c in conventions if c not in CONVENTIONS]
+    if unknown:
+        raise WeatkitError(
+            f"unknown StereoSet convention {unknown[0]!r}: choose from {', '.join(CONVENTIONS)}"
+        )
     if split is None:
         split = str(table["split"].iloc[-1])
     rows = table[(table["split"] == split) & (table["bias_type"] == OVERALL)]
@@ -63,9 +81,10 @@ def stereoset_measures(
             lang,
             float(row[column]),
             n=int(row["n"]),
-            method=f"{split}, per target term",
+            method=f"{split}, {_METHODS[column.rsplit('_', 1)[1]]}",
         )
         for name, column in STEREOSET_COLUMNS.items()
+        if column.rsplit("_", 1)[1] in conventions
     ]
 
 
@@ -83,14 +102,16 @@ def stereoset(
     """StereoSet SS, LMS and ICAT of a language model, or of a predictions file.
 
     Each example has a stereotypical, an anti-stereotypical and an unrelated sentence, scored by
-    the model (higher = preferred). Per target term t, over its N_t examples (Nadeem et al.
-    2021, §6)::
+    the model (higher = preferred). StereoSet's official scores (``*_term``; Nadeem et al. 2021,
+    §6; ``evaluation.py``) average over the target terms t, each with N_t examples::
 
         SS_t   = 100 · #(s_stereo > s_anti) / N_t          (50 = unbiased; > 50 stereotypical)
         LMS_t  = 100 · #(meaningful > unrelated) / (2 N_t)  (ideal 100)
-        SS = mean_t SS_t,  LMS = mean_t LMS_t,  ICAT = LMS · min(SS, 100 − SS) / 50
+        ss_term = mean_t SS_t,  lms_term = mean_t LMS_t,
+        icat_term = lms_term · min(ss_term, 100 − ss_term) / 50
 
-    Details and the pooled convention: :mod:`weatkit.stereoset.metrics`.
+    ``*_pooled`` are the same formulas with the counts summed over all N examples (the
+    multilingual reference's ``LM/SS/ICAT Score``). Details: :mod:`weatkit.stereoset.metrics`.
 
     Args:
         model: hub id or local directory of a masked or causal LM (scores the
@@ -99,7 +120,7 @@ def stereoset(
             (:func:`weatkit.stereoset.data.read_predictions`).
         lang: ``en``, ``de``, ``fr``, ``es`` or ``tr``.
         kind: ``"mlm"`` or ``"glm"``; None decides from the model's config.
-        split: the split of :attr:`StereosetResult.measures` (default: see
+        split: the split of :attr:`StereosetResult.measures` (both conventions; default: see
             :func:`stereoset_measures`).
         options: model loading options.
         show_progress: progress bar (None: when on a terminal).

@@ -10,9 +10,9 @@ measure                neutral   stereotypical    source
 =====================  ========  ===============  =========================================
 ``weat``               d = 0     above            Caliskan et al. (2017), Science 356
 ``gest:g_s``           g_s = 1   above            Pikuliak et al. (2023), arXiv:2311.18711
-``stereoset:ss``       50        above            Nadeem et al. (2021), ACL
-``stereoset:lms``      none      (ideal 100)      Nadeem et al. (2021), ACL
-``stereoset:icat``     none      (ideal 100)      Nadeem et al. (2021), ACL
+``stereoset:ss_C``     50        above            Nadeem et al. (2021), ACL
+``stereoset:lms_C``    none      (ideal 100)      Nadeem et al. (2021), ACL
+``stereoset:icat_C``   none      (ideal 100)      Nadeem et al. (2021), ACL
 ``crows:pll``          50        above            Nangia et al. (2020), EMNLP
 ``crows:aul|aula``     50        above            Kaneko & Bollegala (2022), AAAI
 ``mbe:aul|aula``       50        above            Kaneko et al. (2022), NAACL
@@ -21,8 +21,10 @@ measure                neutral   stereotypical    source
 LMS measures language modelling, not bias: an unbiased model can have any LMS. ICAT = LMS ·
 min(SS, 100 − SS) / 50 is 100 only for a perfect language model without bias and falls on both
 sides of SS = 50, so it has no neutral value and no stereotypical side; both have ``ideal``
-100. Model kinds are ``static`` (word embeddings), ``mlm`` (masked LMs) and ``glm``
-(generative, i.e. causal LMs).
+100. StereoSet's measures come in two conventions C (:mod:`weatkit.stereoset.metrics`):
+``term`` (StereoSet's official scores: means over target terms, ICAT of the means) and
+``pooled`` (over examples). Model kinds are ``static`` (word embeddings), ``mlm`` (masked
+LMs) and ``glm`` (generative, i.e. causal LMs).
 """
 
 from __future__ import annotations
@@ -188,16 +190,20 @@ _register_all(
         ),
         *(
             Measure(
-                f"stereoset:{name}",
+                f"stereoset:{name}_{convention}",
                 "stereoset",
                 "StereoSet",
-                text,
+                f"{text} ({how})",
                 neutral=neutral,
                 stereotypical="above" if neutral is not None else None,
                 citation=NADEEM,
                 model_kinds=_SENTENCE_KINDS,
                 languages=("en", "de", "fr", "es", "tr"),
                 ideal=ideal,
+            )
+            for convention, how in (
+                ("term", "mean over target terms; ICAT of the means: StereoSet's scores"),
+                ("pooled", "counts pooled over all N examples"),
             )
             for name, text, neutral, ideal in (
                 ("ss", "SS = 100 · #(stereotype preferred to anti-stereotype) / N", 50.0, None),

@@ -23,7 +23,7 @@ class MeasureResult:
 
     Attributes:
         measure: the registered name (:data:`weatkit.measures.registry.MEASURES`), e.g.
-            ``"gest:g_s"``, ``"stereoset:ss"``, ``"crows:pll"``, ``"weat"``.
+            ``"gest:g_s"``, ``"stereoset:ss_term"``, ``"crows:pll"``, ``"weat"``.
         source: the model or embeddings name.
         lang: language code.
         value: the measure's value (its ``statistic``).
