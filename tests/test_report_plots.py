@@ -31,6 +31,7 @@ from weatkit.report.plots import (
     MARKERS,
     forest_plot,
     heatmap_plot,
+    interval_label,
     least_squares,
     save_figure,
     scatter_plot,
@@ -378,6 +379,21 @@ def test_titles_name_the_sets(tables: RunTables) -> None:
         f"{TITLES['weat1']} (ca-weat:v1)",
         f"{TITLES['weat1']} (x-weat)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("method", "level", "nominal", "label"),
+    [
+        ("bootstrap-bca", 0.9, 0.9, "90% bootstrap CI (BCa)"),
+        ("bootstrap-percentile", 0.99, 0.99, "99% bootstrap CI (percentile)"),
+        ("median-order-statistic", 0.5, 0.95, "50% median interval (order statistics)"),
+        ("median-order-statistic", 0.9375, 0.9, "≥ 90% median interval (order statistics)"),
+        ("median-order-statistic", float("nan"), 0.95, "median interval (order statistics)"),
+        (float("nan"), float("nan"), 0.95, "interval"),
+    ],
+)
+def test_interval_labels(method: object, level: float, nominal: float, label: str) -> None:
+    assert interval_label(method, level, nominal) == label
 
 
 @pytest.mark.parametrize("level", [0.9, 0.95])

@@ -204,9 +204,9 @@ class RunStyle:
         return [name for name in self.spaces if name in present]
 
     def interval(self, method: object, level: object) -> IntervalStyle | None:
-        """The style of an interval from a summary row's ``ci_method`` and ``ci_level``."""
-        key = interval_label(method, level, self.confidence_level)
-        return None if key is None else self.intervals.get(key)
+        """The style of an interval from a summary row's ``ci_method`` and ``ci_level``; None
+        when the run has no such interval (a row without one)."""
+        return self.intervals.get(interval_label(method, level, self.confidence_level))
 
 
 def run_style(tables: RunTables) -> RunStyle:
@@ -214,10 +214,10 @@ def run_style(tables: RunTables) -> RunStyle:
 
     Space ``i`` of the sorted names in the ``embeddings`` (and ``baseline``) columns of
     :data:`SPACE_TABLES` gets colour ``SPACE_COLOURS[i mod 7]`` and marker ``MARKERS[i mod 8]``;
-    filters and plot kinds therefore never change a space's look. Each interval kind (:func:`interval_label`) of
-    the summary gets a line: median intervals thick, bootstrap CIs thin; within a kind the
-    highest level is solid and lower levels have sparser dashes (:data:`DASHES`).
-    """
+    filters and plot kinds therefore never change a space's look. Each interval kind
+    (:func:`interval_label`) of the summary gets a line: median intervals thick, bootstrap CIs
+    thin; within a kind the highest level is solid and lower levels have sparser dashes
+    (:data:`DASHES`)."""
     names: set[str] = set()
     for name in SPACE_TABLES:
         frame = getattr(tables, name)
@@ -233,15 +233,14 @@ def run_style(tables: RunTables) -> RunStyle:
     nominal = float(engine.get("confidence_level", 0.95))
     kinds: dict[str, tuple[bool, float]] = {}
     summary = tables.summary
-    if {"ci_level", "effect_size_ci_low", "effect_size_ci_high"} <= set(summary.columns):
+    if {"effect_size_ci_low", "effect_size_ci_high"} <= set(summary.columns):
         bounded = summary.dropna(subset=["effect_size_ci_low", "effect_size_ci_high"])
-        methods = bounded.get("ci_method", pd.Series(np.nan, index=bounded.index))
-        for method, level in zip(methods, bounded["ci_level"], strict=True):
+        unknown = pd.Series(np.nan, index=bounded.index)
+        methods, levels = (bounded.get(c, unknown) for c in ("ci_method", "ci_level"))
+        for method, level in zip(methods, levels, strict=True):
             label = interval_label(method, level, nominal)
-            if label is not None:
-                median = method == MEDIAN_METHOD
-                shown = nominal if label.startswith("≥") else float(level)
-                kinds[label] = (median, shown)
+            shown = nominal if label.startswith("≥") else float(level)
+            kinds[label] = (method == MEDIAN_METHOD, 0.0 if math.isnan(shown) else shown)
     intervals: dict[str, IntervalStyle] = {}
     for median in (True, False):
         ranked = sorted(
@@ -254,18 +253,20 @@ def run_style(tables: RunTables) -> RunStyle:
     return RunStyle(spaces=spaces, intervals=intervals, confidence_level=nominal)
 
 
-def interval_label(method: object, level: object, confidence_level: float = 0.95) -> str | None:
+def interval_label(method: object, level: object, confidence_level: float = 0.95) -> str:
     """The legend label of an interval of a summary row, stating its level.
 
     ``95% bootstrap CI (percentile)`` or ``(BCa)``; for the median of several lists (CA-WEAT
     paper §5) ``75% median interval (order statistics)`` with the interval's actual coverage
     when it is below the run's ``confidence_level``, else ``≥ 95% median interval (order
-    statistics)``. None when the row has no interval (no method and no level).
+    statistics)``; ``interval`` when neither method nor level is known.
     """
     method = method if isinstance(method, str) else ""
-    level = float(level) if isinstance(level, int | float) and math.isfinite(level) else None
-    if level is None and not method:
-        return None
+    try:
+        value = float(level)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = math.nan
+    level = value if math.isfinite(value) else None
     if method == MEDIAN_METHOD:
         if level is None:
             return "median interval (order statistics)"
