@@ -400,9 +400,10 @@ def forest_plot(
         axes[0].set_yticks(range(len(rows)), rows)
         axes[0].set_ylim(len(rows) - 0.5, -0.5)
         axes[0].set_ylabel("language")
+        bounded = summary.dropna(subset=["effect_size_ci_low", "effect_size_ci_high"])
         intervals = [
             style.interval(getattr(r, "ci_method", None), getattr(r, "ci_level", None))
-            for r in summary.itertuples()
+            for r in bounded.itertuples()
         ]
         shown = [i for i in style.intervals.values() if i in intervals]
         handles = [*_space_handles(style, models), *_set_handles(multi)]
