@@ -7,9 +7,13 @@ import struct
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
+from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.markers import MarkerStyle
 
 from tests.test_atomic import full_disk
 from tests.test_report_exports import (
@@ -19,19 +23,40 @@ from tests.test_report_exports import (
     make_run_dir,
 )
 from weatkit.cli.plot import plot_command
+from weatkit.crossmethod.plot import correlation_heatmap
 from weatkit.errors import WeatkitError
 from weatkit.report.plots import (
     LIST_GREY,
     LISTS_LABEL,
+    MARKERS,
     forest_plot,
     heatmap_plot,
+    interval_label,
     least_squares,
     save_figure,
     scatter_plot,
 )
 from weatkit.report.run_dir import RunTables, read_run_dir
+from weatkit.stats.correlation import correlation_table
 
 MODELS = ["glove-6b-50d", TOY]
+TITLES = {
+    "weat1": "WEAT 1: flowers/insects vs pleasant/unpleasant",
+    "weat2": "WEAT 2: instruments/weapons vs pleasant/unpleasant",
+}
+MEDIAN_LABELS = {  # n_lists -> interval label (n = 1 is a single list, n >= 6 reaches 95%)
+    2: "50% median interval (order statistics)",
+    3: "75% median interval (order statistics)",
+    4: "87.5% median interval (order statistics)",
+    5: "93.8% median interval (order statistics)",
+}
+INTERVAL_LABELS = [
+    "≥ 95% median interval (order statistics)",
+    "93.8% median interval (order statistics)",
+    "87.5% median interval (order statistics)",
+    "75% median interval (order statistics)",
+    "95% bootstrap CI (percentile)",
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +76,10 @@ def plot(*args: str):
 def legend_labels(fig: Figure) -> list[str]:
     (legend,) = fig.legends
     return [text.get_text() for text in legend.get_texts()]
+
+
+def title(ax) -> str:
+    return ax.get_title().replace("\n", " ")  # long titles are wrapped
 
 
 def grey_points(fig: Figure) -> int:
@@ -111,7 +140,7 @@ def test_same_figure_same_bytes(tables: RunTables, tmp_path: Path) -> None:
 
 def test_forest_shows_languages_models_and_every_list(tables: RunTables) -> None:
     fig = forest_plot(tables)
-    assert [ax.get_title() for ax in fig.axes] == ["weat1", "weat2"]
+    assert [title(ax) for ax in fig.axes] == [TITLES["weat1"], TITLES["weat2"]]
     assert all(ax.get_xlabel() == "effect size d" for ax in fig.axes)
     assert fig.axes[0].get_ylabel() == "language"
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["de", "en", "it"]
@@ -119,6 +148,7 @@ def test_forest_shows_languages_models_and_every_list(tables: RunTables) -> None
         *MODELS,
         "ca-weat:v1: median of lists",
         "x-weat: single list",
+        *INTERVAL_LABELS,
         LISTS_LABEL,
     ]
     ca_lists = tables.results[tables.results["list_set"] == "ca-weat:v1"]
@@ -165,8 +195,9 @@ def test_scatter_against_isomorphism(tables: RunTables, x: str) -> None:
     fig = scatter_plot(tables, x=x)
     summary = tables.summary.dropna(subset=[x])
     assert set(summary["embeddings"]) == {TOY}
-    for ax in fig.axes:
-        points = summary[summary["test"] == ax.get_title()]
+    for ax, test in zip(fig.axes, ["weat1", "weat2"], strict=True):
+        assert title(ax) == TITLES[test]
+        points = summary[summary["test"] == test]
         assert len(points) == 4  # de, it x (ca-weat, x-weat)
         r2 = _numpy_r2(points[x].to_numpy(), points["effect_size"].to_numpy())
         assert _r2_in_legend(ax) == round(r2, 3)
@@ -178,7 +209,7 @@ def test_scatter_against_isomorphism(tables: RunTables, x: str) -> None:
         plotted = np.concatenate([c.get_offsets() for c in ax.collections])
         assert len(plotted) == len(points)
     assert fig.axes[0].get_ylabel() == "effect size d"
-    assert legend_labels(fig) == [TOY, "ca-weat:v1", "x-weat"]
+    assert legend_labels(fig) == [TOY, "ca-weat:v1: median of lists", "x-weat: single list"]
 
 
 def test_scatter_against_count_difference(tables: RunTables) -> None:
@@ -201,7 +232,8 @@ def test_least_squares_edge_cases() -> None:
 def test_heatmap_cells_and_centred_colours(tables: RunTables) -> None:
     fig = heatmap_plot(tables, list_sets=["ca-weat:v1"], tests=["weat1"])
     ax, colorbar = fig.axes
-    assert ax.get_title() == "ca-weat:v1 weat1" and colorbar.get_ylabel() == "effect size d"
+    assert title(ax) == f"{TITLES['weat1']} (ca-weat:v1)"
+    assert colorbar.get_ylabel() == "effect size d"
     assert [t.get_text() for t in ax.get_yticklabels()] == MODELS
     assert [t.get_text() for t in ax.get_xticklabels()] == ["de", "en", "it"]
     (image,) = ax.get_images()
@@ -222,6 +254,162 @@ def test_all_panels_share_one_colour_scale(tables: RunTables) -> None:
     assert len({image.get_clim() for image in images}) == 1
     limit = np.nanmax(np.abs(tables.summary["effect_size"]))
     assert images[0].get_clim() == pytest.approx((-limit, limit))
+
+
+# --- one run, one look (issue 17 item 7) ------------------------------------------------------
+
+
+def _marker_of(collection: PathCollection) -> str:
+    """The marker of a scatter's points, found by its path among MARKERS."""
+    path = collection.get_paths()[0]
+    for marker in MARKERS:
+        style = MarkerStyle(marker)
+        expected = style.get_path().transformed(style.get_transform())
+        if expected.vertices.shape == path.vertices.shape and np.allclose(
+            expected.vertices, path.vertices
+        ):
+            return marker
+    raise AssertionError("a marker that is not one of MARKERS")
+
+
+def _space_looks(fig: Figure, tables: RunTables, x: str) -> dict[str, set[tuple[str, str]]]:
+    """(colour, marker) of the marks of each space, the space found from the marks' positions:
+    a forest marker's d (x = effect size), a scatter point's (x, d)."""
+    source = tables.asymmetry if x == "count_difference" else tables.summary
+    looks: dict[str, set[tuple[str, str]]] = {}
+    test_of = {text: test for test, text in TITLES.items()}
+    for ax in fig.axes:
+        rows = source[source["test"] == test_of.get(title(ax), title(ax))]
+        marks: list[tuple[tuple[float, float], tuple[str, str]]] = []
+        for line in ax.get_lines():
+            if line.get_marker() in MARKERS and len(line.get_xdata()) == 1:
+                colour = to_hex(line.get_markeredgecolor())
+                marks.append(((line.get_xdata()[0], np.nan), (colour, line.get_marker())))
+        for points in ax.collections:
+            if isinstance(points, PathCollection) and points.get_label() != LISTS_LABEL:
+                look = (to_hex(points.get_edgecolor()[0]), _marker_of(points))
+                marks += [((px, d), look) for px, d in points.get_offsets()]
+        for (px, d), look in marks:
+            if np.isnan(d):  # a forest marker: d on the x axis
+                hit = rows[np.isclose(rows["effect_size"], px)]
+            else:
+                hit = rows[np.isclose(rows[x], px) & np.isclose(rows["effect_size"], d)]
+            (space,) = set(hit["embeddings"])
+            looks.setdefault(space, set()).add(look)
+    return looks
+
+
+def test_one_colour_and_marker_per_space_in_every_plot(tables: RunTables) -> None:
+    figures = {
+        "forest": (forest_plot(tables), "effect_size"),
+        "forest of toy": (forest_plot(tables, embeddings=[TOY], tests=["weat2"]), "effect_size"),
+        "scatter": (scatter_plot(tables, x="iso_gh"), "iso_gh"),
+        "scatter of counts": (scatter_plot(tables, x="count_difference"), "count_difference"),
+    }
+    looks = {name: _space_looks(fig, tables, x) for name, (fig, x) in figures.items()}
+    assert set(looks["forest"]) == set(MODELS)
+    assert set(looks["scatter"]) == set(looks["scatter of counts"]) == {TOY}  # iso: toy only
+    everywhere = {
+        space: set().union(*(found.get(space, set()) for found in looks.values()))
+        for space in MODELS
+    }
+    assert all(len(found) == 1 for found in everywhere.values()), everywhere
+    assert everywhere["glove-6b-50d"] != everywhere[TOY]
+    ((toy_colour, toy_marker),) = everywhere[TOY]
+    assert legend_labels(figures["scatter"][0])[0] == TOY
+    (legend,) = figures["scatter"][0].legends
+    handle = legend.legend_handles[0]
+    assert (to_hex(handle.get_color()), handle.get_marker()) == (toy_colour, toy_marker)
+
+
+def test_forest_panels_share_the_x_axis(tables: RunTables) -> None:
+    fig = forest_plot(tables)
+    first, second = fig.axes
+    assert first.get_shared_x_axes().joined(first, second)
+    assert first.get_xlim() == second.get_xlim()
+    low, high = first.get_xlim()
+    summary = tables.summary
+    assert low < summary["effect_size_ci_low"].min() and summary["effect_size_ci_high"].max() < high
+
+
+def test_forest_intervals_are_labelled_with_their_level(tables: RunTables) -> None:
+    """Each interval line's label states its kind and level: the order-statistic interval of
+    the median of n lists covers 1 − 2·2⁻ⁿ (n ≤ 5, below 95%), a single list has a 95%
+    bootstrap CI; lines of different labels are drawn differently."""
+    fig = forest_plot(tables)
+    summary = tables.summary
+    styles: dict[str, set[tuple[float, str]]] = {}
+    seen = 0
+    for ax, test in zip(fig.axes, ["weat1", "weat2"], strict=True):
+        rows = summary[summary["test"] == test]
+        for line in ax.collections:
+            if not isinstance(line, LineCollection) or line.get_label() == LISTS_LABEL:
+                continue
+            (((low, _), (high, _)),) = line.get_segments()
+            (row,) = rows[
+                np.isclose(rows["effect_size_ci_low"], low)
+                & np.isclose(rows["effect_size_ci_high"], high)
+            ].itertuples()
+            if row.n_lists == 1:
+                expected = "95% bootstrap CI (percentile)"
+            elif row.n_lists <= 5:
+                assert row.ci_level == pytest.approx(1 - 2 * 0.5**row.n_lists)
+                expected = MEDIAN_LABELS[row.n_lists]
+            else:
+                expected = "≥ 95% median interval (order statistics)"
+            assert line.get_label() == expected
+            dashes = str(line.get_linestyle()[0])
+            styles.setdefault(expected, set()).add((float(line.get_linewidth()[0]), dashes))
+            seen += 1
+    assert seen == len(summary)
+    assert "75% median interval (order statistics)" in styles  # GloVe, en, weat1: 3 lists
+    assert all(len(style) == 1 for style in styles.values())  # one look per label ...
+    assert len({next(iter(style)) for style in styles.values()}) == len(styles)  # ... and kind
+    assert set(styles) <= set(legend_labels(fig))
+
+
+def test_titles_name_the_sets(tables: RunTables) -> None:
+    figures = [forest_plot(tables), scatter_plot(tables), heatmap_plot(tables, tests=["weat1"])]
+    titles = [title(ax) for fig in figures for ax in fig.axes if ax.get_title()]
+    assert titles == [
+        TITLES["weat1"],
+        TITLES["weat2"],
+        TITLES["weat1"],
+        TITLES["weat2"],
+        f"{TITLES['weat1']} (ca-weat:v1)",
+        f"{TITLES['weat1']} (x-weat)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("method", "level", "nominal", "label"),
+    [
+        ("bootstrap-bca", 0.9, 0.9, "90% bootstrap CI (BCa)"),
+        ("bootstrap-percentile", 0.99, 0.99, "99% bootstrap CI (percentile)"),
+        ("median-order-statistic", 0.5, 0.95, "50% median interval (order statistics)"),
+        ("median-order-statistic", 0.9375, 0.9, "≥ 90% median interval (order statistics)"),
+        ("median-order-statistic", float("nan"), 0.95, "median interval (order statistics)"),
+        (float("nan"), float("nan"), 0.95, "interval"),
+    ],
+)
+def test_interval_labels(method: object, level: float, nominal: float, label: str) -> None:
+    assert interval_label(method, level, nominal) == label
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95])
+def test_compare_heatmap_states_the_level_of_its_intervals(level: float) -> None:
+    rng = np.random.default_rng(1)
+    wide = pd.DataFrame({"model": list("abcdefgh"), "lang": "en"})
+    wide["m1"] = rng.standard_normal(8)
+    wide["m2"] = wide["m1"] + 0.1 * rng.standard_normal(8)
+    table = correlation_table(wide, ["m1", "m2"], n_bootstrap=200, confidence_level=level)
+    (ax, _) = correlation_heatmap(table, confidence_level=level).axes
+    percent = {0.9: "90%", 0.95: "95%"}[level]
+    assert f"* = {percent} bootstrap CI (percentile) excludes 0" in ax.get_title()
+    (row,) = table.itertuples()
+    (cell,) = ax.texts
+    star = "*" if row.spearman_ci_low > 0 or row.spearman_ci_high < 0 else ""
+    assert cell.get_text() == f"{row.spearman:.2f}{star}\nn=8"
 
 
 # --- errors ----------------------------------------------------------------------------------

@@ -9,16 +9,21 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
 from weatkit.errors import WeatkitError
-from weatkit.report.plots import STYLE, new_figure
+from weatkit.report.plots import STYLE, interval_label, new_figure
 
 
 def correlation_heatmap(
-    correlations: pd.DataFrame, *, scope: str = "all", statistic: str = "spearman"
+    correlations: pd.DataFrame,
+    *,
+    scope: str = "all",
+    statistic: str = "spearman",
+    confidence_level: float = 0.95,
 ) -> Figure:
     """Lower-triangle heatmap of ``statistic`` (``spearman`` or ``kendall``) between measures.
 
-    Each cell shows the coefficient and the number of units; a ``*`` marks an interval that
-    excludes 0. Colours run from −1 (blue) to +1 (red).
+    Each cell shows the coefficient and the number of units; a ``*`` marks a percentile
+    bootstrap interval at ``confidence_level`` (the one the correlations were computed with)
+    that excludes 0, as the title says. Colours run from −1 (blue) to +1 (red).
     """
     if statistic not in ("spearman", "kendall"):
         raise WeatkitError(f"unknown statistic {statistic!r}: choose spearman or kendall")
@@ -54,6 +59,7 @@ def correlation_heatmap(
             color = "white" if dark else "black"
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color=color)
         name = "Spearman ρ" if statistic == "spearman" else "Kendall τ_b"
-        ax.set_title(f"{name} across models ({scope}); * = CI excludes 0")
+        ci = interval_label("bootstrap-percentile", confidence_level)
+        ax.set_title(f"{name} across models ({scope})\n* = {ci} excludes 0")
         fig.colorbar(image, ax=ax, label=name, shrink=0.8)
     return fig

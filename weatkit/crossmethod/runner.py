@@ -264,7 +264,9 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
         "manifest.json": manifest_bytes(result.manifest),
     }
     if plot and (result.correlations["scope"] == "all").any():
-        files["correlations.png"] = figure_bytes(correlation_heatmap(result.correlations), "png")
+        level = result.manifest["correlation"]["confidence_level"]
+        figure = correlation_heatmap(result.correlations, confidence_level=level)
+        files["correlations.png"] = figure_bytes(figure, "png")
     return write_outputs(out_dir, files)
 
 

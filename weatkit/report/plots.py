@@ -1,16 +1,24 @@
 """Figures of a run directory in the style of the CA-WEAT paper (matplotlib, no display needed).
 
-* :func:`forest_plot` (Figures 1 and 2): effect size d with its CI per language (y axis) and
-  embeddings (colour, offset within a language's band), one panel per test. Each list set has
-  its own marker: a set with several lists per language (CA-WEAT) shows the median with its
-  order-statistic CI (filled marker, thick line) and every list as a small grey point; a set
-  with one list (WEAT, X-WEAT) shows that list's value and bootstrap CI (open marker).
+* :func:`forest_plot` (Figures 1 and 2): effect size d with its interval per language (y axis)
+  and embeddings (offset within a language's band), one panel per test, every panel on one x
+  axis. A list set with several lists per language (CA-WEAT) shows the median (filled marker)
+  with its order-statistic interval and every list as a small grey point; a set with one list
+  (WEAT, X-WEAT) shows that list's value (open marker) and bootstrap CI. Every interval is
+  drawn in the style of its kind and level and named in the legend (``95% bootstrap CI
+  (percentile)``, ``75% median interval (order statistics)``, ``≥ 95% median interval (order
+  statistics)`` where a median's interval reaches the run's confidence level).
 * :func:`scatter_plot` (Figures 3 and 4): d against an isomorphism measure (``iso_ev``,
   ``iso_gh``, ... from the summary of a ``--isomorphism`` run; one point per embeddings and
   language) or against ``count_difference`` (``asymmetry.csv``; one point per list), with the
   least-squares line over all points of the panel and its R² in the panel's legend.
 * :func:`heatmap_plot`: d as an embeddings × language grid per (list set, test), annotated,
   on a diverging colour map centred at 0 (shared by all panels).
+
+Every figure of a run draws an embeddings space in the same colour and marker: :func:`run_style`
+assigns them once from the run's sorted space names (all its tables, before any filter), so
+filters and plot kinds do not change them. Panel titles name the test's sets
+(:func:`title_of`, e.g. ``WEAT 1: flowers/insects vs pleasant/unpleasant``).
 
 Every function takes the :class:`~weatkit.report.run_dir.RunTables` of a run and the filters
 ``tests``, ``list_sets``, ``embeddings``, ``langs`` (None: all; ``langs`` also sets the order of
@@ -23,8 +31,12 @@ colour-blind-safe palette; the heat map uses ColorBrewer's colour-blind-safe ``R
 from __future__ import annotations
 
 import io
+import math
 import os
-from collections.abc import Sequence
+import re
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib as mpl
@@ -38,6 +50,8 @@ from matplotlib.lines import Line2D
 
 from weatkit._io.paths import check_writable
 from weatkit.errors import WeatkitError
+from weatkit.lists.files import CAWEAT_TESTS
+from weatkit.lists.sources import CALISKAN_ROLES
 from weatkit.measures.registry import get_measure
 from weatkit.report.run_dir import RunTables, filter_rows, lang_order
 from weatkit.report.tables import write_outputs
@@ -48,8 +62,17 @@ PLOT_KINDS = ("forest", "scatter", "heatmap")
 FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
 #: Okabe & Ito (2008) colours, black last (it is the colour of fit lines and reference marks).
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
-#: Markers of the list sets, in order of appearance.
+#: Colours of the embeddings spaces: the palette without black.
+SPACE_COLOURS = PALETTE[:-1]
+#: Markers of the embeddings spaces (with 7 colours, the first 56 spaces differ in one or both).
 MARKERS = ("o", "D", "s", "^", "v", "P", "X", "*")
+#: Interval line widths: the median's order-statistic interval, the others (bootstrap CIs).
+MEDIAN_LW, CI_LW = 2.4, 1.2
+#: Dash patterns of the levels of one kind of interval, highest level first (solid).
+DASHES: tuple[tuple[float, ...], ...] = ((), (6, 2), (3, 2), (1, 1.5), (6, 2, 1, 2), (1, 3))
+MEDIAN_METHOD = "median-order-statistic"
+#: The tables whose rows belong to one embeddings space (correlation tables also pool them).
+SPACE_TABLES = ("results", "summary", "isomorphism", "comparisons", "asymmetry")
 #: Colour of individual lists in forest plots.
 LIST_GREY = "0.6"
 #: Legend label of the individual lists in forest plots.
@@ -139,6 +162,202 @@ def save_figure(fig: Figure, path: str | os.PathLike, dpi: float = 150) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------
+# one style per run
+
+
+@dataclass(frozen=True)
+class SpaceStyle:
+    """How one embeddings space is drawn in every figure of a run."""
+
+    colour: str
+    marker: str
+
+
+@dataclass(frozen=True)
+class IntervalStyle:
+    """How one kind of interval is drawn, and its legend label (which states its level)."""
+
+    label: str
+    linewidth: float
+    dashes: tuple[float, ...] = ()
+
+    @property
+    def linestyle(self) -> str | tuple[float, tuple[float, ...]]:
+        """A matplotlib line style: ``solid`` or an (offset, dash pattern) pair."""
+        return (0, self.dashes) if self.dashes else "solid"
+
+
+@dataclass(frozen=True)
+class RunStyle:
+    """The styles of one run: a colour and marker per space, a line style per interval kind.
+
+    Built by :func:`run_style`; every plot function of this module draws with it.
+    """
+
+    spaces: Mapping[str, SpaceStyle]
+    intervals: Mapping[str, IntervalStyle]
+    confidence_level: float = 0.95
+
+    def order(self, names: Iterable[str]) -> list[str]:
+        """The distinct ``names`` in the run's (sorted) order of spaces."""
+        present = set(names)
+        return [name for name in self.spaces if name in present]
+
+    def interval(self, method: object, level: object) -> IntervalStyle | None:
+        """The style of an interval from a summary row's ``ci_method`` and ``ci_level``; None
+        when the run has no such interval (a row without one)."""
+        return self.intervals.get(interval_label(method, level, self.confidence_level))
+
+
+def run_style(tables: RunTables) -> RunStyle:
+    """The one style map of a run, from its sorted space names and its summary's intervals.
+
+    Space ``i`` of the sorted names in the ``embeddings`` (and ``baseline``) columns of
+    :data:`SPACE_TABLES` gets colour ``SPACE_COLOURS[i mod 7]`` and marker ``MARKERS[i mod 8]``;
+    filters and plot kinds therefore never change a space's look. Each interval kind
+    (:func:`interval_label`) of the summary gets a line: median intervals thick, bootstrap CIs
+    thin; within a kind the highest level is solid and lower levels have sparser dashes
+    (:data:`DASHES`)."""
+    names: set[str] = set()
+    for name in SPACE_TABLES:
+        frame = getattr(tables, name)
+        for column in ("embeddings", "baseline"):
+            if column in frame.columns:
+                names.update(str(v) for v in frame[column].dropna())
+    spaces = {
+        name: SpaceStyle(SPACE_COLOURS[i % len(SPACE_COLOURS)], MARKERS[i % len(MARKERS)])
+        for i, name in enumerate(sorted(names))
+    }
+    config = tables.manifest.get("config", {})
+    engine = config.get("engine", {}) if isinstance(config, dict) else {}
+    nominal = float(engine.get("confidence_level", 0.95))
+    kinds: dict[str, tuple[bool, float]] = {}
+    summary = tables.summary
+    if {"effect_size_ci_low", "effect_size_ci_high"} <= set(summary.columns):
+        bounded = summary.dropna(subset=["effect_size_ci_low", "effect_size_ci_high"])
+        unknown = pd.Series(np.nan, index=bounded.index)
+        methods, levels = (bounded.get(c, unknown) for c in ("ci_method", "ci_level"))
+        for method, level in zip(methods, levels, strict=True):
+            label = interval_label(method, level, nominal)
+            shown = nominal if label.startswith("≥") else float(level)
+            kinds[label] = (method == MEDIAN_METHOD, 0.0 if math.isnan(shown) else shown)
+    intervals: dict[str, IntervalStyle] = {}
+    for median in (True, False):
+        ranked = sorted(
+            (label for label, kind in kinds.items() if kind[0] == median),
+            key=lambda label: (-kinds[label][1], label),
+        )
+        for i, label in enumerate(ranked):
+            width = MEDIAN_LW if median else CI_LW
+            intervals[label] = IntervalStyle(label, width, DASHES[i % len(DASHES)])
+    return RunStyle(spaces=spaces, intervals=intervals, confidence_level=nominal)
+
+
+def interval_label(method: object, level: object, confidence_level: float = 0.95) -> str:
+    """The legend label of an interval of a summary row, stating its level.
+
+    ``95% bootstrap CI (percentile)`` or ``(BCa)``; for the median of several lists (CA-WEAT
+    paper §5) ``75% median interval (order statistics)`` with the interval's actual coverage
+    when it is below the run's ``confidence_level``, else ``≥ 95% median interval (order
+    statistics)``; ``interval`` when neither method nor level is known.
+    """
+    method = method if isinstance(method, str) else ""
+    try:
+        value = float(level)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = math.nan
+    level = value if math.isfinite(value) else None
+    if method == MEDIAN_METHOD:
+        if level is None:
+            return "median interval (order statistics)"
+        if level >= confidence_level - 1e-9:
+            return f"≥ {_percent(confidence_level)} median interval (order statistics)"
+        return f"{_percent(level)} median interval (order statistics)"
+    if method.startswith("bootstrap-"):
+        kind = method.removeprefix("bootstrap-")
+        name = {"percentile": "percentile", "bca": "BCa"}.get(kind, kind)
+        prefix = f"{_percent(level)} " if level is not None else ""
+        return f"{prefix}bootstrap CI ({name})"
+    return f"{_percent(level)} interval" if level is not None else "interval"
+
+
+def _percent(level: float) -> str:
+    """``0.95`` -> ``95%``, ``0.875`` -> ``87.5%``, ``0.9375`` -> ``93.8%``."""
+    return f"{100 * level:.3g}%"
+
+
+def title_of(test: str) -> str:
+    """A test's title with its sets' names: ``weat1`` -> ``WEAT 1: flowers/insects vs
+    pleasant/unpleasant``.
+
+    The names are the concepts of :data:`weatkit.lists.files.CAWEAT_TESTS` (WEAT1, WEAT2), else
+    Caliskan et al.'s roles of :data:`weatkit.lists.sources.CALISKAN_ROLES` (WEAT3-WEAT10); a
+    test id known to neither is its own title.
+    """
+    match = re.fullmatch(r"weat(\d+)", test, flags=re.IGNORECASE)
+    if match is None:
+        return test
+    if test.lower() in CAWEAT_TESTS:
+        names = [name.lower() for name in CAWEAT_TESTS[test.lower()]]
+    elif test.upper() in CALISKAN_ROLES:
+        names = [_words(name) for name in CALISKAN_ROLES[test.upper()]]
+    else:
+        return test
+    x, y, a, b = names
+    return f"WEAT {int(match.group(1))}: {x}/{y} vs {a}/{b}"
+
+
+_PROPER = {"European", "African", "American"}
+
+
+def _words(name: str) -> str:
+    """``EuropeanAmericanNames`` -> ``European American names``, ``MaleTerms`` -> ``male
+    terms``."""
+    words = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", name)
+    return " ".join(w if w in _PROPER else w.lower() for w in words)
+
+
+def _set_title(ax: Axes, title: str, width_in: float) -> None:
+    """The panel's title, wrapped at spaces to about the panel's width."""
+    chars = max(16, int(width_in * 12))  # about 6 pt per character at 11 pt
+    ax.set_title(textwrap.fill(title, chars, break_on_hyphens=False))
+
+
+def _median_sets(rows: pd.DataFrame) -> dict[str, bool]:
+    """For each list set: whether it has several lists per language (shown as medians)."""
+    sets = list(rows["list_set"].unique())
+    return {s: bool((rows.loc[rows["list_set"] == s, "n_lists"] > 1).any()) for s in sets}
+
+
+def _set_label(list_set: str, median: bool) -> str:
+    return f"{list_set}: median of lists" if median else f"{list_set}: single list"
+
+
+def _space_handles(style: RunStyle, models: list[str]) -> list[Line2D]:
+    """Legend entries of the spaces: their colour and marker."""
+    return [
+        Line2D([], [], marker=s.marker, color=s.colour, ls="none", label=m)
+        for m, s in ((m, style.spaces[m]) for m in models)
+    ]
+
+
+def _set_handles(sets: dict[str, bool], labels: dict[str, str] | None = None) -> list[Line2D]:
+    """Legend entries of the list sets: filled marker for medians, open for single lists."""
+    return [
+        Line2D(
+            [],
+            [],
+            marker="o",
+            color="0.3",
+            mfc="0.3" if median else "white",
+            ls="none",
+            label=(labels or {}).get(list_set, _set_label(list_set, median)),
+        )
+        for list_set, median in sets.items()
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
 # forest
 
 
@@ -150,35 +369,53 @@ def forest_plot(
     embeddings: Filter = None,
     langs: Filter = None,
 ) -> Figure:
-    """Effect sizes with CIs per language and embeddings, one panel per test (paper Fig. 1–2)."""
+    """Effect sizes with intervals per language and embeddings, one panel per test, all panels
+    on one x axis (paper Fig. 1–2)."""
     filters = {"tests": tests, "list_sets": list_sets, "embeddings": embeddings, "langs": langs}
+    style = run_style(tables)
     summary = filter_rows(tables.table("summary"), table="summary.csv", **filters)
     summary = summary.dropna(subset=["effect_size"])
     if summary.empty:
         raise WeatkitError("summary.csv has no effect sizes for these filters")
     lists = _individual_lists(tables.results, summary)
-    models = list(summary["embeddings"].unique())
-    sets = list(summary["list_set"].unique())
-    multi = {s: bool((summary.loc[summary["list_set"] == s, "n_lists"] > 1).any()) for s in sets}
-    langs_shown = lang_order(summary, langs)
-    slots = [(m, s) for m in models for s in sets]
+    models = style.order(summary["embeddings"])
+    multi = _median_sets(summary)
+    slots = [(m, s) for m in models for s in multi]
     band = min(0.8, 0.2 * len(slots))
     offsets = {slot: (i - (len(slots) - 1) / 2) * band / len(slots) for i, slot in enumerate(slots)}
+    # The rows of every panel, top to bottom. Rows other than languages (e.g. a pooled
+    # estimate per test) are appended here and drawn in the panel loop below.
+    rows = lang_order(summary, langs)
+    y_of = {label: i for i, label in enumerate(rows)}
     panels = list(summary["test"].unique())
-    height = 1.4 + len(langs_shown) * float(np.clip(0.15 * len(slots), 0.45, 1.8))
+    height = 1.4 + len(rows) * float(np.clip(0.15 * len(slots), 0.45, 1.8))
     with mpl.rc_context(STYLE):
-        fig = new_figure(1.6 + 3.4 * len(panels) + 2.0, height)
-        axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+        fig = new_figure(1.6 + 3.4 * len(panels) + 3.0, height)
+        axes = fig.subplots(1, len(panels), sharex=True, sharey=True, squeeze=False)[0]
         for ax, test in zip(axes, panels, strict=True):
-            y_of = {lang: i for i, lang in enumerate(langs_shown)}
-            _forest_panel(ax, summary[summary["test"] == test], lists, y_of, offsets, multi, models)
-            ax.set_title(test)
-        axes[0].set_yticks(range(len(langs_shown)), langs_shown)
-        axes[0].set_ylim(len(langs_shown) - 0.5, -0.5)
+            panel = summary[summary["test"] == test]
+            _forest_lists(ax, lists[lists["test"] == test], y_of, offsets)
+            _forest_panel(ax, panel, y_of, offsets, multi, style)
+            _set_title(ax, title_of(test), 3.4)
+        axes[0].set_yticks(range(len(rows)), rows)
+        axes[0].set_ylim(len(rows) - 0.5, -0.5)
         axes[0].set_ylabel("language")
-        fig.legend(
-            handles=_forest_handles(models, sets, multi, not lists.empty), loc="outside right upper"
-        )
+        bounded = summary.dropna(subset=["effect_size_ci_low", "effect_size_ci_high"])
+        intervals = [
+            style.interval(getattr(r, "ci_method", None), getattr(r, "ci_level", None))
+            for r in bounded.itertuples()
+        ]
+        shown = [i for i in style.intervals.values() if i in intervals]
+        handles = [*_space_handles(style, models), *_set_handles(multi)]
+        handles += [
+            Line2D([], [], color="0.3", lw=i.linewidth, ls=i.linestyle, label=i.label)
+            for i in shown
+        ]
+        if not lists.empty:
+            handles.append(
+                Line2D([], [], marker="o", ms=4, color=LIST_GREY, ls="none", label=LISTS_LABEL)
+            )
+        fig.legend(handles=handles, loc="outside right upper")
     return fig
 
 
@@ -191,65 +428,58 @@ def _individual_lists(results: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFr
     return results.merge(medians, on=keys).dropna(subset=["effect_size"])
 
 
-def _forest_panel(
+def _forest_lists(
     ax: Axes,
-    rows: pd.DataFrame,
     lists: pd.DataFrame,
     y_of: dict[str, int],
     offsets: dict[tuple[str, str], float],
-    multi: dict[str, bool],
-    models: list[str],
 ) -> None:
-    """One test: grey list points, then each summary row's CI line and marker, and x = 0."""
-    panel_lists = lists[lists["test"] == rows["test"].iloc[0]]
-    if not panel_lists.empty:
-        ys = [y_of[r.lang] + offsets[(r.embeddings, r.list_set)] for r in panel_lists.itertuples()]
-        ax.scatter(
-            panel_lists["effect_size"], ys, s=10, color=LIST_GREY, zorder=1, label=LISTS_LABEL
-        )
-    markers = dict(zip(multi, MARKERS * len(multi), strict=False))
+    """The individual lists of one test as small grey points."""
+    if not lists.empty:
+        ys = [y_of[r.lang] + offsets[(r.embeddings, r.list_set)] for r in lists.itertuples()]
+        ax.scatter(lists["effect_size"], ys, s=10, color=LIST_GREY, zorder=1, label=LISTS_LABEL)
+
+
+def _forest_panel(
+    ax: Axes,
+    rows: pd.DataFrame,
+    y_of: dict[str, int],
+    offsets: dict[tuple[str, str], float],
+    multi: dict[str, bool],
+    style: RunStyle,
+) -> None:
+    """One test: each summary row's interval (labelled with its level) and marker (labelled
+    with its space), and x = 0."""
     for row in rows.itertuples():
         y = y_of[row.lang] + offsets[(row.embeddings, row.list_set)]
-        colour = _colour(models, row.embeddings)
+        space = style.spaces[row.embeddings]
+        interval = style.interval(getattr(row, "ci_method", None), getattr(row, "ci_level", None))
+        if interval is not None:
+            ax.hlines(
+                y,
+                row.effect_size_ci_low,
+                row.effect_size_ci_high,
+                color=space.colour,
+                lw=interval.linewidth,
+                linestyles=[interval.linestyle],
+                label=interval.label,
+                zorder=2,
+            )
         filled = multi[row.list_set]
-        ax.hlines(
-            y,
-            row.effect_size_ci_low,
-            row.effect_size_ci_high,
-            color=colour,
-            lw=2.2 if filled else 1.2,
-            zorder=2,
-        )
         ax.plot(
             [row.effect_size],
             [y],
-            marker=markers[row.list_set],
+            marker=space.marker,
             ms=6.5 if filled else 5.5,
-            color=colour,
-            mfc=colour if filled else "white",
+            color=space.colour,
+            mfc=space.colour if filled else "white",
             ls="none",
+            label=row.embeddings,
             zorder=3,
         )
     ax.axvline(get_measure("weat").neutral, color="0.25", lw=0.8, ls="--", zorder=0)
     ax.set_xlabel(D_LABEL)
     ax.grid(axis="x", color="0.92", lw=0.6)
-
-
-def _forest_handles(
-    models: list[str], sets: list[str], multi: dict[str, bool], with_lists: bool
-) -> list[Line2D]:
-    """Legend entries: one colour per embeddings, one marker per list set, the grey lists."""
-    handles = [Line2D([], [], color=_colour(models, m), lw=2.2, label=m) for m in models]
-    for marker, list_set in zip(MARKERS * len(sets), sets, strict=False):
-        filled = multi[list_set]
-        label = f"{list_set}: median of lists" if filled else f"{list_set}: single list"
-        face = "0.2" if filled else "white"
-        handles.append(Line2D([], [], marker=marker, color="0.2", mfc=face, ls="none", label=label))
-    if with_lists:
-        handles.append(
-            Line2D([], [], marker="o", ms=4, color=LIST_GREY, ls="none", label=LISTS_LABEL)
-        )
-    return handles
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,22 +502,24 @@ def scatter_plot(
     pools all the panel's points (every embeddings and list set), as in Figure 4.
     """
     filters = {"tests": tests, "list_sets": list_sets, "embeddings": embeddings, "langs": langs}
+    style = run_style(tables)
     points = _scatter_points(tables, x, filters)
-    models = list(points["embeddings"].unique())
-    sets = list(points["list_set"].unique())
-    markers = dict(zip(sets, MARKERS * len(sets), strict=False))
+    models = style.order(points["embeddings"])
+    per_list = x == COUNT_X  # one point per list: none is a median
+    multi = (
+        dict.fromkeys(points["list_set"].unique(), False) if per_list else _median_sets(points)
+    )
+    labels = {s: f"{s}: {LISTS_LABEL}" for s in multi} if per_list else None
     panels = list(points["test"].unique())
     with mpl.rc_context(STYLE):
-        fig = new_figure(1.2 + 3.6 * len(panels) + 2.0, 3.6)
+        fig = new_figure(1.2 + 3.6 * len(panels) + 2.4, 3.6)
         axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
         for ax, test in zip(axes, panels, strict=True):
-            _scatter_panel(ax, points[points["test"] == test], x, models, markers)
-            ax.set_title(test)
+            _scatter_panel(ax, points[points["test"] == test], x, style, multi)
+            _set_title(ax, title_of(test), 3.6)
             ax.set_xlabel(_x_label(tables, x))
         axes[0].set_ylabel(D_LABEL)
-        handles = [
-            Line2D([], [], marker="o", color=_colour(models, m), ls="none", label=m) for m in models
-        ] + [Line2D([], [], marker=markers[s], color="0.3", ls="none", label=s) for s in sets]
+        handles = [*_space_handles(style, models), *_set_handles(multi, labels)]
         fig.legend(handles=handles, loc="outside right upper")
     return fig
 
@@ -317,17 +549,21 @@ def _scatter_points(tables: RunTables, x: str, filters: dict[str, Filter]) -> pd
 
 
 def _scatter_panel(
-    ax: Axes, points: pd.DataFrame, x: str, models: list[str], markers: dict[str, str]
+    ax: Axes, points: pd.DataFrame, x: str, style: RunStyle, multi: dict[str, bool]
 ) -> None:
-    """The points of one test, coloured by embeddings, and the least-squares line with R²."""
+    """The points of one test in their space's colour and marker (filled: medians of lists),
+    and the least-squares line with R²."""
     for (model, list_set), group in points.groupby(["embeddings", "list_set"], sort=False):
+        space = style.spaces[model]
         ax.scatter(
             group[x],
             group["effect_size"],
-            color=_colour(models, model),
-            marker=markers[list_set],
+            marker=space.marker,
+            edgecolors=space.colour,
+            facecolors=space.colour if multi[list_set] else "white",
             s=28,
             alpha=0.9,
+            label=model,
             zorder=2,
         )
     xs, ds = points[x].to_numpy(float), points["effect_size"].to_numpy(float)
@@ -335,7 +571,7 @@ def _scatter_panel(
     if fit is not None:
         slope, intercept, r2 = fit
         grid = np.linspace(xs.min(), xs.max(), 50)
-        ax.plot(
+        (line,) = ax.plot(
             grid,
             intercept + slope * grid,
             color="0.15",
@@ -343,7 +579,7 @@ def _scatter_panel(
             label=f"least squares, R² = {r2:.3f}",
             zorder=3,
         )
-        ax.legend(loc="best")
+        ax.legend(handles=[line], loc="best")
     ax.axhline(get_measure("weat").neutral, color="0.25", lw=0.8, ls="--", zorder=0)
 
 
@@ -391,12 +627,13 @@ def heatmap_plot(
     """
     filters = {"tests": tests, "list_sets": list_sets, "embeddings": embeddings, "langs": langs}
     summary = filter_rows(tables.table("summary"), table="summary.csv", **filters)
-    models = list(summary["embeddings"].unique())
+    models = run_style(tables).order(summary["embeddings"])
     langs_shown = lang_order(summary, langs)
     sets, panel_tests = list(summary["list_set"].unique()), list(summary["test"].unique())
     limit = float(np.nanmax(np.abs(summary["effect_size"].to_numpy(float)), initial=0.0)) or 1.0
     norm = Normalize(-limit, limit)
-    width = 1.8 + len(panel_tests) * (1.0 + 0.62 * len(langs_shown)) + 1.0
+    panel_width = 1.0 + 0.62 * len(langs_shown)
+    width = 1.8 + len(panel_tests) * panel_width + 1.0
     height = 0.8 + len(sets) * (0.9 + 0.42 * len(models))
     with mpl.rc_context(STYLE):
         fig = new_figure(width, height)
@@ -415,7 +652,7 @@ def heatmap_plot(
             )
             grid = grid.reindex(index=models, columns=langs_shown)
             image = _heat_panel(axes[i, j], grid, norm)
-            axes[i, j].set_title(f"{list_set} {test}")
+            _set_title(axes[i, j], f"{title_of(test)} ({list_set})", panel_width)
         for ax in axes.flat:
             ax.label_outer()  # axis labels and tick labels on the outer panels only
         fig.colorbar(image, ax=axes, label=D_LABEL, shrink=0.9)
@@ -457,6 +694,3 @@ def new_figure(width: float, height: float) -> Figure:
     FigureCanvasAgg(fig)
     return fig
 
-
-def _colour(models: list[str], model: str) -> str:
-    return PALETTE[models.index(model) % len(PALETTE)]
