@@ -20,6 +20,7 @@ from weatkit.errors import WeatkitError
 DOCUMENTED = {
     "weat": ("weatkit.engine.weat", "weat"),
     "influence": ("weatkit.engine.influence", "influence"),
+    "null_baseline": ("weatkit.engine.null", "null_baseline"),
     "run": ("weatkit.pipeline", "run"),
     "RunConfig": ("weatkit.pipeline", "RunConfig"),
     "load_vectors": ("weatkit.embeddings.load", "load_vectors"),

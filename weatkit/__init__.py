@@ -25,6 +25,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "weat": "weatkit.engine.weat:weat",
     "influence": "weatkit.engine.influence:influence",
+    "null_baseline": "weatkit.engine.null:null_baseline",
     "run": "weatkit.pipeline:run",
     "RunConfig": "weatkit.pipeline:RunConfig",
     "load_vectors": "weatkit.embeddings.load:load_vectors",
@@ -51,6 +52,7 @@ __all__ = [
     "iso",
     "load_vectors",
     "mbe",
+    "null_baseline",
     "run",
     "stereoset",
     "weat",
@@ -60,6 +62,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from weatkit.embeddings.load import load_vectors
     from weatkit.embeddings.vectors import WordVectors
     from weatkit.engine.influence import influence
+    from weatkit.engine.null import null_baseline
     from weatkit.engine.weat import weat
     from weatkit.grid import grid
     from weatkit.isomorphism import iso

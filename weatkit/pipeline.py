@@ -35,6 +35,15 @@ from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.compat import COMPAT_PRESETS, compat_summary
 from weatkit.engine.device import resolve_device
 from weatkit.engine.influence import influence_rows
+from weatkit.engine.null import (
+    N_BANDS,
+    N_CANDIDATES,
+    NO_NULL,
+    candidates_from_words,
+    null_for_tests,
+    summarize_null,
+    wordfreq_candidates,
+)
 from weatkit.engine.weat import EngineOptions, WeatInput, WeatResult, run_weat
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.isomorphism.across_languages import (
@@ -49,6 +58,7 @@ from weatkit.lists.sources import select_lists
 from weatkit.progress import progress
 from weatkit.report.tables import (
     INFLUENCE_COLUMNS,
+    NULL_COLUMNS,
     POOL_LEVELS,
     pooled_frame,
     results_frame,
@@ -183,6 +193,9 @@ class RunResult:
         influence: every item's jackknife influence on d, one row per embeddings × list ×
             test × item (empty unless ``RunConfig.engine.influence``; columns
             :data:`weatkit.report.tables.INFLUENCE_COLUMNS`, :mod:`weatkit.engine.influence`).
+        null: the null distributions of d, one row per embeddings × list × test × draw
+            (empty unless ``RunConfig.engine.null``; columns
+            :data:`weatkit.report.tables.NULL_COLUMNS`, :mod:`weatkit.engine.null`).
     """
 
     results: pd.DataFrame
@@ -194,6 +207,7 @@ class RunResult:
     correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
     influence: pd.DataFrame = field(default_factory=pd.DataFrame)
+    null: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def skipped_by_language(self) -> list[str]:
         """The skipped tests counted per embeddings × language, one line each (sorted).
@@ -279,6 +293,7 @@ class _Source:
         config: RunConfig,
         extractors: ExtractorPool,
         show_progress: bool | None,
+        first_n: int = 0,
     ) -> WordVectors:
         if self.vectors is not None:
             return self.vectors
@@ -287,6 +302,7 @@ class _Source:
             self.spec,
             lang,
             words=sorted(words),
+            first_n=0 if self.contextual else first_n,
             allow_pickle=config.allow_pickle,
             fasttext_oov=config.fasttext_oov,
             extractors=extractors,
@@ -360,6 +376,8 @@ def run(
     jobs: list[_Job] = []
     timings: dict[str, float] = {}
     selections: dict[Normalization, list[AssociationTest]] = {}
+    nulls: dict[int, np.ndarray] = {}  # job position -> null d's (engine.null)
+    null_spaces: list[dict[str, object]] = []
     extractors = extractors or ExtractorPool()
     for spec in specs:
         lower = spec.uncased if config.lower is None else config.lower
@@ -378,6 +396,7 @@ def run(
         loaded = _load_for_tests(spec, selections[norm], config, extractors, show_progress)
         for wv, tests in loaded:
             inputs.append(spec.describe(wv))
+            first_job = len(jobs)
             for test in tests:
                 try:
                     covered = cover_test(
@@ -395,6 +414,11 @@ def run(
                     )
                     continue
                 jobs.append(_Job(spec, covered))
+            if config.engine.null:
+                t1 = time.perf_counter()
+                new = dict(enumerate(jobs[first_job:], start=first_job))
+                null_spaces += _null_baselines(spec, wv, new, config, extractors, nulls, report)
+                timings["null"] = round(timings.get("null", 0.0) + time.perf_counter() - t1, 3)
         timings[f"load:{spec.name}"] = round(time.perf_counter() - t0, 3)
     for extractor in extractors.extractors.values():
         report += [n for n in extractor.notes if n not in report]
@@ -416,7 +440,10 @@ def run(
         results = run_weat(weat_inputs, config.engine, progress=bar.update)
     timings["engine"] = round(time.perf_counter() - t0, 3)
 
-    rows = [_result_row(j, r) for j, r in zip(jobs, results, strict=True)]
+    rows = [
+        {**_result_row(j, r), **_null_columns(nulls.get(i), r, config.engine)}
+        for i, (j, r) in enumerate(zip(jobs, results, strict=True))
+    ]
     results_df = results_frame(rows)
     influence_df = _influence_table(jobs, results) if config.engine.influence else pd.DataFrame()
     summary_df = summary_frame(results_df, config.engine)
@@ -447,12 +474,19 @@ def run(
         pooled = pooled_frame(results_df, config.pool, config.engine.confidence_level, layers)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = _manifest(config, device, sources, inputs, skipped, report, timings)
+    if config.engine.null:
+        manifest["null"] = {
+            "n_draws": config.engine.null,
+            "seed": config.engine.seed,
+            "bands": N_BANDS,
+            "spaces": null_spaces,
+        }
     if config.compat is not None:
         manifest["compat"] = compat_summary(config)
     manifest["contextual_models"] = extractors.describe()
     return RunResult(
         results_df, summary_df, skipped, report, manifest, iso_df, correlations, pooled,
-        influence_df,
+        influence_df, _null_table(jobs, nulls),
     )
 
 
@@ -504,7 +538,8 @@ def _load_for_tests(
         sorted(by_lang.items()), desc=f"loading {spec.name}", unit="file", show=show_progress
     ):
         words = set().union(*(t.vocabulary() for t in group))
-        wv = spec.load(lang or group[0].lang, words, config, extractors, show_progress)
+        first_n = N_CANDIDATES if config.engine.null else 0  # the null's candidate rows
+        wv = spec.load(lang or group[0].lang, words, config, extractors, show_progress, first_n)
         loaded.append((wv, group))
     return loaded
 
@@ -570,6 +605,73 @@ def _influence_table(jobs: Sequence[_Job], results: Sequence[WeatResult]) -> pd.
         items = influence_rows(res.influence, res.effect_size, job.covered.items)
         rows += [(*keys, *row) for row in items]
     return pd.DataFrame(rows, columns=INFLUENCE_COLUMNS)
+
+
+def _null_baselines(
+    spec: _Source,
+    wv: WordVectors,
+    jobs: dict[int, _Job],
+    config: RunConfig,
+    extractors: ExtractorPool,
+    nulls: dict[int, np.ndarray],
+    report: list[str],
+) -> list[dict[str, object]]:
+    """The null d's of the tests of one loaded space (``engine.null``), per language, into
+    ``nulls``; what the manifest records of each candidate vocabulary."""
+    by_lang: dict[str, dict[int, _Job]] = defaultdict(dict)
+    for i, job in jobs.items():
+        by_lang[job.covered.test.lang][i] = job
+    spaces = []
+    engine = config.engine
+    for lang, group in sorted(by_lang.items()):
+        try:
+            if spec.contextual:
+                assert spec.spec is not None
+                candidates = wordfreq_candidates(lang)
+
+                def embed(words: list[str], lang: str = lang) -> WordVectors:
+                    assert spec.spec is not None
+                    return load_embeddings(spec.spec, lang, words=words, extractors=extractors)
+            else:
+                candidates = candidates_from_words(wv.words, lang)
+
+                def embed(words: list[str]) -> WordVectors:
+                    return wv
+        except WeatkitError as err:
+            report.append(f"null baseline: {spec.name}/{lang}: not computed: {err}")
+            continue
+        tests = [
+            (_label(j), j.covered.items, j.covered.vectors["A"], j.covered.vectors["B"])
+            for j in group.values()
+        ]
+        null_d = null_for_tests(
+            tests, candidates, embed, n_draws=engine.null, seed=engine.seed,
+            metric=engine.metric, csls_k=engine.csls_k, ddof=engine.ddof, device=engine.device,
+        )
+        nulls.update(zip(group, null_d, strict=True))
+        spaces.append({"embeddings": spec.name, "lang": lang, **candidates.describe()})
+    return spaces
+
+
+def _null_columns(
+    null_d: np.ndarray | None, res: WeatResult, engine: EngineOptions
+) -> dict[str, float]:
+    """``null_mean`` ... ``null_k`` of one test (NaN without a null baseline)."""
+    if null_d is None:
+        return dict(NO_NULL)
+    return summarize_null(null_d, res.effect_size, engine.alternative).columns()
+
+
+def _null_table(jobs: Sequence[_Job], nulls: dict[int, np.ndarray]) -> pd.DataFrame:
+    """Every null d (:data:`~weatkit.report.tables.NULL_COLUMNS`), draws numbered from 1."""
+    frames = []
+    for i, null_d in sorted(nulls.items()):
+        keys = _keys(jobs[i].source.name, jobs[i].covered.test)
+        frame = pd.DataFrame({"draw": np.arange(1, len(null_d) + 1), "d": null_d})
+        frames.append(frame.assign(**keys))
+    if not frames:
+        return pd.DataFrame(columns=NULL_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[NULL_COLUMNS]
 
 
 def _entry_label(entry: str | EmbeddingsSpec | WordVectors | KeyedVectors) -> str:

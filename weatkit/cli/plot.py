@@ -1,4 +1,4 @@
-"""``weatkit plot``: figures of a run directory (forest, scatter, heatmap, influence).
+"""``weatkit plot``: figures of a run directory (forest, scatter, heatmap, influence, null).
 
 It reads what ``weatkit run --out DIR`` (or ``weatkit grid``) wrote; from Python the same is
 :func:`weatkit.report.run_dir.read_run_dir`, :func:`weatkit.report.plots.plot` and
@@ -22,7 +22,7 @@ from weatkit.report.run_dir import read_run_dir
 @click.command("plot")
 @click.argument("run_dir")
 @click.option(
-    "--kind", required=True, help=f"Which figure: {', '.join((*PLOT_KINDS, 'influence'))}."
+    "--kind", required=True, help=f"Which figure: {', '.join((*PLOT_KINDS, 'influence', 'null'))}."
 )
 @out_option("Figure file: .png, .pdf or .svg.", dest="out_path", file=True, required=True)
 @click.option(
@@ -37,7 +37,8 @@ from weatkit.report.run_dir import read_run_dir
 def plot_command(**opts: Any) -> None:
     """Plot RUN_DIR: forest (effect sizes with CIs per language and embeddings), scatter
     (effect size against an isomorphism measure or a count difference, with R²), heatmap or
-    influence (each item's delta = d without it − d, from weatkit run --influence)."""
+    influence (each item's delta = d without it − d, from weatkit run --influence) or null
+    (histogram of the null d with the observed d, from weatkit run --null K)."""
     figure_format(opts["out_path"])  # a bad suffix or output fails before any work
     check_writable(opts["out_path"])
     tables = read_run_dir(opts["run_dir"])
@@ -47,6 +48,12 @@ def plot_command(**opts: Any) -> None:
         if opts["x"] is not None:
             raise WeatkitError("--x is for --kind scatter, not influence")
         fig = influence_plot(tables, **filters(opts))
+    elif opts["kind"] == "null":  # weatkit.report.null_plot (weatkit run --null K)
+        from weatkit.report.null_plot import null_plot
+
+        if opts["x"] is not None:
+            raise WeatkitError("--x is for --kind scatter, not null")
+        fig = null_plot(tables, **filters(opts))
     else:
         fig = plot(tables, opts["kind"], x=opts["x"], **filters(opts))
     written = save_figure(fig, opts["out_path"], dpi=opts["dpi"])

@@ -51,7 +51,9 @@ _SELECTION = ("lists", "langs", "tests")
 @format_option("Print a table to stdout in this format instead of the readable table.")
 @click.option(
     "--table",
-    type=click.Choice(["results", "summary", "isomorphism", "correlations", "pooled", "influence"]),
+    type=click.Choice(
+        ["results", "summary", "isomorphism", "correlations", "pooled", "influence", "null"]
+    ),
     default="results",
     show_default=True,
     help="Which table --format prints.",
@@ -99,13 +101,19 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
     _report(result, opts["verbose"])
     if config.engine.influence:
         _print_influence(result.influence, written_to=opts["out_dir"])
+    if config.engine.null:
+        where = "null.csv has every draw" if opts["out_dir"] else "--out writes null.csv"
+        _err_line(
+            f"null baseline: {config.engine.null} frequency-matched random X/Y pairs per test; "
+            f"results have null_mean, null_sd, null_percentile, p_null; {where}"
+        )
     tables = run_tables(result)
     if opts["out_dir"]:
         written = write_run_dir(result, opts["out_dir"])
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"]:
         if opts["table"] not in tables:
-            needs = {"pooled": "--pool LEVELS", "influence": "--influence"}.get(
+            needs = {"pooled": "--pool LEVELS", "influence": "--influence", "null": "--null K"}.get(
                 opts["table"], "--isomorphism LANG"
             )
             raise WeatkitError(f"--table {opts['table']} needs {needs}")

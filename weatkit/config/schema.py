@@ -479,6 +479,23 @@ ENGINE = Section(
     ),
 )
 
+# Issue 19 item 2, a null baseline per space: an engine option (weatkit.engine.null, run by
+# weatkit.pipeline), declared in its own block.
+ENGINE = Section(
+    ENGINE.name,
+    (
+        *ENGINE.options,
+        Option(
+            "null",
+            "int",
+            0,
+            "Null baseline: d of this many frequency-matched random target-list pairs per test "
+            "(null_mean, null_sd, null_percentile, p_null in results; null.csv); 0: off.",
+            "--null",
+        ),
+    ),
+)
+
 LISTS = Section(
     "",
     (

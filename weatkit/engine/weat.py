@@ -67,6 +67,9 @@ class EngineOptions:
         keep_distributions: keep the bootstrap distributions of S and d in the results.
         influence: also compute every item's jackknife influence on d
             (:mod:`weatkit.engine.influence`; not with ``csls``).
+        null: K, draws of frequency-matched random target lists per test for a null baseline
+            of d (0 switches it off; :mod:`weatkit.engine.null`, computed by
+            :func:`weatkit.pipeline.run`, not by :func:`run_weat`).
     """
 
     metric: str = "cosine"
@@ -83,6 +86,7 @@ class EngineOptions:
     device: str = "auto"
     keep_distributions: bool = False
     influence: bool = False
+    null: int = 0
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` naming the field of an impossible setting."""
@@ -99,6 +103,7 @@ class EngineOptions:
             ("n_bootstrap", self.n_bootstrap >= 0, "must be >= 0"),
             ("n_permutations", self.n_permutations >= 0, "must be >= 0"),
             ("max_exact", self.max_exact >= 0, "must be >= 0"),
+            ("null", self.null >= 0, "must be >= 1 draws (0: no null baseline)"),
             ("confidence_level", 0 < self.confidence_level < 1, "must be in (0, 1)"),
             ("csls_k", self.csls_k >= 1, "must be >= 1"),
             (
@@ -113,6 +118,7 @@ class EngineOptions:
                 raise ConfigError(f"{message}, got {getattr(self, name)!r}", field=name)
         check_plan_size(self.n_bootstrap, (1,), field="n_bootstrap")
         check_plan_size(self.n_permutations, (1,), field="n_permutations", bytes_per_item=1)
+        check_plan_size(self.null, (1,), field="null")
 
 
 def _one_of(choices: Sequence[str]) -> str:

@@ -55,6 +55,7 @@ def execute_job(config: GridConfig, job: Job, extractors: ExtractorPool) -> dict
         "results": _records(result.results),
         "isomorphism": _records(result.isomorphism),
         "influence": _records(result.influence),
+        "null": _records(result.null),
         "skipped": result.skipped,
         "report": result.report,
         "embeddings": result.manifest["embeddings"],

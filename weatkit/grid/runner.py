@@ -13,6 +13,7 @@ uninterrupted one's. Output files (written atomically, all at the end):
   or layers: :func:`weatkit.report.tables.pooled_frame`);
 * ``comparisons.csv``: with ``baseline`` entries (:mod:`weatkit.grid.compare`);
 * ``influence.csv``: with ``engine: {influence: true}`` (:mod:`weatkit.engine.influence`);
+* ``null.csv``: with ``engine: {null: K}`` (:mod:`weatkit.engine.null`);
 * ``asymmetry.csv``, ``asymmetry_correlations.csv``: with an ``asymmetry`` section
   (:mod:`weatkit.asymmetry`);
 * ``manifest.json``: versions, the experiment (path, SHA-256, parsed options), every job with
@@ -46,6 +47,7 @@ from weatkit.pipeline import environment, layer_models
 from weatkit.progress import progress
 from weatkit.report.tables import (
     INFLUENCE_COLUMNS,
+    NULL_COLUMNS,
     RESULT_COLUMNS,
     manifest_bytes,
     pooled_frame,
@@ -79,6 +81,7 @@ class GridResult:
     failed: list[dict[str, str]] = field(default_factory=list)
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
     influence: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.influence
+    null: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.null
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The non-empty tables by file stem (``results``, ``summary``, ...)."""
@@ -92,6 +95,7 @@ class GridResult:
             "asymmetry_correlations": self.asymmetry_correlations,
             "pooled": self.pooled,
             "influence": self.influence,
+            "null": self.null,
         }
         pool = self.manifest.get("config", {}).get("pool")
         always = ("results", "summary", *(("pooled",) if pool else ()))
@@ -237,6 +241,7 @@ def collate(
         failed=failed,
         pooled=pooled,
         influence=pd.DataFrame(rows("weat", "influence"), columns=INFLUENCE_COLUMNS),
+        null=pd.DataFrame(rows("weat", "null"), columns=NULL_COLUMNS),
     )
 
 

@@ -3,7 +3,8 @@
 A run directory holds ``results.csv`` and ``summary.csv`` (see :mod:`weatkit.report.tables`),
 ``manifest.json``, and optionally ``isomorphism.csv`` and ``correlations.csv`` (``weatkit run
 --isomorphism LANG``), ``pooled.csv`` (``weatkit run --pool LEVELS`` or a grid's ``pool``),
-``influence.csv`` (``weatkit run --influence``), ``comparisons.csv`` and ``asymmetry.csv``
+``influence.csv`` (``weatkit run --influence``), ``null.csv`` (``weatkit run --null K``),
+``comparisons.csv`` and ``asymmetry.csv``
 (``weatkit grid``). Absent tables read as empty frames. Identifier columns (languages, list
 ids, ...) are always read as strings, so ``1`` or ``NA`` stay the strings they were written as;
 only empty fields are missing.
@@ -47,6 +48,7 @@ TABLE_NAMES = (
     "asymmetry_correlations",
     "pooled",
     "influence",
+    "null",
 )
 
 #: Columns a table must have to be used; any others are kept as they are.
@@ -86,6 +88,7 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
     "asymmetry_correlations": ["embeddings", "test", "list_sets", "n", "r2"],
     "pooled": ["level", "embeddings", "list_set", "test", "k", "effect_size"],
     "influence": ["embeddings", "lang", "list_set", "list_id", "test", "set", "item", "delta"],
+    "null": ["embeddings", "lang", "list_set", "list_id", "test", "draw", "d"],
 }
 
 #: Identifier and text columns, read as strings wherever they occur.
@@ -100,6 +103,7 @@ _WRITTEN_BY = {
     "asymmetry_correlations": "weatkit asymmetry RUN_DIR, or weatkit grid with asymmetry",
     "pooled": "weatkit run --pool LEVELS, or weatkit grid with pool",
     "influence": "weatkit run --influence",
+    "null": "weatkit run --null K",
 }
 
 
@@ -110,7 +114,7 @@ class RunTables:
     Attributes:
         path: the run directory.
         results, summary, isomorphism, correlations, comparisons, asymmetry,
-            asymmetry_correlations, pooled, influence: the tables.
+            asymmetry_correlations, pooled, influence, null: the tables.
         manifest: ``manifest.json`` as a dict (empty when absent).
     """
 
@@ -124,6 +128,7 @@ class RunTables:
     asymmetry_correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
     influence: pd.DataFrame = field(default_factory=pd.DataFrame)
+    null: pd.DataFrame = field(default_factory=pd.DataFrame)
     manifest: dict = field(default_factory=dict)
 
     def table(self, name: str) -> pd.DataFrame:
@@ -147,7 +152,7 @@ def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
     """The tables of a run by name: ``results`` and ``summary``, ``isomorphism`` and
     ``correlations`` when the run measured isomorphism (``RunConfig.isomorphism``), and
     ``pooled`` when it pooled (``RunConfig.pool``), ``influence`` with
-    ``RunConfig.engine.influence``."""
+    ``RunConfig.engine.influence``, ``null`` with ``RunConfig.engine.null``."""
     tables = {"results": result.results, "summary": result.summary}
     config = result.manifest.get("config")
     if isinstance(config, dict) and config.get("isomorphism"):
@@ -157,13 +162,15 @@ def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
     engine = config.get("engine") if isinstance(config, dict) else None
     if isinstance(engine, dict) and engine.get("influence"):
         tables["influence"] = result.influence
+    if isinstance(engine, dict) and engine.get("null"):
+        tables["null"] = result.null
     return tables
 
 
 def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
     """Write ``result`` as a run directory: ``results.csv``, ``summary.csv``, with isomorphism
     also ``isomorphism.csv`` and ``correlations.csv``, with pooling ``pooled.csv``, with
-    influence ``influence.csv``, and
+    influence ``influence.csv``, with a null baseline ``null.csv``, and
     ``manifest.json``.
 
     The files are written atomically (:func:`weatkit.report.tables.write_outputs`);

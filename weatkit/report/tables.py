@@ -18,6 +18,12 @@ p_value                     permutation p-value of S (empty with ``--permutation
 p_holm                      p_value adjusted by Holm's step-down (family-wise error rate)
 q_bh                        p_value adjusted by Benjamini–Hochberg (false discovery rate)
 sign_stability              share of bootstrap resamples whose d has the observed d's sign
+null_mean, null_sd          mean and SD (ddof 1) of d over K frequency-matched random target
+                            lists (``--null K``; empty without it; :mod:`weatkit.engine.null`)
+null_percentile             100 · #{null d ≤ d} / K: the observed d's percentile in the null
+p_null                      (k + 1) / (K + 1), k the null d's at least as extreme as d in the
+                            direction of ``alternative`` (two-sided: twice the smaller tail)
+null_k                      K, the null draws with a defined d
 permutation_method          ``exact`` or ``monte-carlo``
 n_permutations              re-splits used for the p-value
 oov_items                   the removed items, ``SET:item`` separated by spaces
@@ -30,6 +36,9 @@ tests without a p-value are left out and get none (:mod:`weatkit.stats.multiplic
 ``influence`` (``weatkit run --influence``) — one row per item of each test: the test's keys,
 ``set`` (X, Y, A or B), ``item``, ``d_without`` (d with the item left out) and ``delta``
 (d_without − d); see :mod:`weatkit.engine.influence`.
+
+``null`` (``weatkit run --null K``) — one row per draw of each test's null baseline: the test's
+keys, ``draw`` (1 … K) and ``d`` (the draw's effect size); see :mod:`weatkit.engine.null`.
 
 ``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
 ``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
@@ -111,6 +120,11 @@ RESULT_COLUMNS = [
     "effect_size_se",
     *VALUE_COLUMNS[VALUE_COLUMNS.index("p_value") :],
     "sign_stability",
+    "null_mean",
+    "null_sd",
+    "null_percentile",
+    "p_null",
+    "null_k",
     "permutation_method",
     "n_permutations",
     "oov_items",
@@ -148,6 +162,7 @@ POOLED_COLUMNS = [
     "ci_level",
 ]
 INFLUENCE_COLUMNS = [*KEY_COLUMNS, "set", "item", "d_without", "delta"]
+NULL_COLUMNS = [*KEY_COLUMNS, "draw", "d"]
 FORMATS = ("csv", "json", "parquet", "markdown")
 
 #: Column types: ``TEXT`` identifiers and labels (read back as strings, ``1`` and ``NA``
@@ -210,6 +225,11 @@ COLUMN_TYPES: dict[str, str] = {
             "sign_stability",
             "d_without",
             "delta",
+            "null_mean",
+            "null_sd",
+            "null_percentile",
+            "p_null",
+            "d",
         ],
         NUMBER,
     ),
@@ -229,6 +249,8 @@ COLUMN_TYPES: dict[str, str] = {
             "n",
             "k",
             "n_min",
+            "null_k",
+            "draw",
         ],
         COUNT,
     ),
@@ -254,6 +276,8 @@ def results_frame(rows: list[Mapping[str, object]]) -> pd.DataFrame:
     (a run's tests, or a grid's when its jobs' rows are collated).
     """
     frame = pd.DataFrame(list(rows), columns=RESULT_COLUMNS)
+    # empty without --null
+    frame["null_k"] = pd.to_numeric(frame["null_k"], errors="coerce").astype("Int64")
     p = pd.to_numeric(frame["p_value"], errors="coerce").to_numpy(np.float64)
     for column, method in ADJUSTED_COLUMNS.items():
         frame[column] = adjust_pvalues(p, method)

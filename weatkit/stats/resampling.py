@@ -32,6 +32,11 @@ X∪Y. Exact enumeration of all C(n_x+n_y, n_x) splits when there are at most ``
 otherwise ``n_permutations`` distinct random splits (sampled without replacement, as the XWEAT /
 CA-WEAT code does) from ``numpy.random.default_rng([seed, *sizes, 1])``, with
 p = (k + 1) / (B + 1) (Phipson & Smyth 2010).
+
+Null baseline (:func:`null_plan`; Dobrzeniecka & Urbaniak 2024): K random target lists drawn
+from a candidate vocabulary split into frequency bands, each drawn word from the band of the
+target word it replaces, from ``numpy.random.default_rng([seed, n_targets, M, 2])`` (M the
+number of candidates).
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from typing import Literal
 
 import numpy as np
 
-from weatkit.errors import ConfigError, WeatkitError
+from weatkit.errors import ConfigError, DataError, WeatkitError
 
 Sizes = tuple[int, int, int, int]
 BootstrapScheme = Literal["weat", "stratified"]
@@ -55,6 +60,7 @@ BOOTSTRAP_SCHEMES: tuple[str, ...] = ("weat", "stratified")
 
 _BOOTSTRAP_STREAM = 0
 _PERMUTATION_STREAM = 1
+_NULL_STREAM = 2
 
 
 def _rng(seed: int, sizes: Sequence[int], stream: int) -> np.random.Generator:
@@ -261,6 +267,76 @@ def _row_keys(rows: np.ndarray) -> np.ndarray:
     if width == 8:
         return padded.view(np.uint64).ravel()
     return np.ascontiguousarray(padded).view(np.dtype((np.void, width))).ravel()
+
+
+def null_plan(
+    candidate_bands: np.ndarray,
+    target_bands: Sequence[int],
+    n_draws: int,
+    *,
+    seed: int,
+    exclude: Sequence[int] = (),
+) -> np.ndarray:
+    """Random target lists matched in frequency band: ``(n_draws, n)`` candidate positions.
+
+    Column j of row k is the word that replaces target j (of band ``target_bands[j]``) in draw
+    k: a candidate of the same band, ``candidate_bands[c] == target_bands[j]``. Within a row
+    every position is distinct (the words of one draw are drawn without replacement), and the
+    positions in ``exclude`` (the test's own words) are never drawn.
+
+    The draw: one generator ``numpy.random.default_rng([seed, n, M, 2])`` (n = len(
+    target_bands), M = len(candidate_bands)); bands in increasing order; for band b with pool
+    P_b (its candidates, ascending, less ``exclude``) and m_b targets, each row draws m_b
+    distinct members of P_b (uniformly: all ordered m_b-subsets are equally likely) — by
+    redrawing ``rng.integers(0, |P_b|, (rows, m_b))`` for the rows with a repeat while
+    m_b² ≤ |P_b|, else as the first m_b of a random permutation,
+    ``argsort(rng.random((K, |P_b|)))[:, :m_b]`` — assigned to the band's targets in their
+    order. So the plan depends only on the seed, the sizes and the candidate bands.
+
+    Raises:
+        DataError: ``n_draws < 1``, or a band with fewer candidates than targets, naming the
+            band (the caller adds the test).
+
+    Example:
+        >>> bands = np.array([0, 0, 0, 1, 1, 1, 1])
+        >>> plan = null_plan(bands, [0, 1, 1], 4, seed=0, exclude=[3])
+        >>> plan.shape, bool((bands[plan] == [0, 1, 1]).all()), bool((plan != 3).all())
+        ((4, 3), True, True)
+    """
+    if n_draws < 1:
+        raise DataError(f"the null baseline needs at least 1 draw, got {n_draws}")
+    candidate_bands = np.asarray(candidate_bands)
+    targets = np.asarray(target_bands, dtype=np.int64)
+    check_plan_size(n_draws, (len(targets),), field="null")
+    rng = _rng(seed, (len(targets), len(candidate_bands)), _NULL_STREAM)
+    available = np.ones(len(candidate_bands), dtype=bool)
+    available[np.asarray(exclude, dtype=np.int64)] = False
+    plan = np.empty((n_draws, len(targets)), dtype=np.int64)
+    for band in np.unique(targets):
+        columns = np.flatnonzero(targets == band)
+        pool = np.flatnonzero((candidate_bands == band) & available)
+        need = len(columns)
+        if len(pool) < need:
+            raise DataError(
+                f"frequency band {band} has {len(pool)} candidate word(s) for {need} target "
+                "word(s); the vocabulary is too small for the bands"
+            )
+        plan[:, columns] = pool[_distinct_rows(rng, len(pool), need, n_draws)]
+    return plan
+
+
+def _distinct_rows(rng: np.random.Generator, size: int, need: int, n_rows: int) -> np.ndarray:
+    """``(n_rows, need)`` positions in ``range(size)``, distinct within each row (see
+    :func:`null_plan`)."""
+    if need * need > size:
+        return np.argsort(rng.random((n_rows, size)), axis=1)[:, :need]
+    rows = rng.integers(0, size, (n_rows, need))
+    while True:
+        ordered = np.sort(rows, axis=1)
+        repeated = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+        if len(repeated) == 0:
+            return rows
+        rows[repeated] = rng.integers(0, size, (len(repeated), need))
 
 
 def pvalue_from_counts(
