@@ -188,6 +188,26 @@ def crows_corrections(lang: str = "en", data: str = "original") -> pd.DataFrame:
     return table
 
 
+def crows_pairs(
+    lang: str = "en", data: str | os.PathLike[str] = "original"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(pairs, corrections)`` of a named data set (:data:`DATA_SETS`) of ``lang``, or of a
+    pairs file of your own (``data`` a path; no corrections, ``lang`` ignored).
+
+    Raises:
+        WeatkitError: an unknown name that is not a file either, and as :func:`load_crows`.
+    """
+    name = str(data)
+    if name in DATA_SETS:
+        return load_crows(lang=lang, data=name), crows_corrections(lang, name)
+    if not Path(name).expanduser().is_file():
+        raise WeatkitError(
+            f"unknown data set {name!r}: choose one of {', '.join(DATA_SETS)}, or give the path "
+            "of a pairs file"
+        )
+    return load_crows(name), pd.DataFrame(columns=CORRECTION_COLUMNS)
+
+
 def _raw_labels(relpath: str) -> list[tuple[int, str]]:
     """``(pair id, bias_type as written)`` of every row of a shipped tab-separated file."""
     rows = csv_rows(read_text_or_gzip(fetch(relpath), "CrowS-Pairs file"), relpath, delimiter="\t")
