@@ -2,10 +2,11 @@
 
 Modes (exactly one):
 
-* ``--model ID_OR_PATH`` — score the pairs (English CrowS-Pairs, original or ``--data revised``;
-  French CrowS-Pairs, ``--lang fr``; MBE's ja/ru gender pairs; or ``--data FILE``) with a masked LM: ``--method pll`` (Nangia et al.'s pseudo-log-likelihood of
-  the shared tokens), ``aul`` or ``aula`` (Kaneko & Bollegala 2022), :mod:`weatkit.crows.score`;
-  ``--controls`` also scores the control pairs of :mod:`weatkit.crows.controls`;
+* ``--model ID_OR_PATH`` — score the pairs with a masked LM (English CrowS-Pairs, original or
+  ``--data revised``; French CrowS-Pairs, ``--lang fr``; MBE's ja/ru gender pairs; or ``--data
+  FILE``): ``--method pll`` (Nangia et al.'s pseudo-log-likelihood of the shared tokens),
+  ``aul`` or ``aula`` (Kaneko & Bollegala 2022), :mod:`weatkit.crows.score`; ``--controls``
+  also scores the control pairs of :mod:`weatkit.crows.controls`;
 * ``--scores FILE.csv`` — the metric from per-pair scores (``score_more, score_less, bias_type,
   direction``), without a model.
 """
