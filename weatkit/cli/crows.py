@@ -36,7 +36,7 @@ from weatkit.crows.controls import (
     score_controls,
     stack_control_pairs,
 )
-from weatkit.crows.data import CROWS_FILES, DATA_SETS, crows_pairs, read_pair_scores
+from weatkit.crows.data import CROWS_DATA, DATA_SETS, crows_pairs, read_pair_scores
 from weatkit.crows.score import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_CONFIDENCE_LEVEL,
@@ -214,7 +214,7 @@ def _print_controls(controls: pd.DataFrame, level: float) -> None:
 )
 @click.option(
     "--lang",
-    metavar="|".join(sorted(CROWS_FILES)),
+    metavar="|".join(sorted({lang for lang, _ in CROWS_DATA})),
     help="Pairs: en = CrowS-Pairs (1,508, the default), fr = French CrowS-Pairs (Névéol et al. "
     "2022, 1,676), ja / ru = MBE's 262 gender pairs.",
 )
