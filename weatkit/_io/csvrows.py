@@ -13,9 +13,10 @@ from weatkit.errors import WeatkitError
 Rows = list[tuple[int, list[str]]]
 
 
-def csv_rows(text: str, name: str) -> Rows:
-    """Non-blank CSV records of ``text`` with the line each starts on (``name`` for errors)."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+def csv_rows(text: str, name: str, *, delimiter: str = ",") -> Rows:
+    """Non-blank CSV records of ``text`` with the line each starts on (``name`` for errors);
+    ``delimiter="\\t"`` for tab-separated files (quoted as CSV)."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter=delimiter)
     rows: Rows = []
     start = 1
     try:

@@ -2,9 +2,11 @@
 
 Modes (exactly one):
 
-* ``--model ID_OR_PATH`` — score the pairs (English CrowS-Pairs, MBE's ja/ru gender pairs, or
-  ``--data FILE``) with a masked LM: ``--method pll`` (Nangia et al.'s pseudo-log-likelihood of
-  the shared tokens), ``aul`` or ``aula`` (Kaneko & Bollegala 2022), :mod:`weatkit.crows.score`;
+* ``--model ID_OR_PATH`` — score the pairs with a masked LM (English CrowS-Pairs, original or
+  ``--data revised``; French CrowS-Pairs, ``--lang fr``; MBE's ja/ru gender pairs; or ``--data
+  FILE``): ``--method pll`` (Nangia et al.'s pseudo-log-likelihood of the shared tokens),
+  ``aul`` or ``aula`` (Kaneko & Bollegala 2022), :mod:`weatkit.crows.score`; ``--controls``
+  also scores the control pairs of :mod:`weatkit.crows.controls`;
 * ``--scores FILE.csv`` — the metric from per-pair scores (``score_more, score_less, bias_type,
   direction``), without a model.
 """
@@ -28,7 +30,13 @@ from weatkit.cli.options import (
     split_values,
 )
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
-from weatkit.crows.data import CROWS_FILES, load_crows, read_pair_scores
+from weatkit.crows.controls import (
+    control_summary,
+    load_controls,
+    score_controls,
+    stack_control_pairs,
+)
+from weatkit.crows.data import CROWS_DATA, DATA_SETS, crows_pairs, read_pair_scores
 from weatkit.crows.score import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_CONFIDENCE_LEVEL,
@@ -44,7 +52,7 @@ from weatkit.errors import WeatkitError
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.masked_lm import MaskedLM
 
-_TABLES = ("summary", "pairs")
+_TABLES = ("summary", "pairs", "controls", "control_pairs", "corrections")
 
 
 def _decimals(text: str | None, default: int | None) -> int | None:
@@ -62,12 +70,21 @@ def _decimals(text: str | None, default: int | None) -> int | None:
     return value
 
 
-def _pairs(opts: dict[str, Any]) -> pd.DataFrame:
-    """The pairs of ``--lang`` or ``--data``, restricted to ``--bias-type``."""
-    if opts["data_path"] and opts["lang"]:
+def _pairs(opts: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pairs of ``--lang`` and ``--data`` restricted to ``--bias-type``, and what the
+    loader corrected in them."""
+    data = opts["data_path"] or "original"
+    if opts["lang"] and data not in DATA_SETS:
         raise WeatkitError("give --lang or --data FILE, not both")
-    pairs = load_crows(opts["data_path"], lang=opts["lang"] or "en")
-    return _select(pairs, opts)
+    pairs, corrections = crows_pairs(opts["lang"] or "en", data)
+    if len(corrections):
+        dropped = int((corrections["used"] == "").sum())
+        note(
+            f"{len(corrections) - dropped} label{'s' if len(corrections) - dropped != 1 else ''} "
+            f"corrected, {dropped} pair{'s' if dropped != 1 else ''} dropped in the shipped "
+            f"pairs (see corrections.csv with --out, or --table corrections)"
+        )
+    return _select(pairs, opts), corrections
 
 
 def _select(table: pd.DataFrame, opts: dict[str, Any]) -> pd.DataFrame:
@@ -83,24 +100,42 @@ def _select(table: pd.DataFrame, opts: dict[str, Any]) -> pd.DataFrame:
     return table[table["bias_type"].isin(wanted)].reset_index(drop=True)
 
 
-def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
-    pairs = _pairs(opts)
+def _score_with_model(opts: dict[str, Any]) -> dict[str, pd.DataFrame]:
+    """The per-pair scores (``pairs``), and the ``corrections`` and, with ``--controls``, the
+    ``originals`` and ``controls`` per-pair scores of the control pairs."""
+    if opts["controls"] and (opts["lang"] or "en") != "en":
+        raise WeatkitError(
+            f"--controls exist for English only (Pikuliak et al.), not --lang {opts['lang']}"
+        )
+    pairs, corrections = _pairs(opts)
+    control_rows = load_controls() if opts["controls"] else None
     lm = MaskedLM(opts["model"], options_from_cli(ContextualOptions, CONTEXTUAL, opts))
     decimals = _decimals(opts["decimals"], REFERENCE_DECIMALS[opts["method"]])
     scores = score_crows(
         lm, pairs, method=opts["method"], decimals=decimals, show_progress=opts["progress"]
     )
+    tables = {"pairs": scores, "corrections": corrections}
+    if control_rows is not None:
+        tables["originals"], tables["controls"] = score_controls(
+            lm, control_rows, method=opts["method"], decimals=decimals,
+            show_progress=opts["progress"],
+        )  # fmt: skip
     skipped = scores.loc[scores["skipped"] != "", "skipped"]
     if len(skipped):
         note(
             f"{len(skipped)} pair{'s' if len(skipped) > 1 else ''} skipped (too long for the "
             f"model), e.g. pair {scores.loc[skipped.index[0], 'pair_id']}: {skipped.iloc[0]}"
         )
-    return scores
+    return tables
 
 
 def _from_scores(opts: dict[str, Any]) -> pd.DataFrame:
-    for option, key in (("--data", "data_path"), ("--lang", "lang"), ("--method", "method")):
+    for option, key in (
+        ("--data", "data_path"),
+        ("--lang", "lang"),
+        ("--method", "method"),
+        ("--controls", "controls"),
+    ):
         if opts[key]:
             raise WeatkitError(f"{option} is for --model; --scores reads scores already computed")
     scores = _select(read_pair_scores(opts["scores_path"]), opts)
@@ -135,10 +170,35 @@ def _print(summary: pd.DataFrame, level: float, title: str) -> None:
             _fmt(row.stereo_score),
             _fmt(row.antistereo_score),
         )
+    _console().print(view)
+
+
+def _console() -> Console:
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=120)
+    return console if console.is_terminal else Console(width=120)
+
+
+def _print_controls(controls: pd.DataFrame, level: float) -> None:
+    view = Table(title="Controls (Pikuliak et al. 2023): the same pairs negated / with an "
+                 "anti-stereotypical attribute")  # fmt: skip
+    for col in ("control", "pairs", f"original [{level:.0%} CI]", f"control [{level:.0%} CI]",
+                "control as biased"):  # fmt: skip
+        view.add_column(col, justify="left" if col == "control" else "right")
+    for row in controls.itertuples(index=False):
+        view.add_row(
+            str(row.control),
+            str(row.n),
+            f"{_fmt(row.original)} [{_fmt(row.original_ci_low)}, {_fmt(row.original_ci_high)}]",
+            f"{_fmt(row.metric)} [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]",
+            "YES" if row.as_biased else "no",
+        )
+    console = _console()
     console.print(view)
+    console.print(
+        "control as biased = the control's CI reaches the original's score on the biased side "
+        "of 50: the score cannot be told from a reaction to the group words.",
+        highlight=False,
+    )
 
 
 @click.command("crows")
@@ -154,15 +214,23 @@ def _print(summary: pd.DataFrame, level: float, title: str) -> None:
 )
 @click.option(
     "--lang",
-    type=click.Choice(sorted(CROWS_FILES)),
-    help="Pairs: en = CrowS-Pairs (1,508, the default), ja / ru = MBE's 262 gender pairs.",
+    metavar="|".join(sorted({lang for lang, _ in CROWS_DATA})),
+    help="Pairs: en = CrowS-Pairs (1,508, the default), fr = French CrowS-Pairs (Névéol et al. "
+    "2022, 1,676), ja / ru = MBE's 262 gender pairs.",
 )
 @click.option(
     "--data",
     "data_path",
-    type=click.Path(dir_okay=False),
-    help="Pairs of your own: CSV with sent_more, sent_less, stereo_antistereo, bias_type "
-    "(or MBE-style JSON).",
+    metavar="original|revised|FILE",
+    help="original (the default); revised = the revised English CrowS-Pairs (Pikuliak et al. "
+    "2023, 1,467); or pairs of your own: CSV with sent_more, sent_less, stereo_antistereo, "
+    "bias_type (or MBE-style JSON).",
+)
+@click.option(
+    "--controls",
+    is_flag=True,
+    help="With --model (English): also score the negated and anti-stereotype control pairs "
+    "(Pikuliak et al. 2023) and flag a control scored as biased as its originals.",
 )
 @click.option(
     "--scores",
@@ -202,20 +270,28 @@ def crows_command(**opts: Any) -> None:
     """CrowS-Pairs: % of pairs where a masked LM prefers the more stereotypical sentence."""
     if bool(opts["model"]) == bool(opts["scores_path"]):
         raise WeatkitError("give exactly one of --model ID or --scores FILE")
+    resampling = {
+        "n_bootstrap": opts["n_bootstrap"],
+        "seed": opts["seed"],
+        "confidence_level": opts["confidence"],
+    }
     if opts["model"]:
         opts["method"] = opts["method"] or "pll"
-        pairs = _score_with_model(opts)
+        scored = _score_with_model(opts)
         title = f"CrowS-Pairs, {opts['model']} ({opts['method']})"
     else:
-        pairs = _from_scores(opts)
+        scored = {"pairs": _from_scores(opts)}
         title = f"CrowS-Pairs, scores of {opts['scores_path']}"
-    summary = crows_metric(
-        pairs,
-        n_bootstrap=opts["n_bootstrap"],
-        seed=opts["seed"],
-        confidence_level=opts["confidence"],
-    )
-    tables = {"summary": summary, "pairs": pairs}
+    tables = {"summary": crows_metric(scored["pairs"], **resampling), "pairs": scored["pairs"]}
+    if len(scored.get("corrections", ())):
+        tables["corrections"] = scored["corrections"]
+    if "controls" in scored:
+        tables["controls"] = control_summary(scored["originals"], scored["controls"], **resampling)
+        tables["control_pairs"] = stack_control_pairs(scored["originals"], scored["controls"])
+    if opts["table"] not in tables:
+        raise WeatkitError(
+            f"--table {opts['table']}: this run has no such table ({', '.join(tables)})"
+        )
     if opts["out_dir"]:
         files = {f"{name}.csv": render(table, "csv") for name, table in tables.items()}
         for path in write_outputs(opts["out_dir"], files):
@@ -224,4 +300,6 @@ def crows_command(**opts: Any) -> None:
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
         sys.stdout.flush()
     else:
-        _print(summary, opts["confidence"], title + " — 50 = no preference")
+        _print(tables["summary"], opts["confidence"], title + " — 50 = no preference")
+        if "controls" in tables:
+            _print_controls(tables["controls"], opts["confidence"])

@@ -8,9 +8,26 @@ the Japanese and Russian gender pairs of Kaneko, M., Imankulova, A., Bollegala, 
 :mod:`weatkit.crows.data` reads the pairs (and per-pair score files), :mod:`weatkit.crows.score`
 scores them with a masked LM (pseudo-log-likelihood of the shared tokens, AUL or AULA) and
 computes the metric: the % of pairs where the model prefers the more stereotypical sentence.
+:mod:`weatkit.crows.controls` scores the negated and anti-stereotype control pairs of Pikuliak,
+Beňová & Bachratý (EACL 2023) beside their originals.
 """
 
-from weatkit.crows.data import CROWS_FILES, load_crows, read_pair_scores
+from weatkit.crows.controls import (
+    CONTROL_KINDS,
+    as_biased,
+    control_summary,
+    load_controls,
+    score_controls,
+)
+from weatkit.crows.data import (
+    CROWS_DATA,
+    CROWS_FILES,
+    DATA_SETS,
+    crows_corrections,
+    crows_pairs,
+    load_crows,
+    read_pair_scores,
+)
 from weatkit.crows.score import (
     METHODS,
     REFERENCE_DECIMALS,
@@ -22,14 +39,23 @@ from weatkit.crows.score import (
 )
 
 __all__ = [
+    "CONTROL_KINDS",
+    "CROWS_DATA",
     "CROWS_FILES",
+    "DATA_SETS",
     "METHODS",
     "REFERENCE_DECIMALS",
+    "as_biased",
     "bootstrap_indices",
+    "control_summary",
+    "crows_corrections",
     "crows_metric",
+    "crows_pairs",
+    "load_controls",
     "load_crows",
     "pair_outcomes",
     "read_pair_scores",
+    "score_controls",
     "score_crows",
     "shared_positions",
 ]

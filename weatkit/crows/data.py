@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,45 +45,182 @@ import pandas as pd
 from weatkit._io.csvrows import Rows, csv_header, csv_rows
 from weatkit._io.textfile import read_text_or_gzip
 from weatkit.data import fetch
-from weatkit.errors import WeatkitError
+from weatkit.errors import DataError, WeatkitError
 
-CrowsLang = Literal["en", "ja", "ru"]
+CrowsLang = Literal["en", "fr", "ja", "ru"]
+CrowsData = Literal["original", "revised"]
 
-#: Language -> path of its pairs in the data-directory layout.
-CROWS_FILES: dict[str, str] = {
-    "en": "crows-pairs/data/crows_pairs_anonymized.csv",
-    "ja": "mbe/translated_data/japanese.json",
-    "ru": "mbe/translated_data/russian.json",
+#: (language, data set) -> path of its pairs in the data-directory layout.
+CROWS_DATA: dict[tuple[str, str], str] = {
+    ("en", "original"): "crows-pairs/data/crows_pairs_anonymized.csv",
+    ("en", "revised"): "bias-methodology/data/crows_revised.csv",
+    ("fr", "original"): (
+        "bias-methodology/data/french_crows/crows_pairs_FR_languagearc_contribution+210.csv"
+    ),
+    ("ja", "original"): "mbe/translated_data/japanese.json",
+    ("ru", "original"): "mbe/translated_data/russian.json",
 }
+#: Language -> path of its default pairs, for the languages ``compare`` scores
+#: (``crows:*`` measures); French is ``weatkit crows --lang fr`` only so far.
+CROWS_FILES: dict[str, str] = {lang: CROWS_DATA[(lang, "original")] for lang in ("en", "ja", "ru")}
+#: The named data sets of ``load_crows(data=...)``.
+DATA_SETS: tuple[str, ...] = ("original", "revised")
+#: Shipped files that are tab-separated despite their ``.csv`` name.
+_TAB_SEPARATED = frozenset({CROWS_DATA[("fr", "original")]})
+#: The pair-id offset of the French release's LanguageARC pairs: ``LA<k>`` -> 10000 + k.
+LANGUAGEARC_OFFSET = 10_000
 DIRECTIONS: tuple[str, ...] = ("stereo", "antistereo")
 PAIR_COLUMNS: list[str] = ["pair_id", "sent_more", "sent_less", "direction", "bias_type"]
+CORRECTION_COLUMNS: list[str] = ["pair_id", "column", "found", "used", "reason"]
 #: The bias-type label of the all-pairs row of the metric table (not allowed as a bias type).
 OVERALL = "overall"
 
 
-def load_crows(path: str | os.PathLike[str] | None = None, *, lang: str = "en") -> pd.DataFrame:
+@dataclass(frozen=True)
+class Correction:
+    """One known defect of a shipped file, fixed when it is read.
+
+    ``used`` None drops the pair. ``found`` is checked against the file (the registry's SHA-256
+    pins the bytes, so a mismatch means the correction table is wrong).
+    """
+
+    pair_id: str
+    column: str
+    found: str
+    used: str | None
+    reason: str
+
+
+_BIAS_CASE = "bias_type written with a capital letter; the label is lower-case elsewhere"
+#: Known label errors of the shipped files (``bias-methodology/SOURCE.md``), per file.
+CORRECTIONS: dict[str, tuple[Correction, ...]] = {
+    CROWS_DATA[("en", "revised")]: (
+        Correction("409", "bias_type", "Race-color", "race-color", _BIAS_CASE),
+        Correction(
+            "1293",
+            "bias_type",
+            "stereo",
+            "socioeconomic",
+            "a direction written in the bias_type column; socioeconomic as in the original "
+            "CrowS-Pairs pair 1293",
+        ),
+    ),
+    CROWS_DATA[("fr", "original")]: (
+        Correction("129", "sent_less", "", None, "sent_less is empty: pair dropped"),
+    ),
+}
+#: Labels renamed when read: the French release's ``autre`` is the English files' ``other``.
+_RELABEL: dict[str, dict[str, str]] = {CROWS_DATA[("fr", "original")]: {"autre": "other"}}
+
+
+def crows_file(lang: str = "en", data: str = "original") -> str:
+    """The data-directory path of the shipped pairs of ``lang`` and ``data``.
+
+    Raises:
+        WeatkitError: unknown language or data set, or a pair that is not shipped.
+    """
+    langs = sorted({lang for lang, _ in CROWS_DATA})
+    if lang not in langs:
+        raise WeatkitError(f"unknown language {lang!r}: choose one of {', '.join(langs)}")
+    if data not in DATA_SETS:
+        raise WeatkitError(
+            f"unknown data set {data!r}: choose one of {', '.join(DATA_SETS)} (or a file)"
+        )
+    if (lang, data) not in CROWS_DATA:
+        have = [d for (code, d) in CROWS_DATA if code == lang]
+        raise WeatkitError(
+            f"no {data} CrowS-Pairs in {lang!r}: it has {', '.join(have)}; "
+            f"revised is English (Pikuliak et al. 2023)"
+        )
+    return CROWS_DATA[(lang, data)]
+
+
+def load_crows(
+    path: str | os.PathLike[str] | None = None, *, lang: str = "en", data: str = "original"
+) -> pd.DataFrame:
     """CrowS-Pairs pairs as ``pair_id, sent_more, sent_less, direction, bias_type``.
 
     Args:
         path: a pairs file of your own (CSV or JSON, module docstring); None reads the shipped
-            pairs of ``lang``.
-        lang: ``"en"`` (1,508 pairs, 9 bias types), ``"ja"`` or ``"ru"`` (262 gender pairs, MBE).
-            Ignored when ``path`` is given.
+            pairs of ``lang`` and ``data``.
+        lang: ``"en"`` (1,508 pairs, 9 bias types), ``"fr"`` (Névéol et al.'s French release,
+            1,676 pairs), ``"ja"`` or ``"ru"`` (262 gender pairs, MBE). Ignored with ``path``.
+        data: ``"original"`` or ``"revised"`` (English only: Pikuliak et al.'s revision, 1,467
+            pairs). Ignored with ``path``.
 
     Returns:
         One row per pair in file order; ``pair_id`` int64, the others text, ``direction`` one of
-        ``stereo``/``antistereo``.
+        ``stereo``/``antistereo``. The known defects of the shipped files are corrected or the
+        pair dropped (:func:`crows_corrections` lists them).
 
     Raises:
         WeatkitError: unknown language, missing file, or a problem in the file (naming file and
             line or entry).
     """
     if path is None:
-        if lang not in CROWS_FILES:
-            raise WeatkitError(f"unknown language {lang!r}: choose one of en, ja, ru")
-        relpath = CROWS_FILES[lang]
-        return _read_pairs(fetch(relpath), relpath)
+        relpath = crows_file(lang, data)
+        return _read_pairs(fetch(relpath), relpath, shipped=True)
     return _read_pairs(Path(path).expanduser(), str(path))
+
+
+def crows_corrections(lang: str = "en", data: str = "original") -> pd.DataFrame:
+    """What :func:`load_crows` corrects in the shipped pairs of ``lang`` and ``data``.
+
+    Returns:
+        ``pair_id`` (as in the loaded table), ``column``, ``found`` (the text in the file),
+        ``used`` (the value used; empty for a dropped pair), ``reason``; one row per
+        correction, and one per relabelled pair (the French ``autre`` -> ``other``).
+    """
+    relpath = crows_file(lang, data)
+    rows = [
+        (_shipped_id(c.pair_id), c.column, c.found, c.used or "", c.reason)
+        for c in CORRECTIONS.get(relpath, ())
+    ]
+    relabel = _RELABEL.get(relpath, {})
+    if relabel:
+        rows += [
+            (int(pid), "bias_type", found, relabel[found], "French label of the English 'other'")
+            for pid, found in _raw_labels(relpath)
+            if found in relabel
+        ]
+    table = pd.DataFrame(rows, columns=CORRECTION_COLUMNS)
+    table["pair_id"] = table["pair_id"].astype(np.int64)
+    return table
+
+
+def crows_pairs(
+    lang: str = "en", data: str | os.PathLike[str] = "original"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(pairs, corrections)`` of a named data set (:data:`DATA_SETS`) of ``lang``, or of a
+    pairs file of your own (``data`` a path; no corrections, ``lang`` ignored).
+
+    Raises:
+        WeatkitError: an unknown name that is not a file either, and as :func:`load_crows`.
+    """
+    name = str(data)
+    if name in DATA_SETS:
+        return load_crows(lang=lang, data=name), crows_corrections(lang, name)
+    if not Path(name).expanduser().is_file():
+        raise WeatkitError(
+            f"unknown data set {name!r}: choose one of {', '.join(DATA_SETS)}, or give the path "
+            "of a pairs file"
+        )
+    return load_crows(name), pd.DataFrame(columns=CORRECTION_COLUMNS)
+
+
+def _raw_labels(relpath: str) -> list[tuple[int, str]]:
+    """``(pair id, bias_type as written)`` of every row of a shipped tab-separated file."""
+    rows = csv_rows(read_text_or_gzip(fetch(relpath), "CrowS-Pairs file"), relpath, delimiter="\t")
+    header, body = csv_header(rows, relpath, ("bias_type",))
+    return [(_shipped_id(f[header[""]]), f[header["bias_type"]].strip()) for _, f in body]
+
+
+def _shipped_id(text: str) -> int:
+    """A shipped file's pair id: an integer, or the French release's ``LA<k>`` -> 10000 + k."""
+    value = text.strip()
+    if value.startswith("LA") and value[2:].isdigit():
+        return LANGUAGEARC_OFFSET + int(value[2:])
+    return int(value)
 
 
 def _is_json(path: Path) -> bool:
@@ -90,8 +228,8 @@ def _is_json(path: Path) -> bool:
     return name.endswith((".json", ".json.gz"))
 
 
-def _read_pairs(path: Path, name: str) -> pd.DataFrame:
-    rows = _json_pairs(path, name) if _is_json(path) else _csv_pairs(path, name)
+def _read_pairs(path: Path, name: str, *, shipped: bool = False) -> pd.DataFrame:
+    rows = _json_pairs(path, name) if _is_json(path) else _csv_pairs(path, name, shipped=shipped)
     if not rows:
         raise WeatkitError(f"{name}: no sentence pairs")
     table = pd.DataFrame(rows, columns=PAIR_COLUMNS)
@@ -155,16 +293,33 @@ class _Ids:
         return pair_id
 
 
-def _csv_pairs(path: Path, name: str) -> list[Pair]:
-    rows = csv_rows(read_text_or_gzip(path, "CrowS-Pairs file"), name)
+def _csv_pairs(path: Path, name: str, *, shipped: bool = False) -> list[Pair]:
+    """The pairs of a CSV; for a ``shipped`` file (``name`` its data-directory path) with its
+    delimiter, its ``LA<k>`` ids, and its :data:`CORRECTIONS` and relabels applied."""
+    delimiter = "\t" if shipped and name in _TAB_SEPARATED else ","
+    rows = csv_rows(read_text_or_gzip(path, "CrowS-Pairs file"), name, delimiter=delimiter)
     direction_col = _direction_column(rows)
     header, body = csv_header(rows, name, ("sent_more", "sent_less", direction_col, "bias_type"))
     id_col = "pair_id" if "pair_id" in header else "" if "" in header else None
+    fixes: dict[str, list[Correction]] = {}
+    for fix in CORRECTIONS.get(name, ()) if shipped else ():
+        fixes.setdefault(fix.pair_id, []).append(fix)
+    relabel = _RELABEL.get(name, {}) if shipped else {}
     ids = _Ids()
     pairs = []
     for number, (line, fields) in enumerate(body):
         where = f"{name}: line {line}"
-        pair_id = number if id_col is None else _pair_id(fields[header[id_col]], where)
+        raw_id = fields[header[id_col]].strip() if id_col is not None else ""
+        if not _apply_fixes(fixes.get(raw_id, []), fields, header, where):
+            continue
+        label = fields[header["bias_type"]]
+        fields[header["bias_type"]] = relabel.get(label.strip(), label)
+        if id_col is None:
+            pair_id = number
+        elif shipped:
+            pair_id = _shipped_id(raw_id)
+        else:
+            pair_id = _pair_id(raw_id, where)
         pairs.append(
             (
                 ids.add(pair_id, where),
@@ -175,6 +330,22 @@ def _csv_pairs(path: Path, name: str) -> list[Pair]:
             )
         )
     return pairs
+
+
+def _apply_fixes(
+    fixes: list[Correction], fields: list[str], header: dict[str, int], where: str
+) -> bool:
+    """Apply the corrections of one row in place; False when the row is dropped."""
+    for fix in fixes:
+        value = fields[header[fix.column]]
+        if value.strip() != fix.found:
+            raise DataError(
+                f"{where}: {fix.column} is {value!r}, the correction table expects {fix.found!r}"
+            )
+        if fix.used is None:
+            return False
+        fields[header[fix.column]] = fix.used
+    return True
 
 
 _JSON_KEYS = ("stereotype", "anti-stereotype", "direction", "bias_type")

@@ -11,7 +11,8 @@ SHA-256 and size of the exact bytes weatkit expects and where they come from ups
   ``"gzip"`` for a gzip of the upstream bytes (verified by ``content_sha256``, the SHA-256 of
   the uncompressed content, since gzip headers differ between compressors);
 * ``upstream_sha256`` / ``upstream_size``: the checksum and size of the upstream bytes;
-* ``licence`` / ``citation``: per-file overrides of the source's.
+* ``licence`` / ``citation`` / ``commit``: per-file overrides of the source's (``commit`` for a
+  file taken from another commit of the same repository, e.g. one deleted later).
 
 ``python -m weatkit.data.maintain`` regenerates the checksums from a local data directory.
 """
@@ -85,7 +86,7 @@ def _entry(item: Mapping[str, Any], sources: Mapping[str, Any]) -> DataFile:
         sha256=item["sha256"],
         size=int(item["size"]),
         repo=source["repo"],
-        commit=source["commit"],
+        commit=item.get("commit", source["commit"]),
         upstream=item.get("upstream"),
         transform=transform,
         upstream_sha256=item.get("upstream_sha256", item["sha256"]),

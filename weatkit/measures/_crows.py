@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from weatkit.crows.data import OVERALL
+from weatkit.crows.data import CORRECTION_COLUMNS, OVERALL
 from weatkit.crows.score import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_CONFIDENCE_LEVEL,
@@ -35,11 +35,21 @@ class CrowsResult:
         summary: the native table of :func:`weatkit.crows.score.crows_metric`, ``overall``
             then each bias type.
         measures: ``crows:METHOD`` over all pairs (:func:`crows_measures`).
+        corrections: what the loader corrected or dropped in the shipped pairs
+            (:func:`weatkit.crows.data.crows_corrections`; empty for your own pairs or scores).
+        controls: with ``controls=True``, the original and control scores per control kind and
+            the "control as biased" flag (:func:`weatkit.crows.controls.control_summary`), else
+            None.
+        control_pairs: with ``controls=True``, the per-pair scores of the original pairs and
+            then of the control pairs (a ``side`` column: ``original``/``control``), else None.
     """
 
     pairs: pd.DataFrame
     summary: pd.DataFrame
     measures: list[MeasureResult] = field(default_factory=list)
+    corrections: pd.DataFrame = field(default_factory=pd.DataFrame)
+    controls: pd.DataFrame | None = None
+    control_pairs: pd.DataFrame | None = None
 
 
 def crows_measures(
@@ -77,6 +87,8 @@ def crows(
     *,
     pairs: pd.DataFrame | str | os.PathLike[str] | None = None,
     lang: str = "en",
+    data: str | os.PathLike[str] = "original",
+    controls: bool = False,
     method: str = "pll",
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
@@ -102,7 +114,14 @@ def crows(
         pairs: per-pair scores instead: a table with ``bias_type, direction, score_more,
             score_less`` (or ``win, neutral``) or a CSV of them
             (:func:`weatkit.crows.data.read_pair_scores`).
-        lang: ``en`` (all bias types), ``ja`` or ``ru`` (MBE's gender pairs); with ``model``.
+        lang: ``en`` (all bias types), ``fr`` (French CrowS-Pairs, Névéol et al. 2022), ``ja``
+            or ``ru`` (MBE's gender pairs); with ``model``.
+        data: ``original`` or ``revised`` (the revised English pairs of Pikuliak et al. 2023),
+            or the path of a pairs file of your own; with ``model``. Known label errors of the
+            shipped files are corrected and listed in :attr:`CrowsResult.corrections`.
+        controls: also score the negated and anti-stereotype control pairs of Pikuliak et al.
+            (2023) and flag a control scored as biased as its originals
+            (:mod:`weatkit.crows.controls`); English, with ``model``.
         method: ``pll``, ``aul`` or ``aula``.
         n_bootstrap, seed, confidence_level: the percentile bootstrap (0: no interval).
         options: model loading options.
@@ -124,13 +143,36 @@ def crows(
     """
     if (model is None) == (pairs is None):
         raise WeatkitError("give a model or a pairs table, not both or neither")
+    if model is None and (controls or str(data) != "original"):
+        raise WeatkitError("data and controls are for a model; pairs are scores already computed")
+    corrections = pd.DataFrame(columns=CORRECTION_COLUMNS)
+    control_table = control_pairs = None
     if model is not None:
-        from weatkit.crows.data import load_crows
+        from weatkit.crows.controls import (
+    control_summary,
+    load_controls,
+    score_controls,
+    stack_control_pairs,
+)
+        from weatkit.crows.data import crows_pairs
         from weatkit.crows.score import score_crows
         from weatkit.sentence import MaskedLM
 
+        if controls and lang != "en":
+            raise WeatkitError(f"controls exist for English only (Pikuliak et al.), not {lang!r}")
+        shipped, corrections = crows_pairs(lang, data)
+        control_rows = load_controls() if controls else None
         lm = MaskedLM(model, options)
-        table = score_crows(lm, load_crows(lang=lang), method=method, show_progress=show_progress)
+        table = score_crows(lm, shipped, method=method, show_progress=show_progress)
+        if control_rows is not None:
+            originals, scored = score_controls(
+                lm, control_rows, method=method, show_progress=show_progress
+            )
+            control_table = control_summary(
+                originals, scored, n_bootstrap=n_bootstrap, seed=seed,
+                confidence_level=confidence_level,
+            )  # fmt: skip
+            control_pairs = stack_control_pairs(originals, scored)
     elif isinstance(pairs, pd.DataFrame):
         table = pairs
     else:
@@ -144,4 +186,4 @@ def crows(
     measures = crows_measures(
         summary, source=source, lang=lang, method=method, confidence_level=confidence_level
     )
-    return CrowsResult(table, summary, measures)
+    return CrowsResult(table, summary, measures, corrections, control_table, control_pairs)
