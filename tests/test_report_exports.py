@@ -47,7 +47,7 @@ def make_run_dir(root: Path) -> Path:
     args += ["--embeddings", "glove-6b-50d", "--embeddings", f"{TOY}={root}/toy.{{lang}}.vec"]
     args += ["--isomorphism", "en", "--iso-n-words", "100", "--out", str(out), *FAST]
     args += ["--pool", "lists,languages"]  # pooled.csv
-    args += ["--influence"]  # influence.csv
+    args += ["--influence", "--null", "20"]  # influence.csv, null.csv
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     results = pd.read_csv(out / "results.csv", dtype={"list_id": str})
