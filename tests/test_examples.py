@@ -18,7 +18,8 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 @pytest.mark.parametrize(
-    "name", ["glove-english.yaml", "offline/experiment.yaml", "ca-weat-paper.yaml"]
+    "name",
+    ["glove-english.yaml", "offline/experiment.yaml", "ca-weat-paper.yaml", "weathub-caweat.yaml"],
 )
 def test_every_example_parses_and_plans(name: str, data_dir: Path) -> None:
     config = load_grid_config(EXAMPLES / name)
@@ -43,6 +44,24 @@ def test_glove_example_runs(tmp_path: Path, data_dir: Path) -> None:
     assert set(result.results.list_set) == {"weat", "x-weat", "ca-weat:v1"}
     assert set(result.results.test) == {"weat1", "weat2"}
     assert (result.results.effect_size > 0).all()  # GloVe shows both biases on every list
+
+
+@pytest.mark.slow
+def test_weathub_caweat_example_runs_on_glove(tmp_path: Path, data_dir: Path) -> None:
+    """The multilingual WEATHub + CA-WEAT grid, here in English only (GloVe is English)."""
+    import dataclasses
+
+    config = load_grid_config(EXAMPLES / "weathub-caweat.yaml", output=str(tmp_path / "run"))
+    assert len(config.languages) == 15 and config.run.lists == ("weathub", "ca-weat")
+    result = run_grid(dataclasses.replace(config, languages=("en",)), show_progress=False)
+    assert not result.failed
+    res = result.results
+    assert set(res.list_set) == {"weathub:human", "ca-weat:v1"}
+    assert {"en", "en_new", "en_india"} <= set(res.list_id)
+    assert (res[res.test.isin(["weat1", "weat2"])].effect_size > 0).all()
+    skipped = result.manifest["skipped"]
+    reasons = [s["reason"] for s in skipped if s.get("cause") == "lists"]
+    assert len(reasons) == 2 and all("identical target sets" in r for r in reasons)
 
 
 @pytest.mark.slow

@@ -53,7 +53,7 @@ from weatkit.isomorphism.across_languages import (
 )
 from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.model import SET_KEYS, AssociationTest
-from weatkit.lists.normalize import Normalization, check_choice
+from weatkit.lists.normalize import IDENTICAL_TARGETS, Normalization, check_choice
 from weatkit.lists.sources import select_lists
 from weatkit.progress import progress
 from weatkit.report.tables import (
@@ -181,7 +181,8 @@ class RunResult:
             :data:`weatkit.report.tables.RESULT_COLUMNS`).
         summary: one row per embeddings × language × list set × test (CA-WEAT medians).
         skipped: tests not run: their keys, the reason (a set's coverage below
-            ``min_coverage``) and every out-of-vocabulary item (``oov_items``).
+            ``min_coverage``, or ``cause`` ``"lists"``: two identical target sets) and every
+            out-of-vocabulary item (``oov_items``).
         report: normalisation and list-selection notes.
         manifest: versions, configuration, seeds, input fingerprints, timings.
         isomorphism: measures per embeddings and language against the reference language
@@ -215,8 +216,10 @@ class RunResult:
         E.g. ``glove-6b-50d/en: 3 of 10 tests (2 of 5 lists), coverage below 80%`` (the
         tests of that language that were skipped, out of all its selected tests, and the lists
         they belong to) or ``glove-6b-50d/de: all 48 tests (24 lists), coverage below 80%``.
-        ``run`` skips a test only when a set's coverage is below ``min_coverage``; every
-        reason is in ``skipped`` and in the manifest.
+        ``run`` skips a test when a set's coverage is below ``min_coverage`` or when its two
+        target sets are identical (counted on a line of its own, e.g. ``glove-6b-50d/en: 2 of 40
+        tests (1 of 3 lists), identical target sets``); every reason is in ``skipped`` and in
+        the manifest.
         """
         if not self.skipped:
             return []
@@ -233,21 +236,24 @@ class RunResult:
             key = (str(row.embeddings), str(row.lang))
             ran[key].add((str(row.list_set), str(row.list_id), str(row.test)))
             lists[key].add((str(row.list_set), str(row.list_id)))
-        skipped: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+        skipped: dict[tuple[str, str, str], list[dict[str, str]]] = defaultdict(list)
+        n_skipped: dict[tuple[str, str], int] = defaultdict(int)
         for skip in self.skipped:
-            key = (skip["embeddings"], skip["lang"])
-            skipped[key].append(skip)
-            lists[key].add((skip["list_set"], skip["list_id"]))
+            why = IDENTICAL_TARGETS if skip.get("cause") == "lists" else cause
+            skipped[(skip["embeddings"], skip["lang"], why)].append(skip)
+            n_skipped[(skip["embeddings"], skip["lang"])] += 1
+            lists[(skip["embeddings"], skip["lang"])].add((skip["list_set"], skip["list_id"]))
         lines = []
-        for key in sorted(skipped):
-            group = skipped[key]
+        for embeddings, lang, why in sorted(skipped):
+            key = (embeddings, lang)
+            group = skipped[(embeddings, lang, why)]
             n_lists = len({(s["list_set"], s["list_id"]) for s in group})
-            if ran[key]:
-                count = f"{len(group)} of {len(group) + len(ran[key])} tests"
+            if ran[key] or len(group) < n_skipped[key]:
+                count = f"{len(group)} of {n_skipped[key] + len(ran[key])} tests"
                 count += f" ({n_lists} of {len(lists[key])} lists)"
             else:
                 count = f"all {len(group)} tests ({n_lists} list{'s' * (n_lists != 1)})"
-            lines.append(f"{key[0]}/{key[1]}: {count}, {cause}")
+            lines.append(f"{embeddings}/{lang}: {count}, {why}")
         return lines
 
 
@@ -378,6 +384,7 @@ def run(
     selections: dict[Normalization, list[AssociationTest]] = {}
     nulls: dict[int, np.ndarray] = {}  # job position -> null d's (engine.null)
     null_spaces: list[dict[str, object]] = []
+    unrunnable: dict[Normalization, list[tuple[AssociationTest, str]]] = {}
     extractors = extractors or ExtractorPool()
     for spec in specs:
         lower = spec.uncased if config.lower is None else config.lower
@@ -388,10 +395,15 @@ def run(
                 config.lists, config.langs, normalization=norm, tests=config.tests
             )
             selections[norm] = selection.tests
+            unrunnable[norm] = selection.skipped
             report += selection.report
             sources += [s for s in selection.sources if s not in sources]
         if lower and config.lower is None:
             report.append(f"{spec.name}: items lower-cased because the embeddings are uncased")
+        skipped += [
+            {**_keys(spec.name, test), "reason": reason, "oov_items": "", "cause": "lists"}
+            for test, reason in unrunnable[norm]
+        ]
         t0 = time.perf_counter()
         loaded = _load_for_tests(spec, selections[norm], config, extractors, show_progress)
         for wv, tests in loaded:

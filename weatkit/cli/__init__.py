@@ -60,7 +60,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "lists": (
         "weatkit.cli.lists:lists_command",
-        "Show the list sets, or the languages and lists of one set (or list file).",
+        "Show the list sets, or the languages, lists and tests of one set (or list file).",
     ),
     "mbe": (
         "weatkit.cli.mbe:mbe_command",

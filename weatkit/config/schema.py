@@ -503,8 +503,8 @@ LISTS = Section(
             "lists",
             "names",
             ("ca-weat",),
-            "List sets (weat, ca-weat, ca-weat:v3, x-weat, caliskan) or list files "
-            "(.json/.yaml/.tsv); repeatable or comma-separated.",
+            "List sets (weat, ca-weat, ca-weat:v3, x-weat, caliskan, weathub[:human/gt/all]) or "
+            "list files (.json/.yaml/.tsv); repeatable or comma-separated.",
             "--lists",
         ),
         Option(

@@ -85,9 +85,11 @@ def add_from_manifest(document: dict[str, Any], data: Path, source: str, pattern
         raise KeyError(f"unknown source {source!r}: add it to 'sources' first")
     known = {item["path"] for item in document["files"]}
     lines = (data / source / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")  # named columns: older manifests have fewer of them
     added = []
     for line in lines[1:]:
-        local, upstream, _blob, transform = line.split("\t")[:4]
+        row = dict(zip(header, line.split("\t"), strict=True))
+        local, upstream, transform = row["local_path"], row["upstream_path"], row["transform"]
         relpath = f"{source}/{local}"
         if not fnmatch.fnmatch(local, pattern) or relpath in known:
             continue

@@ -28,7 +28,10 @@ After normalisation, empty items are dropped, duplicates within a set are remove
 occurrence is kept, with a warning; 35 v1 cells have one; ``duplicates="keep"`` keeps every
 occurrence, so that each enters the means, as the CA-WEAT and XWEAT code do), and items shared
 by the two target sets or the two attribute sets are reported but kept (e.g. ru1 FLOWERS and
-INSECTS both contain "пчела" in CA-WEAT v1).
+INSECTS both contain "пчела" in CA-WEAT v1). A test whose two target sets hold the same items
+(WEAT 17 and 18 of WEATHub ``en_india`` and ``bn_india``, where the gendered Hindi verbs and
+adjectives become the same English/Bengali words) is skipped with that reason: every
+s(w, A, B) of X is also one of Y, so the statistic is 0 by construction, not a measurement.
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ REMOVED_CHARS = frozenset(
 )
 _REMOVE_TABLE = {cp: None for cp in REMOVED_CHARS}
 _SPACE = re.compile(r"\s+")
+
+#: Why a test whose two target sets hold the same items is skipped.
+IDENTICAL_TARGETS = "identical target sets"
 
 #: Rule names used in :attr:`NormalizationReport.counts`, in the order they are applied.
 RULES = (
@@ -135,12 +141,14 @@ class NormalizationReport:
         counts: for each rule in :data:`RULES`, how many item occurrences it changed or removed.
         overlaps: number of items found in both target sets or both attribute sets of a test.
         dropped_tests: keys of tests dropped because a set became empty.
+        skipped: ``(key, reason)`` of tests skipped because their two target sets are identical.
     """
 
     messages: list[str] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
     overlaps: int = 0
     dropped_tests: list[tuple[str, str, str, str]] = field(default_factory=list)
+    skipped: list[tuple[tuple[str, str, str, str], str]] = field(default_factory=list)
 
     def summary(self) -> str:
         """One line: how many items each rule changed, e.g. ``"normalisation: nfc 3, ..."``."""
@@ -149,6 +157,8 @@ class NormalizationReport:
             parts.append(f"cross-set overlaps {self.overlaps} (kept)")
         if self.dropped_tests:
             parts.append(f"tests dropped {len(self.dropped_tests)}")
+        if self.skipped:
+            parts.append(f"tests skipped (identical target sets) {len(self.skipped)}")
         return "normalisation: " + (", ".join(parts) if parts else "no changes")
 
 
@@ -242,7 +252,9 @@ def normalize_tests_report(
 ) -> tuple[list[AssociationTest], NormalizationReport]:
     """Normalise every set of every test; like :func:`normalize_tests` with a structured report.
 
-    Tests in which a set becomes empty are dropped (and reported), since no statistic is defined.
+    Tests in which a set becomes empty are dropped (and reported), since no statistic is defined;
+    tests whose target sets X and Y hold the same items are skipped (and reported, with the reason
+    in :attr:`NormalizationReport.skipped`).
     """
     report = NormalizationReport()
     result: list[AssociationTest] = []
@@ -256,6 +268,15 @@ def normalize_tests_report(
                 f"warning: {test.list_set} {test.list_id} {test.test}: test dropped, set "
                 f"{', '.join(empty)} is empty after normalisation"
             )
+            continue
+        if set(new.X) == set(new.Y):
+            reason = (
+                f"{test.list_set} {test.list_id} {test.test}: {IDENTICAL_TARGETS} "
+                f"(X {test.names[0]!r} and Y {test.names[1]!r} hold the same "
+                f"{len(set(new.X))} items; the statistic is 0 by construction)"
+            )
+            report.skipped.append((test.key, reason))
+            report.messages.append(f"warning: {reason}, test skipped")
             continue
         _report_overlap(new, ("X", "Y"), report)
         _report_overlap(new, ("A", "B"), report)

@@ -11,6 +11,10 @@
 - ``caliskan``: WEAT1-WEAT10 of Caliskan et al. (2017) with the exact post-exclusion item sets,
   from ``cbn/cbn_items.tsv`` (``cbn/SOURCE.md``); WEFAT rows are skipped. Their ``names`` are the
   cbn condition names, e.g. ``("MaleNames", "FemaleNames", "Career", "Family")`` for WEAT6.
+- ``weathub:human`` (alias ``weathub``), ``weathub:gt``, ``weathub:all``: WEATHub (Mukherjee et
+  al., EMNLP 2023), 24 languages + English, ``weathub/data/*/weat*.json``; the variant picks the
+  source of WEAT 1, 2, 6-9, the culture- and India-specific WEAT 11-26 are in all three
+  (:mod:`weatkit.lists.weathub`).
 
 A spec that is both a built-in name and an existing file is taken as the built-in set.
 
@@ -26,6 +30,7 @@ import io
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import resources
 from pathlib import Path
 
@@ -34,7 +39,9 @@ from weatkit._io.textfile import decode
 from weatkit.errors import WeatkitError
 from weatkit.lists.files import SUFFIXES, format_of, parse_caweat_tsv, parse_list_bytes
 from weatkit.lists.model import AssociationTest
-from weatkit.lists.normalize import DEFAULT, Normalization, normalize_tests
+from weatkit.lists.normalize import DEFAULT, Normalization, normalize_tests_report
+from weatkit.lists.weathub import VARIANTS as WEATHUB_VARIANTS
+from weatkit.lists.weathub import check_variant, load_weathub
 
 #: Built-in list sets: name -> one-line description.
 LIST_SETS: dict[str, str] = {
@@ -44,9 +51,14 @@ LIST_SETS: dict[str, str] = {
     "ca-weat:v3": "CA-WEAT v3 (2025): 188 culture-aware lists, 33 languages",
     "x-weat": "X-WEAT v1: the English WEAT1/WEAT2 lists and translations, 9 languages",
     "caliskan": "Caliskan et al. (2017) WEAT1-WEAT10, exact item sets (cbn), English",
+    "weathub": "alias of weathub:human",
+    "weathub:human": "WEATHub (EMNLP 2023): WEAT 1, 2, 6-9 human-translated + culture-specific "
+    "WEAT 11-15 and India-specific 16-26; 24 languages + English",
+    "weathub:gt": "WEATHub with WEAT 1, 2, 6-9 machine-translated (Google Translate)",
+    "weathub:all": "WEATHub with WEAT 1, 2, 6-9 from all words the annotators supplied",
 }
 
-_ALIASES = {"ca-weat": "ca-weat:v1"}
+_ALIASES = {"ca-weat": "ca-weat:v1", "weathub": "weathub:human"}
 
 _CAWEAT_FILES = {
     "ca-weat:v1": "ca-weat/data/CA-WEATv1.tsv",
@@ -73,7 +85,8 @@ CALISKAN_ROLES: dict[str, tuple[str, str, str, str]] = {
     "WEAT10": ("YoungNames", "OldNames", "Pleasant", "Unpleasant"),
 }
 
-_Loaded = tuple[list[AssociationTest], list[dict[str, str]]]
+#: Tests, provenance, and report lines about the source files (e.g. placeholder items dropped).
+_Loaded = tuple[list[AssociationTest], list[dict[str, str]], list[str]]
 
 
 @dataclass
@@ -83,13 +96,16 @@ class ListSelection:
     Attributes:
         tests: the selected, normalised tests.
         report: human-readable lines (skipped list sets, normalisation warnings, summary).
-        sources: one dict per file read: ``path``, ``sha256``, ``list_set``, ``licence``,
-            ``citation``.
+        sources: one dict per file read (one per list set for WEATHub): ``path``, ``sha256``,
+            ``list_set``, ``licence``, ``citation``.
+        skipped: tests selected but not runnable, each with the reason (two identical target
+            sets, see :func:`weatkit.lists.normalize.normalize_tests_report`).
     """
 
     tests: list[AssociationTest]
     report: list[str] = field(default_factory=list)
     sources: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[tuple[AssociationTest, str]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,12 +138,12 @@ def _load_weat() -> _Loaded:
     raw = resource.read_bytes()
     tests = parse_list_bytes(raw, "json", "weat.json", list_set="weat")
     citation = data.registry_entry(_XWEAT_FILE).citation.split(";")[0]
-    return tests, [_source(str(resource), raw, "weat", _WEAT_LICENCE, citation)]
+    return tests, [_source(str(resource), raw, "weat", _WEAT_LICENCE, citation)], []
 
 
 def _load_caweat(name: str) -> _Loaded:
     text, source = _fetch(_CAWEAT_FILES[name], name)
-    return parse_caweat_tsv(text, source["path"], list_set=name), [source]
+    return parse_caweat_tsv(text, source["path"], list_set=name), [source], []
 
 
 def _load_xweat() -> _Loaded:
@@ -135,12 +151,12 @@ def _load_xweat() -> _Loaded:
     tests = parse_caweat_tsv(
         text, source["path"], list_set="x-weat", list_id=lambda lang: f"xweat-{lang}"
     )
-    return tests, [source]
+    return tests, [source], []
 
 
 def _load_caliskan() -> _Loaded:
     text, source = _fetch(_CBN_FILE, "caliskan")
-    return parse_cbn_items(text, source["path"]), [source]
+    return parse_cbn_items(text, source["path"]), [source], []
 
 
 def parse_cbn_items(text: str, name: str) -> list[AssociationTest]:
@@ -203,6 +219,7 @@ _LOADERS: dict[str, Callable[[], _Loaded]] = {
     "ca-weat:v3": lambda: _load_caweat("ca-weat:v3"),
     "x-weat": _load_xweat,
     "caliskan": _load_caliskan,
+    **{f"weathub:{v}": partial(load_weathub, v) for v in WEATHUB_VARIANTS},
 }
 
 
@@ -214,10 +231,12 @@ def canonical_name(spec: str) -> str | None:
 
 
 def _load(spec: str) -> _Loaded:
-    """Tests and provenance of a spec: a built-in name first, else an existing list file."""
+    """Tests, provenance and source notes of a spec: a built-in name first, else a list file."""
     name = canonical_name(spec)
     if name is not None:
         return _LOADERS[name]()
+    if spec.strip().lower().startswith("weathub:"):
+        check_variant(spec)  # raises for an unknown variant
     path = Path(spec)
     if path.is_file():
         fmt = format_of(path)
@@ -226,7 +245,7 @@ def _load(spec: str) -> _Loaded:
         except OSError as err:
             raise WeatkitError(f"{spec}: cannot read list file ({err.strerror or err})") from None
         tests = parse_list_bytes(raw, fmt, spec, list_set=spec)
-        return tests, [_source(spec, raw, spec, "user-supplied", "")]
+        return tests, [_source(spec, raw, spec, "user-supplied", "")], []
     if path.suffix.lower() in SUFFIXES:
         raise WeatkitError(f"list file not found: {spec}")
     raise WeatkitError(
@@ -297,7 +316,7 @@ def load_list_set(
     Raises:
         WeatkitError: unknown list set or file, a language or test that the set does not have.
     """
-    loaded, _ = _load(spec)
+    loaded, _, _ = _load(spec)
     kept, seen_langs, seen_tests = _filter(loaded, langs, tests)
     _check_filters(spec, loaded, langs, tests, seen_langs, seen_tests)
     return kept
@@ -342,8 +361,9 @@ def select_lists(
             report.append(f"{spec}: given more than once, read once")
             continue
         done.add(name)
-        loaded, read = _load(spec)
+        loaded, read, notes = _load(spec)
         kept, spec_langs, spec_tests = _filter(loaded, langs, tests)
+        report += [n for n in notes if _concerns(n, kept)]
         seen_langs |= spec_langs
         seen_tests |= spec_tests
         everything += loaded
@@ -360,7 +380,23 @@ def select_lists(
     _check_filters(where, everything, langs, tests, seen_langs, seen_tests)
     if not selected:
         raise WeatkitError(f"no tests match the language/test selection in {where}")
-    normalized, messages = normalize_tests(selected, normalization)
+    normalized, norm_report = normalize_tests_report(selected, normalization)
     if not normalized:
-        raise WeatkitError(f"no tests left after normalisation in {where}")
-    return ListSelection(tests=normalized, report=report + messages, sources=sources)
+        reason = norm_report.skipped[0][1] if norm_report.skipped else "normalisation"
+        raise WeatkitError(f"no tests left in {where} ({reason})")
+    by_key = {test.key: test for test in selected}
+    return ListSelection(
+        tests=normalized,
+        report=report + norm_report.messages + [norm_report.summary()],
+        sources=sources,
+        skipped=[(by_key[key], reason) for key, reason in norm_report.skipped],
+    )
+
+
+def _concerns(note: str, tests: list[AssociationTest]) -> bool:
+    """Whether a source note (``warning: <list_set> <list_id> <test> ...``) is about one of
+    ``tests`` (notes about tests not selected are not shown)."""
+    words = note.split(" ", 4)
+    return len(words) < 4 or any(
+        (t.list_set, t.list_id, t.test) == tuple(words[1:4]) for t in tests
+    )
