@@ -68,8 +68,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "plot": (
         "weatkit.cli.plot:plot_command",
-        "Plot RUN_DIR: forest (effect sizes with CIs per language and embeddings), scatter "
-        "(effect size against an isomorphism measure or a count difference, with R²) or heatmap.",
+        "Plot RUN_DIR: forest, scatter, heatmap, influence or null.",
     ),
     "run": (
         "weatkit.cli.run:run_command",

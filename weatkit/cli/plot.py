@@ -35,10 +35,12 @@ from weatkit.report.run_dir import read_run_dir
 @click.option("--dpi", type=float, default=150, show_default=True, help="Resolution (PNG).")
 @friendly
 def plot_command(**opts: Any) -> None:
-    """Plot RUN_DIR: forest (effect sizes with CIs per language and embeddings), scatter
-    (effect size against an isomorphism measure or a count difference, with R²), heatmap or
-    influence (each item's delta = d without it − d, from weatkit run --influence) or null
-    (histogram of the null d with the observed d, from weatkit run --null K)."""
+    """Plot RUN_DIR: forest, scatter, heatmap, influence or null.
+
+    forest: effect sizes with CIs per language and embeddings; scatter: effect size against an
+    isomorphism measure or a count difference, with R²; heatmap: effect sizes; influence: each
+    item's delta = d without it − d (weatkit run --influence); null: histogram of the null d
+    with the observed d (weatkit run --null K)."""
     figure_format(opts["out_path"])  # a bad suffix or output fails before any work
     check_writable(opts["out_path"])
     tables = read_run_dir(opts["run_dir"])
