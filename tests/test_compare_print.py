@@ -94,3 +94,28 @@ def test_languages_that_do_not_fit_go_to_further_blocks() -> None:
     headers = [line for line in text.splitlines() if line.startswith("┃ measure")]
     names = [cell.strip() for line in headers for cell in line.split("┃") if cell.strip()]
     assert [name for name in names if name != "measure"] == LANGS
+
+
+def test_sentence_level_intervals_and_seeds_are_printed() -> None:
+    from weatkit.crossmethod.runner import SEED_COLUMNS
+
+    result = _result(2)
+    result.scores = pd.DataFrame(
+        [
+            {"model": "model-0", "lang": "en", "method": "crows", "measure": "crows:pll",
+             "value": 57.5, "ci_low": 55.25, "ci_high": 59.75, "ci_level": 0.95,
+             "ci_excludes_neutral": True, "p_value_neutral": 0.0004},
+            {"model": "model-0", "lang": "en", "method": "gest", "measure": "gest:g_s",
+             "value": 1.01, "ci_low": 0.99, "ci_high": 1.03, "ci_level": 0.95,
+             "ci_excludes_neutral": False, "p_value_neutral": np.nan},
+        ]
+    )  # fmt: skip
+    result.seeds = pd.DataFrame(
+        [["S", "en", "crows", "crows:pll", 2, 56.0, 1.5]], columns=SEED_COLUMNS
+    )
+    text = _printed(result)
+    assert "Sentence-level scores: 95% CI over items" in text
+    assert "[55.250, 59.750]*" in text and "<0.001" in text
+    assert "[0.990, 1.030]" in text and "[0.990, 1.030]*" not in text  # contains g_s = 1
+    assert "Seeds: mean and between-seed SD" in text and "56.000" in text and "1.500" in text
+    assert max(len(line) for line in text.splitlines()) <= 80

@@ -153,6 +153,32 @@ def test_only_named_methods_run_and_output_can_be_overridden(tmp_path: Path) -> 
             "correlation: unknown option 'level'",
         ),
         ("output: o\nlanguages: [en\n", "line"),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, checkpoints: [m]}]\ncrows: {}\n",
+            r"models\[1\]\.checkpoints: expected a list of at least two checkpoints",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, checkpoints: [m, 3]}]\ncrows: {}\n",
+            r"models\[1\]\.checkpoints\[2\]",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, checkpoints: [m, m]}]\ncrows: {}\n",
+            r"models\[1\]\.checkpoints: a checkpoint is listed twice",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m, checkpoints: [m, n]}]\n"
+            "crows: {}\n",
+            r"models\[1\]: give model \(one model\) or checkpoints",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: 'A#1', model: m}]\ncrows: {}\n",
+            r"models\[1\]\.name: must not contain '#'",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\n"
+            "correlation: {seed_units: seeds}\n",
+            "seed_units: choose checkpoints or mean",
+        ),
     ],
 )
 def test_errors_name_the_file_and_key(tmp_path: Path, text: str, message: str) -> None:
@@ -161,6 +187,23 @@ def test_errors_name_the_file_and_key(tmp_path: Path, text: str, message: str) -
         load_compare_config(path)
     assert str(path) in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_checkpoints_expand_to_numbered_units(tmp_path: Path) -> None:
+    (tmp_path / "s0").mkdir()
+    text = (
+        "output: o\nlanguages: [en]\nmodels:\n  - {name: M, checkpoints: [s0, org/seed-1]}\n"
+        "  - {name: B, model: org/b}\ncrows: {}\ncorrelation: {seed_units: mean}\n"
+    )
+    config = load_compare_config(_write(tmp_path, text))
+    entry = config.models[0]
+    assert entry.model == "" and entry.checkpoints == (str(tmp_path / "s0"), "org/seed-1")
+    assert [(u.name, u.model) for u in config.units] == [
+        ("M#1", str(tmp_path / "s0")),
+        ("M#2", "org/seed-1"),
+        ("B", "org/b"),
+    ]
+    assert config.correlation.seed_units == "mean"
 
 
 def test_unreadable_or_unknown_format(tmp_path: Path) -> None:
@@ -176,6 +219,7 @@ KEYS = [
     "models",
     "name",
     "model",
+    "checkpoints",
     "kind",
     "weat",
     "gest",
@@ -192,6 +236,7 @@ KEYS = [
     "correlation",
     "contextual",
     "engine",
+    "seed_units",
     "x",
 ]
 SCALARS = (

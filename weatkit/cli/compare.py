@@ -36,10 +36,12 @@ def compare_command(**opts: Any) -> None:
     """Compute WEAT/CA-WEAT, GEST, StereoSet, CrowS-Pairs and MBE for the models in CONFIG.
 
     CONFIG (.yaml or .toml) lists models, languages and methods (see the README). Writes
-    scores.csv (long), table.csv (one row per model × language), correlations.csv (Spearman and
-    Kendall between measures across models, bootstrap CIs, permutation p, a flag for too few
-    units), skipped.csv, manifest.json and correlations.png into the output directory. Prints
-    blocks that fit the terminal. Exits 1 when a method failed for some model.
+    scores.csv (long, with bootstrap CIs over the items and a test of the neutral value),
+    table.csv (one row per model × language), correlations.csv (Spearman and Kendall between
+    measures across models, bootstrap CIs, permutation p, a flag for too few units),
+    skipped.csv, seeds.csv (models given as several checkpoints), manifest.json and
+    correlations.png into the output directory. Prints blocks that fit the terminal. Exits 1
+    when a method failed for some model.
     """
     config = load_compare_config(opts["config_file"], opts["output"])
     result = run_compare(config, show_progress=opts["progress"])  # steps: the bar's postfix
@@ -114,7 +116,56 @@ def print_compare(result: CompareResult, console: Console) -> None:
             for m in present:
                 view.add_row(short[m], *(_fmt(by_lang.at[lang, m]) for lang in chunk))
             console.print(view)
+    _print_intervals(result, console, short)
+    _print_seeds(result, console, short)
     _print_correlations(result, console, short)
+
+
+def _print_intervals(result: CompareResult, console: Console, short: dict[str, str]) -> None:
+    """One row per sentence-level score with a CI: its interval and its neutral test."""
+    scores = result.scores
+    if scores.empty or "ci_level" not in scores.columns:
+        return
+    rows = scores[(scores["method"] != "weat") & scores["ci_low"].notna()]
+    if rows.empty:
+        return
+    level = percent(float(rows["ci_level"].iloc[0]))
+    view = Table(title=f"Sentence-level scores: {level} CI over items", title_justify="left")
+    for col in ("model", "lang", "measure", "value", "CI", "p (neutral)"):
+        view.add_column(col, justify="right" if col in ("value", "p (neutral)") else "left")
+    for r in rows.itertuples(index=False):
+        mark = "*" if r.ci_excludes_neutral in (True,) else ""  # None, NaN: no CI or neutral
+        view.add_row(
+            str(r.model),
+            str(r.lang),
+            short.get(r.measure, r.measure),
+            _fmt(r.value),
+            f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]{mark}",
+            _fmt_p(r.p_value_neutral),
+        )
+    console.print(view)
+    console.print(
+        "CI: percentile bootstrap over the items (samples, examples, pairs, sentences); * the "
+        "CI excludes the neutral value. p (neutral): exact binomial test of 50% (CrowS-Pairs, "
+        "SS, MBE).",
+        highlight=False,
+        markup=False,
+    )
+
+
+def _print_seeds(result: CompareResult, console: Console, short: dict[str, str]) -> None:
+    """Mean and between-seed SD of every measure of the models given as checkpoints."""
+    if result.seeds.empty:
+        return
+    view = Table(title="Seeds: mean and between-seed SD over checkpoints", title_justify="left")
+    for col in ("model", "lang", "measure", "seeds", "mean", "SD"):
+        view.add_column(col, justify="right" if col in ("seeds", "mean", "SD") else "left")
+    for r in result.seeds.itertuples(index=False):
+        measure = short.get(r.measure, r.measure)
+        view.add_row(
+            str(r.model), str(r.lang), measure, str(r.n_seeds), _fmt(r.seed_mean), _fmt(r.seed_sd)
+        )
+    console.print(view)
 
 
 def _print_correlations(result: CompareResult, console: Console, short: dict[str, str]) -> None:

@@ -9,6 +9,8 @@ from the file's directory. Example (YAML)::
     models:
       - {name: mBERT, model: bert-base-multilingual-cased}
       - {name: XLM-R, model: xlm-roberta-base, kind: mlm}     # kind: mlm or glm (auto)
+      - name: MultiBERTs                 # several checkpoints (seeds) of one model:
+        checkpoints: [google/multiberts-seed_0, google/multiberts-seed_1]  # units MultiBERTs#1..
     contextual: {batch_size: 32, device: auto}   # model loading options (all methods)
     weat:                                # word level: effect sizes of the model's word vectors
       lists: [ca-weat]                   # list sets or list files
@@ -24,7 +26,15 @@ from the file's directory. Example (YAML)::
       weight: cosine
       corpora: {de: "corpora/en-de.tsv"}   # or {de: {english: en.txt, target: de.txt}}
       max_sentences: 500
-    correlation: {n_bootstrap: 2000, seed: 0, confidence_level: 0.95, by_language: true}
+    correlation: {n_bootstrap: 2000, seed: 0, confidence_level: 0.95, by_language: true,
+                  seed_units: checkpoints}   # or mean: one unit per model (the seed mean)
+
+A model entry gives ``model`` (one hub id or directory) or ``checkpoints`` (at least two: the
+same model trained with different seeds, e.g. MultiBERTs; Aribandi et al. 2021). Each
+checkpoint is scored as its own model named ``NAME#1``, ``NAME#2``, ... (in list order); the
+mean and between-seed SD of every measure go to ``seeds.csv``, and ``correlation.seed_units``
+chooses the correlation units: every checkpoint (``checkpoints``, the default) or the seed mean
+(``mean``).
 """
 
 from __future__ import annotations
@@ -58,18 +68,36 @@ from weatkit.stats.resampling import check_plan_size
 
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
 _TOP_KEYS = {"output", "languages", "models", "contextual", "correlation", *METHODS}
-_MODEL_KEYS = {"name", "model", "kind"}
+_MODEL_KEYS = {"name", "model", "checkpoints", "kind"}
+#: Separates a model's name from its checkpoint number in a unit's name (``MultiBERTs#2``).
+CHECKPOINT_MARK = "#"
+SEED_UNITS = ("checkpoints", "mean")
 #: The run options of the ``weat`` section (the models' ``contextual`` options are the file's).
 _WEAT_RUN_KEYS = {"lists", "tests", "lower", "strip_accents", "min_coverage", "equalize", "engine"}
 
 
 @dataclass(frozen=True)
 class ModelEntry:
-    """One language model: display ``name``, hub id or local directory, and its LM kind."""
+    """One language model: display ``name``, hub id or local directory, and its LM kind.
+
+    With ``checkpoints`` (hub ids or directories of the same model trained with different
+    seeds) ``model`` is empty and every checkpoint is a unit of its own (:meth:`units`).
+    """
 
     name: str
     model: str
     kind: str | None = None
+    checkpoints: tuple[str, ...] = ()
+
+    def units(self) -> tuple[ModelEntry, ...]:
+        """The models actually scored: the entry itself, or one entry per checkpoint named
+        ``NAME#1``, ``NAME#2``, ... in list order."""
+        if not self.checkpoints:
+            return (self,)
+        return tuple(
+            ModelEntry(f"{self.name}{CHECKPOINT_MARK}{i}", path, self.kind)
+            for i, path in enumerate(self.checkpoints, 1)
+        )
 
 
 @dataclass(frozen=True)
@@ -140,8 +168,13 @@ class CorrelationOptions:
     seed: int = 0
     confidence_level: float = 0.95
     by_language: bool = True
+    seed_units: str = "checkpoints"
 
     def validate(self) -> None:
+        if self.seed_units not in SEED_UNITS:
+            raise ConfigError(
+                f"choose checkpoints or mean, not {self.seed_units!r}", field="seed_units"
+            )
         if self.n_bootstrap < 0:
             raise ConfigError(f"must be >= 0, got {self.n_bootstrap}", field="n_bootstrap")
         check_plan_size(self.n_bootstrap, (1,), field="n_bootstrap")
@@ -171,6 +204,11 @@ class CompareConfig:
     @property
     def methods(self) -> tuple[str, ...]:
         return tuple(m for m in METHODS if getattr(self, m) is not None)
+
+    @property
+    def units(self) -> tuple[ModelEntry, ...]:
+        """Every model scored, checkpoints expanded (:meth:`ModelEntry.units`)."""
+        return tuple(u for m in self.models for u in m.units())
 
 
 def load_compare_config(path: str | os.PathLike, output: str | None = None) -> CompareConfig:
@@ -231,11 +269,29 @@ def _models(value: Any, base: Path, source: Source) -> tuple[ModelEntry, ...]:
         name = typed(item.get("name"), str, at.key("name"))
         if not name:
             raise ConfigError(f"{at.key('name')}: must not be empty")
-        model = model_location(item.get("model"), base, at.key("model"))
+        if CHECKPOINT_MARK in name:
+            raise ConfigError(
+                f"{at.key('name')}: must not contain {CHECKPOINT_MARK!r} (it numbers checkpoints)"
+            )
         kind = item.get("kind")
         if kind is not None and kind not in ("mlm", "glm"):
             raise ConfigError(f"{at.key('kind')}: choose mlm or glm, not {kind!r}")
-        entries.append(ModelEntry(name, model, kind))
+        if "checkpoints" not in item:
+            model = model_location(item.get("model"), base, at.key("model"))
+            entries.append(ModelEntry(name, model, kind))
+            continue
+        if "model" in item:
+            raise ConfigError(f"{at}: give model (one model) or checkpoints (its seeds), not both")
+        where = at.key("checkpoints")
+        paths = item["checkpoints"]
+        if not isinstance(paths, list) or len(paths) < 2:
+            raise ConfigError(
+                f"{where}: expected a list of at least two checkpoints, got {describe(paths)}"
+            )
+        locations = tuple(model_location(p, base, f"{where}[{i}]") for i, p in enumerate(paths, 1))
+        if len(set(locations)) != len(locations):
+            raise ConfigError(f"{where}: a checkpoint is listed twice")
+        entries.append(ModelEntry(name, "", kind, locations))
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
         raise ConfigError(f"{source.key('models')}: names must be unique ({', '.join(names)})")

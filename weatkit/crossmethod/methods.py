@@ -3,7 +3,8 @@
 Every function computes its method's native result for one model in one language, converts it
 with the measure's own conversion to :class:`~weatkit.measures.result.MeasureResult`
 (:mod:`weatkit.measures`) and returns rows ``{model, lang, method, measure, value, ci_low,
-ci_high, n}`` (see :data:`SCORE_COLUMNS`; ``measure`` is the result's
+ci_high, n, ci_level, neutral, ci_excludes_neutral, p_value_neutral}`` (see
+:data:`SCORE_COLUMNS`; ``measure`` is the result's
 :attr:`~weatkit.measures.result.MeasureResult.column`). It raises :class:`NotApplicable` when
 the method has nothing to measure for that model or language: the registry
 (:mod:`weatkit.measures.registry`) decides from the model kind and the language, the method's
@@ -11,12 +12,15 @@ section from its data (word lists, parallel corpora).
 
 Measures, their neutral values and stereotypical sides: :data:`weatkit.measures.registry.
 MEASURES`. WEAT columns are ``SET:TEST@L`` (effect size d of the word vectors at layer L, e.g.
-``ca-weat:weat1@-2``); ``gest:g_s`` is the mean over the templates (CI only with one template);
-StereoSet gives SS, LMS and ICAT of the intrasentence split, per target term.
+``ca-weat:weat1@-2``); ``gest:g_s`` is the mean over the templates; StereoSet gives SS, LMS
+and ICAT of the intrasentence split, per target term. Every sentence-level score has a
+percentile bootstrap CI over its items and, where it has a neutral value, a test of it
+(:mod:`weatkit.crossmethod.uncertainty`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -29,6 +33,17 @@ from weatkit.crossmethod.config import (
     ModelEntry,
     StereosetSection,
     WeatSection,
+)
+from weatkit.crossmethod.uncertainty import (
+    CONFIDENCE_LEVEL,
+    N_BOOTSTRAP,
+    SEED,
+    binomial_p,
+    gest_template_mean_interval,
+    mbe_interval,
+    mbe_weights,
+    mbe_wins,
+    stereoset_term_intervals,
 )
 from weatkit.crows.data import load_crows
 from weatkit.crows.score import crows_metric, score_crows
@@ -52,12 +67,13 @@ from weatkit.measures import (
 from weatkit.pipeline import run
 from weatkit.sentence import MaskedLM
 from weatkit.stereoset.data import load_stereoset
-from weatkit.stereoset.metrics import evaluate
+from weatkit.stereoset.metrics import evaluate, outcomes
 from weatkit.stereoset.scoring import score_intrasentence
 
-SCORE_COLUMNS = ["model", "lang", "method", "measure", "value", "ci_low", "ci_high", "n"]
-#: Bootstrap resamples of the per-method CIs (the CIs are shown, not correlated).
-N_BOOTSTRAP = 1000
+SCORE_COLUMNS = [
+    "model", "lang", "method", "measure", "value", "ci_low", "ci_high", "n",
+    "ci_level", "neutral", "ci_excludes_neutral", "p_value_neutral",
+]  # fmt: skip
 
 
 class NotApplicable(Exception):
@@ -90,21 +106,51 @@ def check_applicable(measure: str, entry: ModelEntry, kind: str, lang: str) -> N
         raise NotApplicable(reason)
 
 
-def score_rows(results: list[MeasureResult]) -> list[dict[str, Any]]:
-    """:data:`SCORE_COLUMNS` rows of measure results (``method``: the measure's family)."""
-    return [
-        {
-            "model": r.source,
-            "lang": r.lang,
-            "method": get_measure(r.measure).family,
-            "measure": r.column,
-            "value": r.value,
-            "ci_low": r.ci_low,
-            "ci_high": r.ci_high,
-            "n": np.nan if r.n is None else r.n,
-        }
-        for r in results
-    ]
+def score_rows(
+    results: list[MeasureResult], p_values: dict[str, float] | None = None
+) -> list[dict[str, Any]]:
+    """:data:`SCORE_COLUMNS` rows of measure results (``method``: the measure's family).
+
+    ``neutral`` is the registry's neutral value (NaN for a measure without one);
+    ``ci_excludes_neutral`` whether ``[ci_low, ci_high]`` excludes it (empty without a CI or a
+    neutral value); ``p_value_neutral`` the exact binomial p of ``p_values`` (by column name)
+    for indicator scores, NaN otherwise.
+    """
+    rows = []
+    for r in results:
+        measure = get_measure(r.measure)
+        neutral = math.nan if measure.neutral is None else float(measure.neutral)
+        has_ci = not (math.isnan(r.ci_low) or math.isnan(r.ci_high) or math.isnan(neutral))
+        rows.append(
+            {
+                "model": r.source,
+                "lang": r.lang,
+                "method": measure.family,
+                "measure": r.column,
+                "value": r.value,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "n": np.nan if r.n is None else r.n,
+                "ci_level": r.confidence_level,
+                "neutral": neutral,
+                "ci_excludes_neutral": (
+                    bool(not r.ci_low <= neutral <= r.ci_high) if has_ci else None
+                ),
+                "p_value_neutral": (p_values or {}).get(r.column, math.nan),
+            }
+        )
+    return rows
+
+
+def _with_ci(result: MeasureResult, low: float, high: float, how: str) -> MeasureResult:
+    has_ci = not (math.isnan(low) or math.isnan(high))
+    return replace(
+        result,
+        ci_low=low,
+        ci_high=high,
+        confidence_level=CONFIDENCE_LEVEL if has_ci else math.nan,
+        method=f"{result.method}; {how}" if has_ci else result.method,
+    )
 
 
 def weat_rows(
@@ -129,7 +175,9 @@ def weat_rows(
 def gest_rows(
     entry: ModelEntry, kind: str, lang: str, section: GestSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
-    """GEST g_s (Pikuliak et al. 2023): English only; the mean over the chosen templates."""
+    """GEST g_s (Pikuliak et al. 2023): English only; the mean over the chosen templates, with
+    a percentile bootstrap CI over the samples
+    (:func:`~weatkit.crossmethod.uncertainty.gest_template_mean_interval`)."""
     check_applicable("gest:g_s", entry, kind, lang)
     name = entry.name
     samples = load_gest("1.0")
@@ -144,21 +192,31 @@ def gest_rows(
     scores = scores.merge(samples, on="sample_id", how="left", validate="many_to_one")
     if scores.empty:
         raise WeatkitError(f"{name}: no GEST template scored")
-    summary = aggregate_by_template(scores, n_bootstrap=N_BOOTSTRAP)
-    return score_rows(gest_measures(summary, source=name, lang=lang))
+    summary = aggregate_by_template(scores, n_bootstrap=0)
+    _, low, high = gest_template_mean_interval(scores)
+    how = "percentile bootstrap over samples within stereotype"
+    results = gest_measures(summary, source=name, lang=lang)
+    return score_rows([_with_ci(m, low, high, how) for m in results])
 
 
 def crows_rows(
     entry: ModelEntry, kind: str, lang: str, section: CrowsSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
-    """CrowS-Pairs metric (Nangia et al. 2020) over all pairs of the language, with its CI."""
+    """CrowS-Pairs metric (Nangia et al. 2020) over all pairs of the language, with its
+    bootstrap CI over pairs (``weatkit crows``' own) and the exact binomial p of #wins of N."""
     check_applicable(f"crows:{section.method}", entry, kind, lang)
     lm = ctx.masked_lm(entry, kind, "CrowS-Pairs")
     per_pair = score_crows(
         lm, load_crows(lang=lang), method=section.method, show_progress=ctx.show_progress
     )
-    summary = crows_metric(per_pair, n_bootstrap=N_BOOTSTRAP)
-    return score_rows(crows_measures(summary, source=entry.name, lang=lang, method=section.method))
+    summary = crows_metric(
+        per_pair, n_bootstrap=N_BOOTSTRAP, seed=SEED, confidence_level=CONFIDENCE_LEVEL
+    )
+    results = crows_measures(summary, source=entry.name, lang=lang, method=section.method)
+    overall = results[0]
+    n = int(overall.n or 0)
+    wins = round(overall.value * n / 100.0) if n else 0  # metric = 100 · #wins / N
+    return score_rows(results, {overall.column: binomial_p(wins, n)})
 
 
 def stereoset_rows(
@@ -166,24 +224,34 @@ def stereoset_rows(
 ) -> list[dict[str, Any]]:
     """StereoSet intrasentence SS, LMS and ICAT over all bias types in StereoSet's official
     per-term convention (``stereoset:ss_term``, ``stereoset:lms_term``, ``stereoset:icat_term``;
-    the pooled ones would be near-duplicate columns)."""
+    the pooled ones would be near-duplicate columns), with bootstrap CIs over the examples
+    within term (:func:`~weatkit.crossmethod.uncertainty.stereoset_term_intervals`) and, for SS,
+    the exact binomial p of Σ pro of N examples."""
     check_applicable("stereoset:ss_term", entry, kind, lang)
     dataset = load_stereoset(lang)
     scores = score_intrasentence(
         entry.model, dataset, kind=kind, options=ctx.options, show_progress=ctx.show_progress
     )
-    table = evaluate(dataset, {"intrasentence": scores})
-    return score_rows(
-        stereoset_measures(
-            table, source=entry.name, lang=lang, split="intrasentence", conventions=("term",)
-        )
+    predictions = {"intrasentence": scores}
+    table = evaluate(dataset, predictions)
+    results = stereoset_measures(
+        table, source=entry.name, lang=lang, split="intrasentence", conventions=("term",)
     )
+    per_example = outcomes(dataset, predictions, ["intrasentence"])
+    cis = stereoset_term_intervals(per_example)
+    how = "percentile bootstrap over examples within term"
+    results = [_with_ci(r, *cis[r.measure.split(":")[1]], how) for r in results]
+    p = binomial_p(int(per_example["pro"].sum()), len(per_example))
+    return score_rows(results, {"stereoset:ss_term": p})
 
 
 def mbe_rows(
     entry: ModelEntry, kind: str, lang: str, section: MbeSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
-    """MBE score (Kaneko et al. 2022, Eq. 2) from the language's parallel corpus."""
+    """MBE score (Kaneko et al. 2022, Eq. 2) from the language's parallel corpus, with a
+    bootstrap CI over the male and female sentences
+    (:func:`~weatkit.crossmethod.uncertainty.mbe_interval`) and the exact binomial p of
+    #(A(m) > A(f)) over the pairs."""
     if lang not in section.corpora:
         raise NotApplicable(f"no parallel corpus for {lang} in the mbe section")
     check_applicable(f"mbe:{section.method}", entry, kind, lang)
@@ -197,4 +265,16 @@ def mbe_rows(
         max_sentences=section.max_sentences,
         show_progress=ctx.show_progress,
     )
-    return score_rows(mbe_measures(run_.result, source=entry.name, lang=lang))
+    sentences = run_.sentences
+    male = (sentences["set"] == "male").to_numpy()
+    values = sentences[section.method].to_numpy(np.float64)
+    # the sentence embeddings: the same tokens as the run's, so from the score cache
+    embedding = lm.unmasked(lm.tokenize([str(t) for t in sentences["target"]])).embedding
+    weights = mbe_weights(embedding[male], embedding[~male], section.weight)
+    low, high = mbe_interval(values[male], values[~male], weights)
+    wins = mbe_wins(values[male], values[~male])
+    results = [
+        _with_ci(r, low, high, "percentile bootstrap over male and female sentences")
+        for r in mbe_measures(run_.result, source=entry.name, lang=lang)
+    ]
+    return score_rows(results, {results[0].column: binomial_p(wins, run_.result.n_pairs)})

@@ -12,6 +12,9 @@ Outputs (:func:`write_compare`):
                       (:data:`weatkit.stats.correlation.CORRELATION_COLUMNS`)
 ``skipped.csv``       ``model, lang, method, status, reason``: ``not applicable`` (no data in
                       that language, a causal LM where a masked LM is needed) or ``failed``
+``seeds.csv``         only with ``checkpoints`` entries: one row per model × language ×
+                      measure, the mean and between-seed SD over its checkpoints
+                      (:data:`SEED_COLUMNS`, :func:`seed_table`)
 ``manifest.json``     the comparison file's hash, options, environment, timings
 ``correlations.png``  :func:`weatkit.crossmethod.plot.correlation_heatmap` (pooled scope)
 ====================  ======================================================================
@@ -29,9 +32,8 @@ from typing import Any
 
 import pandas as pd
 
-from weatkit.crossmethod.config import CompareConfig, load_compare_config
+from weatkit.crossmethod.config import CHECKPOINT_MARK, CompareConfig, load_compare_config
 from weatkit.crossmethod.methods import (
-    N_BOOTSTRAP,
     SCORE_COLUMNS,
     MethodContext,
     NotApplicable,
@@ -42,6 +44,7 @@ from weatkit.crossmethod.methods import (
     weat_rows,
 )
 from weatkit.crossmethod.plot import correlation_heatmap
+from weatkit.crossmethod.uncertainty import CONFIDENCE_LEVEL, N_BOOTSTRAP, SEED
 from weatkit.errors import one_line
 from weatkit.models.hub import is_decoder_only, load_config
 from weatkit.models.pool import handles, scope
@@ -52,6 +55,8 @@ from weatkit.report.tables import manifest_bytes, render, write_outputs
 from weatkit.stats.correlation import EXACT_MAX_UNITS, N_PERMUTATIONS, correlation_table
 
 SKIPPED_COLUMNS = ["model", "lang", "method", "status", "reason"]
+#: Columns of ``seeds.csv`` (:func:`seed_table`).
+SEED_COLUMNS = ["model", "lang", "method", "measure", "n_seeds", "seed_mean", "seed_sd"]
 #: How each method computes its rows for one model in one language.
 RUNNERS = {
     "weat": weat_rows,
@@ -71,6 +76,7 @@ class CompareResult:
     correlations: pd.DataFrame
     skipped: pd.DataFrame
     manifest: dict[str, Any] = field(default_factory=dict)
+    seeds: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SEED_COLUMNS))
 
     @property
     def n_failed(self) -> int:
@@ -151,7 +157,7 @@ def run_compare(
     skipped: list[dict[str, str]] = []
     timings: dict[str, float] = {}
 
-    n_steps = len(config.models) * len(config.methods) * len(config.languages)
+    n_steps = len(config.units) * len(config.methods) * len(config.languages)
     bar = progress(total=n_steps, desc="compare", unit="step", show=show_progress)
 
     def attempt(model: str, lang: str, method: str, compute: Callable[[], list]) -> None:
@@ -172,7 +178,7 @@ def run_compare(
     ctx = MethodContext(config.contextual, show_progress)
     weights_loaded: dict[str, int] = {}
     with bar:
-        for entry in config.models:
+        for entry in config.units:  # a model's checkpoints one after another
             try:
                 kind = entry.kind or _kind(entry.model, ctx.options)
             except Exception as err:  # WeatkitError, or a library's error on this model's config
@@ -191,6 +197,7 @@ def run_compare(
                 loaded = sum(h.n_loads for h in handles() if id(h) not in known)
                 weights_loaded[entry.name] = loaded
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
+    seeds = seed_table(scores, config)
     table = joined_table(scores, config)
     measures = [c for c in table.columns if c not in ("model", "lang")]
     corr = config.correlation
@@ -209,12 +216,30 @@ def run_compare(
         "config_sha256": config.sha256,
         "languages": list(config.languages),
         "models": [asdict(m) for m in config.models],
+        "units": [m.name for m in config.units],
         "methods": {m: asdict(getattr(config, m)) for m in config.methods},
         "contextual": asdict(ctx.options),
         "correlation": asdict(corr),
         "resampling": {  # weatkit.stats.resampling: plans depend only on the seed and sizes
-            "gest": {"scheme": "stratified", "n_bootstrap": N_BOOTSTRAP, "seed": 0},
-            "crows": {"scheme": "stratified", "n_bootstrap": N_BOOTSTRAP, "seed": 0},
+            # percentile bootstrap CIs of the sentence-level scores over their items, and the
+            # neutral tests (weatkit.crossmethod.uncertainty)
+            **{
+                method: {
+                    "scheme": "stratified",
+                    "strata": strata,
+                    "n_bootstrap": N_BOOTSTRAP,
+                    "seed": SEED,
+                    "confidence_level": CONFIDENCE_LEVEL,
+                    "interval": "percentile",
+                    "neutral_test": test,
+                }
+                for method, strata, test in (
+                    ("gest", "samples within stereotype, per template", "CI excludes 1"),
+                    ("stereoset", "examples within target term", "exact binomial (SS)"),
+                    ("crows", "pairs", "exact binomial"),
+                    ("mbe", "male, female sentences", "exact binomial over pairs"),
+                )
+            },
             "weat": {"scheme": "weat"},
             "correlation": {"scheme": "stratified", "paired": True},
             "correlation_p": {  # permutation p of ρ and τ_b (scipy.stats.permutation_test)
@@ -234,19 +259,71 @@ def run_compare(
         correlations=correlations,
         skipped=pd.DataFrame(skipped, columns=SKIPPED_COLUMNS),
         manifest=manifest,
+        seeds=seeds,
     )
 
 
+def seed_table(scores: pd.DataFrame, config: CompareConfig) -> pd.DataFrame:
+    """Mean and between-seed SD of every measure of each ``checkpoints`` entry
+    (:data:`SEED_COLUMNS`; Aribandi et al. 2021).
+
+    For a model with checkpoints k = 1 … K that have a value v_k of a measure in a language
+    (``n_seeds`` = K' of them)::
+
+        seed_mean = (1/K') Σ_k v_k,   seed_sd = sqrt(Σ_k (v_k − seed_mean)² / (K' − 1))
+
+    (the sample SD, ``ddof=1``; NaN with one seed). Rows in the file's model order, then
+    language and measure in the order the scores came.
+    """
+    rows = []
+    for entry in config.models:
+        if not entry.checkpoints:
+            continue
+        names = [u.name for u in entry.units()]
+        part = scores[scores["model"].isin(names) & scores["value"].notna()]
+        for (lang, method, measure), group in part.groupby(
+            ["lang", "method", "measure"], sort=False
+        ):
+            values = group["value"].to_numpy(dtype=float)
+            rows.append(
+                {
+                    "model": entry.name,
+                    "lang": lang,
+                    "method": method,
+                    "measure": measure,
+                    "n_seeds": len(values),
+                    "seed_mean": float(values.mean()),
+                    "seed_sd": float(values.std(ddof=1)) if len(values) > 1 else float("nan"),
+                }
+            )
+    return pd.DataFrame(rows, columns=SEED_COLUMNS)
+
+
 def joined_table(scores: pd.DataFrame, config: CompareConfig) -> pd.DataFrame:
-    """One row per model × language (in the file's order), one column per measure."""
+    """One row per unit × language (in the file's order), one column per measure.
+
+    A unit is a model, or each checkpoint ``NAME#k`` of a ``checkpoints`` entry; with
+    ``correlation.seed_units: mean`` a ``checkpoints`` entry is one unit ``NAME`` whose value is
+    the mean over its checkpoints (``seed_mean`` of :func:`seed_table`).
+    """
+    by_mean = config.correlation.seed_units == "mean"
+    names = [
+        u.name for m in config.models for u in ((m,) if by_mean else m.units())
+    ]
     units = pd.DataFrame(
-        [(m.name, lang) for m in config.models for lang in config.languages],
+        [(name, lang) for name in names for lang in config.languages],
         columns=["model", "lang"],
     )
     if scores.empty:
         return units
+    if by_mean:  # NAME#k -> NAME; the mean over the checkpoints with a value
+        scores = scores.assign(model=scores["model"].str.split(CHECKPOINT_MARK).str[0])
     wide = scores.pivot_table(
-        index=["model", "lang"], columns="measure", values="value", aggfunc="first", sort=False
+        index=["model", "lang"],
+        columns="measure",
+        values="value",
+        aggfunc="mean" if by_mean else "first",
+        sort=False,
     )
     wide.columns = [str(c) for c in wide.columns]
     table = units.merge(wide.reset_index(), on=["model", "lang"], how="left")
@@ -263,6 +340,8 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
         "skipped.csv": render(result.skipped, "csv"),
         "manifest.json": manifest_bytes(result.manifest),
     }
+    if not result.seeds.empty:
+        files["seeds.csv"] = render(result.seeds, "csv")
     if plot and (result.correlations["scope"] == "all").any():
         level = result.manifest["correlation"]["confidence_level"]
         figure = correlation_heatmap(result.correlations, confidence_level=level)
