@@ -100,7 +100,9 @@ def language_name(lang: str) -> str:
 
 def check_code(code: str) -> str:
     if code not in CODE:
-        raise WeatkitError(f"unknown EuroGEST code version {code!r}: choose one of {', '.join(CODE)}")
+        raise WeatkitError(
+            f"unknown EuroGEST code version {code!r}: choose one of {', '.join(CODE)}"
+        )
     return code
 
 
@@ -114,7 +116,9 @@ def _table(relpath: str, header_lines: int) -> tuple[list[str], list[tuple[int, 
     header = [c.strip() for c in rows[0][1]]
     for line, fields in rows[header_lines:]:
         if len(fields) != len(header):
-            raise DataError(f"{relpath}: line {line}: {len(fields)} fields, header has {len(header)}")
+            raise DataError(
+                f"{relpath}: line {line}: {len(fields)} fields, header has {len(header)}"
+            )
     return header, rows[header_lines:]
 
 
@@ -257,7 +261,8 @@ def eurogest_items(
     lang = lang.strip().lower()
     if coinciding not in COINCIDING:
         raise WeatkitError(
-            f"unknown coinciding-forms handling {coinciding!r}: choose one of {', '.join(COINCIDING)}"
+            f"unknown coinciding-forms handling {coinciding!r}: "
+            f"choose one of {', '.join(COINCIDING)}"
         )
     if lang not in WRAPPERS[code]:
         raise WeatkitError(
@@ -271,7 +276,9 @@ def eurogest_items(
     n_same = 0
     for rec in table.itertuples(index=False):
         if rec.masculine:
-            rows.append((rec.sample_id, rec.stereotype, rec.sentence, "G", rec.masculine, rec.feminine))
+            rows.append(
+                (rec.sample_id, rec.stereotype, rec.sentence, "G", rec.masculine, rec.feminine)
+            )
             continue
         if not rec.neutral:
             continue
