@@ -97,9 +97,14 @@ def score_items(
     kind: str | None = None,
     options: ContextualOptions | None = None,
     show_progress: bool | None = None,
+    keep_identical: bool = False,
 ) -> pd.DataFrame:
     """``items`` (with ``masculine``, ``feminine``) plus ``score_m``, ``score_f`` (S, natural
-    log), ``r`` and ``skipped`` ("" or why the item has no score, e.g. too long)."""
+    log), ``r`` and ``skipped`` ("" or why the item has no score, e.g. too long).
+
+    An item whose two strings give the same token ids (e.g. the differing words both become
+    the unknown token) would score r = 0.5 whatever the model; it is skipped with that reason
+    unless ``keep_identical``."""
     code = check_code(code)
     options = options or ContextualOptions()
     options.validate()
@@ -116,6 +121,9 @@ def score_items(
         ids_m, ids_f = list(enc_m["input_ids"][i]), list(enc_f["input_ids"][i])
         if limit is not None and max(len(ids_m), len(ids_f)) > limit:
             plans.append(f"longer than the model's {limit} tokens")
+            continue
+        if ids_m == ids_f and not keep_identical:
+            plans.append("the masculine and feminine strings tokenise identically")
             continue
         if kind == "glm":
             if min(len(ids_m), len(ids_f)) < 2:
