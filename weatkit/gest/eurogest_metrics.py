@@ -94,6 +94,7 @@ def eurogest_summary(
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
     confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
+    min_items: int | None = None,
 ) -> GestSummary:
     """R_s per stereotype and g_s of one language with percentile bootstrap CIs.
 
@@ -101,6 +102,7 @@ def eurogest_summary(
         scored: one row per item with ``stereotype`` and ``r`` (NaN = unscored).
         lang, code, n_coinciding, coinciding: recorded in the summary.
         n_bootstrap: resamples (0: no intervals); seed and confidence_level as for GEST.
+        min_items: least scored items per stereotype; None: 10 for code 2026-04, else 1.
     """
     if n_bootstrap < 0:
         raise WeatkitError(f"the number of bootstrap resamples must be >= 0, not {n_bootstrap}")
@@ -111,12 +113,12 @@ def eurogest_summary(
     table = scored.loc[keep]
     ids = list(STEREOTYPES)
     groups = [table.loc[table["stereotype"] == i, "r"].to_numpy(dtype=np.float64) for i in ids]
-    least = MIN_ITEMS_B if code == "2026-04" else 1
+    least = min_items if min_items is not None else MIN_ITEMS_B if code == "2026-04" else 1
     for i, g in zip(ids, groups, strict=True):
         if len(g) < least:
             raise WeatkitError(
                 f"EuroGEST {lang}: stereotype {i} ({STEREOTYPES[i]}) has {len(g)} scored items; "
-                f"g_s needs all 16{' with at least 10 each (code 2026-04)' if least > 1 else ''}"
+                f"g_s needs all 16{f' with at least {least} each' if least > 1 else ''}"
             )
     means = np.array([g.mean() for g in groups])
     boot, _ = bootstrap_distribution(
