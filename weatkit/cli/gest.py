@@ -40,6 +40,7 @@ from weatkit.gest.aggregate import (
     LOG_BASES,
     GestSummary,
     aggregate_by_template,
+    template_spread,
 )
 from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores
 from weatkit.gest.eurogest import CODE, COINCIDING, DEFAULT_CODE, LANGUAGES
@@ -297,7 +298,12 @@ def gest_command(**opts: Any) -> None:
         if skipped:
             note(f"{skipped} sample{'s' if skipped > 1 else ''} without a score skipped")
     tables = {"stereotypes": result.stereotypes, "summary": result.summary}
-    _finish(opts, tables, inputs, input_name)
+    spread, extra = None, {}
+    by_template = "template" in result.summary.columns and len(result.summary) > 1
+    if not opts["genders_path"] and by_template:
+        spread = template_spread(result)
+        extra = {"template_spread": spread}
+    _finish(opts, tables, inputs, input_name, extra)
     if opts["fmt"]:
         return
     if opts["genders_path"]:
@@ -308,6 +314,19 @@ def gest_command(**opts: Any) -> None:
             _print_lm(per, summary, opts["confidence"], f", template {template}")
     else:
         _print_lm(result.stereotypes, result.summary, opts["confidence"])
+    if spread is not None:
+        _print_spread(spread)
+
+
+def _print_spread(spread: pd.DataFrame) -> None:
+    """The between-template spread (Seshadri et al. 2022) under the per-template tables."""
+    s = spread.iloc[0]
+    Console().print(
+        f"between {s['n_templates']} templates: g_s mean {s['g_s_mean']:.4f}, SD "
+        f"{s['g_s_sd']:.4f}, range {s['g_s_range']:.4f} ({s['g_s_min']:.4f}–{s['g_s_max']:.4f}); "
+        f"Kendall's W of the stereotype ranks {s['kendall_w']:.4f}",
+        highlight=False,
+    )
 
 
 def _finish(
@@ -315,11 +334,13 @@ def _finish(
     tables: dict[str, pd.DataFrame],
     inputs: pd.DataFrame,
     input_name: str = "scores.csv",
+    extra: dict[str, pd.DataFrame] | None = None,
 ) -> None:
-    """Write the ``--out`` files and print the ``--format`` table."""
+    """Write the ``--out`` files (``extra`` tables too) and print the ``--format`` table."""
     if opts["out_dir"]:
         files = {input_name: render(inputs, "csv")}
-        files.update({f"{name}.csv": render(table, "csv") for name, table in tables.items()})
+        written = {**tables, **(extra or {})}
+        files.update({f"{name}.csv": render(table, "csv") for name, table in written.items()})
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:
