@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from scipy.stats import spearmanr
 
 from tests.tiny_models import make_gest_glm, make_gest_mlm
 from weatkit.cli import main
@@ -52,6 +54,19 @@ def test_model_scores_and_per_template_aggregates(
         per = stereotypes[stereotypes.template == template].reset_index(drop=True)
         assert np.allclose(per.q, alone.stereotypes.q, rtol=1e-9)
     assert "g_s" in res.output and f"template {wanted[0]}" in res.output
+    # between-template spread (issue 19.6): SD and range of g_s, Kendall's W of the ranks
+    if len(wanted) > 1:
+        spread = pd.read_csv(out / "template_spread.csv").iloc[0]
+        g_s = summary.sort_values("template").g_s.tolist()
+        assert spread.g_s_sd == pytest.approx(statistics.stdev(g_s), rel=1e-12)
+        assert spread.g_s_range == pytest.approx(max(g_s) - min(g_s), rel=1e-12)
+        # two raters without ties: W = (1 + Spearman's rho) / 2
+        q = [stereotypes[stereotypes.template == t].sort_values("stereotype").q for t in wanted]
+        rho = spearmanr(q[0], q[1]).statistic
+        assert spread.kendall_w == pytest.approx((1 + rho) / 2, rel=1e-9)
+        assert "Kendall's W" in res.output
+    else:
+        assert not (out / "template_spread.csv").exists()
 
 
 def test_bad_template_ids_are_one_line_errors(tmp_path: Path, data_dir: Path) -> None:

@@ -344,12 +344,20 @@ def _gest_tokenizer(vocab: list[str], *, wordpiece: bool, unk: str, post_process
     return tk
 
 
-def make_gest_mlm(path: Path, *, split_words: bool = False, drop: tuple[str, ...] = ()) -> Path:
+def make_gest_mlm(
+    path: Path,
+    *,
+    split_words: bool = False,
+    drop: tuple[str, ...] = (),
+    extra: tuple[str, ...] = (),
+    max_length: int = 64,
+) -> Path:
     """A 2-layer ``BertForMaskedLM`` (hidden 24) with a word-level tokenizer for GEST tests.
 
     ``[CLS] ... [SEP]`` are added; ``[MASK]`` is the mask token. With ``split_words`` the
     tokenizer is WordPiece and ``He``, ``She``, ``woman`` (and ``women``) are two tokens each
-    (see :data:`GEST_SPLIT_PIECES`); ``drop`` leaves words out of the vocabulary (``[UNK]``).
+    (see :data:`GEST_SPLIT_PIECES`); ``drop`` leaves words out of the vocabulary (``[UNK]``),
+    ``extra`` adds words (e.g. of EuroGEST sentences) after the GEST words.
     """
     from tokenizers import processors
     from transformers import BertForMaskedLM, PreTrainedTokenizerFast
@@ -358,7 +366,7 @@ def make_gest_mlm(path: Path, *, split_words: bool = False, drop: tuple[str, ...
     path.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(1)
     split = {"He", "She", "woman"} if split_words else set()
-    words = [w for w in GEST_WORDS if w not in split and w not in drop]
+    words = [w for w in (*GEST_WORDS, *extra) if w not in split and w not in drop]
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     pieces = list(GEST_SPLIT_PIECES) if split_words else []
     vocab = list(dict.fromkeys([*specials, *words, *GEST_PUNCTUATION, *pieces]))
@@ -374,19 +382,28 @@ def make_gest_mlm(path: Path, *, split_words: bool = False, drop: tuple[str, ...
         cls_token="[CLS]",
         sep_token="[SEP]",
         mask_token="[MASK]",
-        model_max_length=64,
+        model_max_length=max_length,
     )
     config = _bert_config(len(vocab))
+    config.max_position_embeddings = max_length
     BertForMaskedLM(config).eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path
 
 
-def make_gest_glm(path: Path, *, bos: bool = False, drop: tuple[str, ...] = ()) -> Path:
+def make_gest_glm(
+    path: Path,
+    *,
+    bos: bool = False,
+    drop: tuple[str, ...] = (),
+    extra: tuple[str, ...] = (),
+    max_length: int = 64,
+) -> Path:
     """A 2-layer ``GPT2LMHeadModel`` (hidden 24) with a word-level tokenizer for GEST tests.
 
     No pad token (like GPT-2). By default no special token is added; with ``bos`` the tokenizer
-    puts ``<s>`` in front of every input (like Llama). ``drop`` leaves words out (``<unk>``).
+    puts ``<s>`` in front of every input (like Llama). ``drop`` leaves words out (``<unk>``),
+    ``extra`` adds words after the GEST words.
     """
     from tokenizers import processors
     from transformers import GPT2LMHeadModel, PreTrainedTokenizerFast
@@ -394,7 +411,7 @@ def make_gest_glm(path: Path, *, bos: bool = False, drop: tuple[str, ...] = ()) 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(2)
-    words = [w for w in GEST_WORDS if w not in drop]
+    words = [w for w in (*GEST_WORDS, *extra) if w not in drop]
     vocab = list(dict.fromkeys(["<unk>", "<s>", "<|endoftext|>", *words, *GEST_PUNCTUATION]))
     post = (
         processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)]) if bos else None
@@ -405,13 +422,14 @@ def make_gest_glm(path: Path, *, bos: bool = False, drop: tuple[str, ...] = ()) 
         unk_token="<unk>",
         bos_token="<s>" if bos else "<|endoftext|>",
         eos_token="<|endoftext|>",
-        model_max_length=64,
+        model_max_length=max_length,
     )
     config = _gpt2_config(
         len(vocab),
         bos=vocab.index("<s>" if bos else "<|endoftext|>"),
         eos=vocab.index("<|endoftext|>"),
     )
+    config.n_positions = max_length
     GPT2LMHeadModel(config).eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path

@@ -8,7 +8,8 @@ Modes (exactly one):
 * ``--translations FILE.csv`` — machine-translation metrics (p_i, p_f, p_m, f_s, f_m, p_fam)
   from per-sample translation genders, :mod:`weatkit.gest.mt`;
 * ``--model ID_OR_PATH`` — score GEST with a masked or causal language model first
-  (:mod:`weatkit.gest.scoring`).
+  (:mod:`weatkit.gest.scoring`); with ``--lang XX`` (one of the 29 EuroGEST languages, Rowe et
+  al. 2025) score EuroGEST instead (:func:`weatkit.measures.gest`, :mod:`weatkit.gest.eurogest`).
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ from weatkit.gest.aggregate import (
     LOG_BASES,
     GestSummary,
     aggregate_by_template,
+    template_spread,
 )
 from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores
+from weatkit.gest.eurogest import CODE, COINCIDING, DEFAULT_CODE, LANGUAGES
 from weatkit.gest.mt import mt_metrics
 from weatkit.gest.scoring import score_samples
 from weatkit.report.tables import render, write_outputs
@@ -114,6 +117,54 @@ def _print_lm(
     console.print(totals)
 
 
+def _print_eurogest(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
+    s = summary.iloc[0]
+    view = Table(title=f"EuroGEST masculine rates R_s ({s['lang']}, code {s['code']})")
+    for col in ("#", "stereotype", "n", f"R [{level:.0%} CI]", "masc. rank", "inclination"):
+        view.add_column(col, justify="right" if col != "stereotype" else "left")
+    for row in stereotypes.itertuples(index=False):
+        r = _ci(row.R, row.R_ci_low, row.R_ci_high)
+        view.add_row(
+            str(row.stereotype), row.name, str(row.n), r, f"{row.rank:g}", f"{row.inclination:+.4f}"
+        )
+    console = Console()
+    console.print(view)
+    g_s = _ci(s["g_s"], s["g_s_ci_low"], s["g_s_ci_high"])
+    console.print(
+        f"g_s = mean(R_8..R_16) / mean(R_1..R_7) = {g_s} [{level:.0%} CI]; "
+        f"{s['n_items']} items, {s['n_skipped']} skipped",
+        highlight=False,
+    )
+
+
+def _eurogest(opts: dict[str, Any]) -> tuple[pd.DataFrame, GestSummary]:
+    """EuroGEST of ``--model`` in ``--lang`` through the public API."""
+    from weatkit.measures import gest
+
+    if not opts["model"]:
+        raise WeatkitError(f"--lang {opts['lang']}: EuroGEST scores a model; give --model ID")
+    if split_values(opts["templates"]):
+        raise WeatkitError("--templates applies to English GEST; EuroGEST picks its templates")
+    result = gest(
+        opts["model"],
+        lang=opts["lang"],
+        code=opts["eurogest_code"],
+        coinciding=opts["coinciding"],
+        kind=opts["kind"],
+        n_bootstrap=opts["n_bootstrap"],
+        seed=opts["seed"],
+        confidence_level=opts["confidence"],
+        options=options_from_cli(ContextualOptions, CONTEXTUAL, opts),
+        show_progress=opts["progress"],
+    )
+    for line in result.notes:
+        note(line)
+    reasons = result.scores.loc[result.scores["skipped"] != "", "skipped"].value_counts()
+    for reason, count in reasons.items():
+        note(f"{count} item(s) skipped: {reason}")
+    return result.scores, result.summary
+
+
 def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
     s = summary.iloc[0]
     view = Table(title="GEST masculine rates p_i of the translations")
@@ -161,6 +212,30 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     help="With --model: template ids (paper Table 2); repeatable or comma-separated.",
 )
 @click.option(
+    "--lang",
+    default="en",
+    show_default=True,
+    help="en = GEST; or one of the 29 EuroGEST languages (Rowe et al. 2025; ISO code, e.g. it, "
+    "de, uk): score --model on EuroGEST.",
+)
+@click.option(
+    "--eurogest-code",
+    type=click.Choice(CODE),
+    default=DEFAULT_CODE,
+    show_default=True,
+    help="With --lang: the upstream EuroGEST code version to follow: 2025-12 (sum of log-probs "
+    "minus ln n), 2026-04 (mean log-prob from the first differing token), 2025-08 (2025-12's "
+    "scores with the older template groups).",
+)
+@click.option(
+    "--coinciding",
+    type=click.Choice(COINCIDING),
+    default="other",
+    show_default=True,
+    help="With --lang: items whose masculine and feminine strings coincide (Italian 'disse'): "
+    "use the language's other template, refuse, or keep them (r = 0.5, as upstream).",
+)
+@click.option(
     "--gest-version",
     type=click.Choice(sorted(GEST_FILES)),
     default="1.0",
@@ -193,10 +268,21 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
 @friendly
 def gest_command(**opts: Any) -> None:
     """GEST gender-stereotype scores of a language model or an MT system."""
+    lang = str(opts["lang"]).strip().lower()
+    if lang != "en" and lang not in LANGUAGES:
+        raise WeatkitError(
+            f"--lang {opts['lang']!r}: unknown; choose en or one of {', '.join(sorted(LANGUAGES))}"
+        )
     modes = [m for m in ("scores_path", "genders_path", "model") if opts[m]]
     if len(modes) != 1:
         raise WeatkitError("give exactly one of --scores FILE, --translations FILE or --model ID")
     version = opts["gest_version"]
+    if lang != "en":
+        inputs, result = _eurogest({**opts, "lang": lang})
+        _finish(opts, {"stereotypes": result.stereotypes, "summary": result.summary}, inputs)
+        if not opts["fmt"]:
+            _print_eurogest(result.stereotypes, result.summary, opts["confidence"])
+        return
     if opts["genders_path"]:
         inputs = read_genders_csv(opts["genders_path"], version)
         result = mt_metrics(inputs, confidence_level=opts["confidence"])
@@ -212,15 +298,15 @@ def gest_command(**opts: Any) -> None:
         if skipped:
             note(f"{skipped} sample{'s' if skipped > 1 else ''} without a score skipped")
     tables = {"stereotypes": result.stereotypes, "summary": result.summary}
-    if opts["out_dir"]:
-        files = {input_name: render(inputs, "csv")}
-        files.update({f"{name}.csv": render(table, "csv") for name, table in tables.items()})
-        for path in write_outputs(opts["out_dir"], files):
-            err_console.print(f"wrote {path}", highlight=False)
+    spread, extra = None, {}
+    by_template = "template" in result.summary.columns and len(result.summary) > 1
+    if not opts["genders_path"] and by_template:
+        spread = template_spread(result)
+        extra = {"template_spread": spread}
+    _finish(opts, tables, inputs, input_name, extra)
     if opts["fmt"]:
-        sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
-        sys.stdout.flush()
-    elif opts["genders_path"]:
+        return
+    if opts["genders_path"]:
         _print_mt(result.stereotypes, result.summary, opts["confidence"])
     elif "template" in result.summary.columns:
         for template, summary in result.summary.groupby("template", sort=True):
@@ -228,3 +314,35 @@ def gest_command(**opts: Any) -> None:
             _print_lm(per, summary, opts["confidence"], f", template {template}")
     else:
         _print_lm(result.stereotypes, result.summary, opts["confidence"])
+    if spread is not None:
+        _print_spread(spread)
+
+
+def _print_spread(spread: pd.DataFrame) -> None:
+    """The between-template spread (Seshadri et al. 2022) under the per-template tables."""
+    s = spread.iloc[0]
+    Console().print(
+        f"between {s['n_templates']} templates: g_s mean {s['g_s_mean']:.4f}, SD "
+        f"{s['g_s_sd']:.4f}, range {s['g_s_range']:.4f} ({s['g_s_min']:.4f}–{s['g_s_max']:.4f}); "
+        f"Kendall's W of the stereotype ranks {s['kendall_w']:.4f}",
+        highlight=False,
+    )
+
+
+def _finish(
+    opts: dict[str, Any],
+    tables: dict[str, pd.DataFrame],
+    inputs: pd.DataFrame,
+    input_name: str = "scores.csv",
+    extra: dict[str, pd.DataFrame] | None = None,
+) -> None:
+    """Write the ``--out`` files (``extra`` tables too) and print the ``--format`` table."""
+    if opts["out_dir"]:
+        files = {input_name: render(inputs, "csv")}
+        written = {**tables, **(extra or {})}
+        files.update({f"{name}.csv": render(table, "csv") for name, table in written.items()})
+        for path in write_outputs(opts["out_dir"], files):
+            err_console.print(f"wrote {path}", highlight=False)
+    if opts["fmt"]:
+        sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
+        sys.stdout.flush()

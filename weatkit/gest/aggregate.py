@@ -389,3 +389,68 @@ def aggregate_by_template(
             pd.concat([r.summary.assign(template=t) for t, r in parts], ignore_index=True)
         ),
     )
+
+
+def kendall_w(ranks: np.ndarray) -> float:
+    """Kendall's coefficient of concordance of ``m`` raters ranking ``n`` items (Kendall &
+    Babington Smith 1939), with the correction for ties::
+
+        R_i = Σ_j r_ij,   S = Σ_i (R_i − mean R)²
+        W = 12 S / (m² (n³ − n) − m Σ_j T_j),   T_j = Σ_groups (t³ − t) over rater j's ties
+
+    ``ranks`` is ``(m, n)``, one row of ranks per rater (average ranks for ties). 1 = the raters
+    agree completely, 0 = no agreement. NaN for fewer than 2 raters or items, or when every
+    rater ties every item.
+    """
+    r = np.asarray(ranks, dtype=np.float64)
+    if r.ndim != 2 or r.shape[0] < 2 or r.shape[1] < 2:
+        return math.nan
+    m, n = r.shape
+    totals = r.sum(axis=0)
+    s = float(((totals - totals.mean()) ** 2).sum())
+    ties = 0.0
+    for row in r:
+        _, counts = np.unique(row, return_counts=True)
+        ties += float((counts.astype(np.float64) ** 3 - counts).sum())
+    denominator = m**2 * (n**3 - n) - m * ties
+    return 12.0 * s / denominator if denominator > 0 else math.nan
+
+
+TEMPLATE_SPREAD_COLUMNS = [
+    "n_templates",
+    "g_s_mean",
+    "g_s_sd",
+    "g_s_min",
+    "g_s_max",
+    "g_s_range",
+    "kendall_w",
+]
+
+
+def template_spread(result: GestSummary) -> pd.DataFrame:
+    """Between-template spread of a per-template GEST summary (Seshadri, Pezeshkpour & Singh
+    2022, "Quantifying Social Biases Using Templates is Unreliable"): one row with the number
+    of templates, the mean, sample SD (ddof 1), min, max and range of g_s over templates, and
+    Kendall's W (:func:`kendall_w`) of the 16 stereotypes' ranks across the templates (the
+    templates as raters). NaN where fewer than 2 templates."""
+    summary, per = result.summary, result.stereotypes
+    if "template" not in summary.columns:
+        raise WeatkitError("the GEST summary has no template column: nothing to compare")
+    g_s = summary.sort_values("template")["g_s"].to_numpy(dtype=np.float64)
+    ranks = np.stack(
+        [
+            group.sort_values("stereotype")["rank"].to_numpy(dtype=np.float64)
+            for _, group in per.groupby("template", sort=True)
+        ]
+    )
+    k = len(g_s)
+    row = {
+        "n_templates": k,
+        "g_s_mean": float(g_s.mean()),
+        "g_s_sd": float(g_s.std(ddof=1)) if k > 1 else math.nan,
+        "g_s_min": float(g_s.min()),
+        "g_s_max": float(g_s.max()),
+        "g_s_range": float(g_s.max() - g_s.min()),
+        "kendall_w": kendall_w(ranks),
+    }
+    return pd.DataFrame([row], columns=TEMPLATE_SPREAD_COLUMNS)

@@ -36,11 +36,13 @@ class GestResult:
             (a leading ``template`` column when the scores have one).
         measures: ``gest:g_s`` as one :class:`~weatkit.measures.result.MeasureResult`
             (:func:`gest_measures`).
+        notes: what a user must know about the data (EuroGEST: the coinciding forms handled).
     """
 
     scores: pd.DataFrame
     summary: GestSummary
     measures: list[MeasureResult] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
 
 
 def gest_measures(summary: GestSummary, *, source: str, lang: str = "en") -> list[MeasureResult]:
@@ -95,6 +97,9 @@ def gest(
     options: ContextualOptions | None = None,
     show_progress: bool | None = None,
     name: str | None = None,
+    lang: str = "en",
+    code: str = "2025-12",
+    coinciding: str = "other",
 ) -> GestResult:
     """GEST stereotype rate of a language model, or of per-sample scores.
 
@@ -124,6 +129,13 @@ def gest(
         show_progress: progress bar (None: when on a terminal).
         name: the source name in :attr:`GestResult.measures` (default ``model`` or
             ``"scores"``).
+        lang: ``"en"`` (GEST) or an ISO code of the 29 EuroGEST languages (Rowe et al. 2025;
+            :func:`eurogest`): then ``model`` is required and ``templates``, ``version`` and
+            ``log_base`` do not apply.
+        code: EuroGEST upstream code version (``2025-12`` default, ``2026-04``, ``2025-08``;
+            :data:`weatkit.gest.eurogest.CODE`).
+        coinciding: EuroGEST items whose masculine and feminine strings coincide: ``other``
+            (the language's other template), ``refuse`` (error) or ``keep`` (r = 0.5).
 
     Citation:
         Pikuliak, Hrckova, Oresko & Simko (2023), arXiv:2311.18711.
@@ -137,6 +149,22 @@ def gest(
     """
     if (model is None) == (scores is None):
         raise WeatkitError("give a model or a scores table, not both or neither")
+    if str(lang).strip().lower() != "en":
+        if model is None:
+            raise WeatkitError(f"EuroGEST ({lang}) scores a model: give model, not scores")
+        return eurogest(
+            model,
+            lang=lang,
+            code=code,
+            coinciding=coinciding,
+            kind=kind,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            confidence_level=confidence_level,
+            options=options,
+            show_progress=show_progress,
+            name=name,
+        )
     if model is not None:
         from weatkit.gest.data import load_gest
         from weatkit.gest.scoring import score_samples
@@ -167,3 +195,76 @@ def gest(
     )
     source = name or (str(model) if model is not None else "scores")
     return GestResult(table, summary, gest_measures(summary, source=source))
+
+
+def eurogest(
+    model: str,
+    *,
+    lang: str,
+    code: str = "2025-12",
+    coinciding: str = "other",
+    kind: str | None = None,
+    n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
+    options: ContextualOptions | None = None,
+    show_progress: bool | None = None,
+    name: str | None = None,
+) -> GestResult:
+    """EuroGEST stereotype rate of a language model in one of 29 languages (Rowe et al. 2025)::
+
+        r_j = exp(S_m) / (exp(S_m) + exp(S_f)),   R_s = mean_{j ∈ s} r_j
+        g_s = mean(R_8 … R_16) / mean(R_1 … R_7)
+
+    S is the sequence score of the masculine / feminine string as the upstream ``code`` version
+    normalises it (:mod:`weatkit.gest.eurogest_scoring`); items, templates and the coinciding
+    forms: :mod:`weatkit.gest.eurogest`; metrics and bootstrap:
+    :mod:`weatkit.gest.eurogest_metrics`. The measure is ``gest:g_s`` in ``lang``.
+
+    Citation:
+        Rowe, Klimaszewski, Guillou, Vallor & Birch (2025), EuroGEST, EMNLP 2025,
+        arXiv:2506.03867.
+    """
+    from weatkit.gest.eurogest import eurogest_items
+    from weatkit.gest.eurogest_metrics import eurogest_summary
+    from weatkit.gest.eurogest_scoring import score_items
+
+    built = eurogest_items(lang, code, coinciding)
+    scored = score_items(
+        model,
+        built.items,
+        code=code,
+        kind=kind,
+        options=options,
+        show_progress=show_progress,
+        keep_identical=coinciding == "keep",
+    )
+    summary = eurogest_summary(
+        scored,
+        lang=built.lang,
+        code=code,
+        n_coinciding=built.n_coinciding,
+        coinciding=coinciding,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        confidence_level=confidence_level,
+    )
+    row = summary.summary.iloc[0]
+    low, high = float(row["g_s_ci_low"]), float(row["g_s_ci_high"])
+    has_ci = not (math.isnan(low) or math.isnan(high))
+    method = f"EuroGEST code {code}"
+    if has_ci:
+        method += "; percentile bootstrap per stereotype"
+    measure = MeasureResult(
+        "gest:g_s",
+        name or str(model),
+        built.lang,
+        float(row["g_s"]),
+        low,
+        high,
+        confidence_level if has_ci else math.nan,
+        int(row["n_items"]),
+        method,
+    )
+    notes = (built.note,) if built.note else ()
+    return GestResult(scored, summary, [measure], notes)
