@@ -18,7 +18,6 @@ from tests.test_crows import slow_pll, tiny_pairs
 from tests.tiny_models import make_gest_mlm
 from weatkit.cli import main
 from weatkit.crows import (
-    as_biased,
     control_summary,
     crows_corrections,
     crows_metric,
@@ -28,6 +27,7 @@ from weatkit.crows import (
 )
 from weatkit.errors import WeatkitError
 from weatkit.measures import crows
+from weatkit.measures.controls import as_biased
 from weatkit.sentence.masked_lm import MaskedLM
 
 # --- loading ----------------------------------------------------------------------------------

@@ -520,3 +520,50 @@ def make_stereoset_glm(path: Path) -> Path:
     GPT2LMHeadModel(_gpt2_config(len(vocab), bos=eot, eos=eot)).eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+# ------------------------------------------------------------- word-level models of any vocabulary
+
+
+def make_word_mlm(path: Path, words: list[str], *, seed: int = 5) -> Path:
+    """A 2-layer ``BertForMaskedLM`` (hidden 24) whose word-level tokenizer knows ``words`` (and
+    splits on whitespace and every punctuation mark): ``[CLS] ... [SEP]``, ``[MASK]``."""
+    from tokenizers import processors
+    from transformers import BertForMaskedLM, PreTrainedTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    vocab = list(dict.fromkeys(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]))
+    post = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        special_tokens=[("[CLS]", vocab.index("[CLS]")), ("[SEP]", vocab.index("[SEP]"))],
+    )
+    tk = _gest_tokenizer(vocab, wordpiece=False, unk="[UNK]", post_processor=post)
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+        sep_token="[SEP]", mask_token="[MASK]", model_max_length=64,
+    )  # fmt: skip
+    BertForMaskedLM(_bert_config(len(vocab))).eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def make_word_glm(path: Path, words: list[str], *, seed: int = 6) -> Path:
+    """A 2-layer ``GPT2LMHeadModel`` (hidden 24) whose word-level tokenizer knows ``words``; no
+    pad token, no special tokens added, BOS = EOS = ``<|endoftext|>`` (like GPT-2)."""
+    from transformers import GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    vocab = list(dict.fromkeys(["<unk>", "<|endoftext|>", *words]))
+    tk = _gest_tokenizer(vocab, wordpiece=False, unk="<unk>")
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=tk, unk_token="<unk>", bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>", model_max_length=64,
+    )  # fmt: skip
+    eot = vocab.index("<|endoftext|>")
+    GPT2LMHeadModel(_gpt2_config(len(vocab), bos=eot, eos=eot)).eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

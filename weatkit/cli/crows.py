@@ -23,12 +23,14 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    controls_option,
     format_option,
     language_model_options,
     out_option,
     resampling_options,
     split_values,
 )
+from weatkit.cli.tables import rich_controls
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.crows.controls import (
     control_summary,
@@ -108,7 +110,10 @@ def _score_with_model(opts: dict[str, Any]) -> dict[str, pd.DataFrame]:
             f"--controls exist for English only (Pikuliak et al.), not --lang {opts['lang']}"
         )
     pairs, corrections = _pairs(opts)
-    control_rows = load_controls() if opts["controls"] else None
+    kinds = opts["controls"]
+    control_rows = None
+    if kinds:
+        control_rows = load_controls() if kinds is True else load_controls(kinds)
     lm = MaskedLM(opts["model"], options_from_cli(ContextualOptions, CONTEXTUAL, opts))
     decimals = _decimals(opts["decimals"], REFERENCE_DECIMALS[opts["method"]])
     scores = score_crows(
@@ -179,21 +184,10 @@ def _console() -> Console:
 
 
 def _print_controls(controls: pd.DataFrame, level: float) -> None:
-    view = Table(title="Controls (Pikuliak et al. 2023): the same pairs negated / with an "
-                 "anti-stereotypical attribute")  # fmt: skip
-    for col in ("control", "pairs", f"original [{level:.0%} CI]", f"control [{level:.0%} CI]",
-                "control as biased"):  # fmt: skip
-        view.add_column(col, justify="left" if col == "control" else "right")
-    for row in controls.itertuples(index=False):
-        view.add_row(
-            str(row.control),
-            str(row.n),
-            f"{_fmt(row.original)} [{_fmt(row.original_ci_low)}, {_fmt(row.original_ci_high)}]",
-            f"{_fmt(row.metric)} [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]",
-            "YES" if row.as_biased else "no",
-        )
     console = _console()
-    console.print(view)
+    title = ("Controls (Pikuliak et al. 2023): the same pairs negated / with an "
+             "anti-stereotypical attribute")  # fmt: skip
+    console.print(rich_controls(controls, level, title=title, unit="pairs"))
     console.print(
         "control as biased = the control's CI reaches the original's score on the biased side "
         "of 50: the score cannot be told from a reaction to the group words.",
@@ -226,11 +220,10 @@ def _print_controls(controls: pd.DataFrame, level: float) -> None:
     "2023, 1,467); or pairs of your own: CSV with sent_more, sent_less, stereo_antistereo, "
     "bias_type (or MBE-style JSON).",
 )
-@click.option(
-    "--controls",
-    is_flag=True,
-    help="With --model (English): also score the negated and anti-stereotype control pairs "
-    "(Pikuliak et al. 2023) and flag a control scored as biased as its originals.",
+@controls_option(
+    "With --model (English): also score the control pairs of Pikuliak et al. (2023), all or "
+    "the KINDS named (negation, antistereotype), and flag a control scored as biased as its "
+    "originals."
 )
 @click.option(
     "--scores",

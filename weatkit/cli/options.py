@@ -9,6 +9,8 @@ message on the command line (naming the flag) as in a file (naming the key).
 * output: :func:`out_option` (``--out``), :func:`format_option` (``--format``, one choice set,
   :data:`~weatkit.report.tables.FORMATS`: the table printed to stdout in that format instead of
   the readable table), :func:`progress_option` (``--progress/--no-progress``, one declaration);
+* sentence measures: :func:`controls_option` (``--controls[=KINDS]`` of ``crows`` and
+  ``stereoset``);
 * models: :func:`model_options` (``--model``/``--layer`` and the schema's transformer options:
   word vectors of a transformer), :func:`language_model_options` (sentence scorers) and
   :func:`model_specs`;
@@ -139,6 +141,32 @@ def _plan_fits(ctx: click.Context, param: click.Parameter, value: int) -> int:
     except ConfigError as err:
         raise click.BadParameter(err.problem, ctx, param) from None
     return value
+
+
+def controls_option(help_text: str) -> Decorator:
+    """``--controls[=KINDS]``: also score the measure's control sets (Pikuliak et al. 2023) —
+    all of them when no value is given (or ``all``), else the comma-separated KINDS, which the
+    library checks. The command receives ``controls``: None (not given), True (all) or the
+    tuple of kinds."""
+    return click.option(
+        "--controls",
+        "controls",
+        is_flag=False,
+        flag_value="all",
+        default=None,
+        metavar="[KINDS]",
+        help=help_text,
+        callback=_control_kinds,
+    )
+
+
+def _control_kinds(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> bool | tuple[str, ...] | None:
+    if value is None:
+        return None
+    kinds = split_values([value])
+    return True if not kinds or kinds == ("all",) else kinds
 
 
 def progress_option() -> Decorator:

@@ -5,7 +5,8 @@ Modes (exactly one):
 * ``--predictions FILE`` — score a reference predictions file (``{"intrasentence": [{"id",
   "score"}], "intersentence": [...]}``) against the dataset, :mod:`weatkit.stereoset.metrics`;
 * ``--model ID_OR_DIR`` — score the intrasentence task with a masked or causal language model
-  first, :mod:`weatkit.stereoset.scoring`.
+  first, :mod:`weatkit.stereoset.scoring`; ``--controls`` also scores the gender-swapped
+  control items of :mod:`weatkit.stereoset.controls` with the same model.
 """
 
 from __future__ import annotations
@@ -21,14 +22,26 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    controls_option,
     format_option,
     language_model_options,
     out_option,
+    resampling_options,
 )
+from weatkit.cli.tables import rich_controls
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.report.tables import render, write_outputs
+from weatkit.stereoset.controls import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_CONFIDENCE_LEVEL,
+    DEFAULT_SEED,
+    control_kinds,
+    control_summary,
+    load_genderswap,
+    score_genderswap,
+)
 from weatkit.stereoset.data import LANGS, load_stereoset, read_predictions
 from weatkit.stereoset.metrics import COLUMNS, evaluate, to_nested, unknown_ids
 
@@ -38,6 +51,8 @@ _SPLIT_TITLES = {
     "overall": "overall (both tasks)",
 }
 
+
+_TABLES = ("scores", "controls", "control_items")
 
 _CAPTION = (
     "*_term: StereoSet's official scores (evaluation.py): means over target terms, "
@@ -102,11 +117,35 @@ def _print_tables(table: pd.DataFrame, lang: str) -> None:
     type=click.Path(dir_okay=False),
     help="A dataset file in StereoSet's dev.json schema instead of --lang's (JSON or .json.gz).",
 )
-@out_option("Write scores.csv (the metrics) here; with --model also predictions.json.")
+@controls_option(
+    "With --model (English): also score the gender-swapped StereoSet items of Pikuliak et al. "
+    "(2023), all or the KINDS named (genderswap = 251 items, genderswap-filtered = 147), and "
+    "flag a control scored as biased as its originals. Their race and profession controls "
+    "cannot be built (StereoSet's stereoset.json is not in the data)."
+)
+@resampling_options(
+    n_bootstrap=DEFAULT_BOOTSTRAP,
+    seed=DEFAULT_SEED,
+    confidence_level=DEFAULT_CONFIDENCE_LEVEL,
+    bootstrap_help="With --controls: bootstrap resamples of the items for the CIs of the "
+    "original and control SS (0: off).",
+)
+@out_option(
+    "Write scores.csv (the metrics) here; with --model also predictions.json; with --controls "
+    "also controls.csv and control_items.csv."
+)
 @format_option(
     "Print the metrics in this format instead of the readable tables: json = "
     "{split: {bias_type: {column: value}}}; the others = the tidy table (the same column "
-    "names: lms_term, ss_term, icat_term, ..., lms_pooled, ss_pooled, icat_pooled)."
+    "names: lms_term, ss_term, icat_term, ..., lms_pooled, ss_pooled, icat_pooled). "
+    "With --table controls / control_items: that table."
+)
+@click.option(
+    "--table",
+    type=click.Choice(_TABLES),
+    default="scores",
+    show_default=True,
+    help="Which table --format prints.",
 )
 @friendly
 def stereoset_command(**opts: Any) -> None:
@@ -117,8 +156,13 @@ def stereoset_command(**opts: Any) -> None:
     lang = opts["lang"]
     if opts["dataset_path"] is None and lang not in LANGS:
         raise WeatkitError(f"unknown --lang {lang!r}: choose one of {', '.join(LANGS)}")
+    kinds = _controls(opts)
+    if opts["table"] != "scores" and not kinds:
+        raise WeatkitError(f"--table {opts['table']}: this run has no such table (scores)")
     dataset = load_stereoset(lang, opts["dataset_path"])
+    items = load_genderswap(kinds) if kinds else None  # checked before any scoring
     files: dict[str, bytes] = {}
+    tables: dict[str, pd.DataFrame] = {}
     if opts["predictions_path"]:
         predictions = read_predictions(opts["predictions_path"])
         unknown, total = unknown_ids(dataset, predictions)
@@ -131,15 +175,26 @@ def stereoset_command(**opts: Any) -> None:
     else:
         from weatkit.stereoset.scoring import to_predictions
 
-        scores = _score_with_model(dataset, opts)
+        scores, scorer = _score_with_model(dataset, opts)
         predictions = {"intrasentence": scores}
         files["predictions.json"] = (json.dumps(to_predictions(scores), indent=1) + "\n").encode()
+        if items is not None:
+            scored = score_genderswap(scorer, items, show_progress=opts["progress"])
+            tables["controls"] = control_summary(
+                scored, n_bootstrap=opts["n_bootstrap"], seed=opts["seed"],
+                confidence_level=opts["confidence"],
+            )  # fmt: skip
+            tables["control_items"] = scored
     table = evaluate(dataset, predictions)
     if opts["out_dir"]:
         files["scores.csv"] = render(table, "csv")
+        files.update({f"{name}.csv": render(t, "csv") for name, t in tables.items()})
         written = write_outputs(opts["out_dir"], files)
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
-    if opts["fmt"] == "json":
+    if opts["fmt"] and opts["table"] != "scores":
+        sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
+        sys.stdout.flush()
+    elif opts["fmt"] == "json":
         sys.stdout.write(json.dumps(to_nested(table), indent=2) + "\n")
         sys.stdout.flush()
     elif opts["fmt"]:
@@ -147,10 +202,48 @@ def stereoset_command(**opts: Any) -> None:
         sys.stdout.flush()
     else:
         _print_tables(table, lang)
+        if "controls" in tables:
+            _print_controls(tables["controls"], opts["confidence"], table)
 
 
-def _score_with_model(dataset: Any, opts: dict[str, Any]) -> dict[str, float]:
-    """Intrasentence scores of ``--model`` (imported here: torch loads only for this mode)."""
+def _controls(opts: dict[str, Any]) -> tuple[str, ...]:
+    """The control kinds of ``--controls`` (none without it), checked before any work."""
+    if opts["controls"] is None:
+        return ()
+    if opts["predictions_path"]:
+        raise WeatkitError("--controls is for --model; --predictions are scores already computed")
+    if opts["dataset_path"] is None and opts["lang"] != "en":
+        raise WeatkitError(
+            f"--controls exist for English only (Pikuliak et al.), not --lang {opts['lang']}"
+        )
+    return control_kinds(opts["controls"])
+
+
+def _print_controls(controls: pd.DataFrame, level: float, table: pd.DataFrame) -> None:
+    """The controls table under the main tables, with the main gender SS beside it."""
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    title = ("Controls (Pikuliak et al. 2023): StereoSet gender items with the group gender "
+             "swapped, SS")  # fmt: skip
+    console.print(rich_controls(controls, level, title=title, unit="items"))
+    gender = table[(table["split"] == "intrasentence") & (table["bias_type"] == "gender")]
+    main = ""
+    if len(gender):
+        row = gender.iloc[0]
+        main = (f"Main SS (intrasentence, gender): ss_term {row.ss_term:.2f}, ss_pooled "
+                f"{row.ss_pooled:.2f}. ")  # fmt: skip
+    console.print(
+        f"{main}original = SS of the items the swapped ones were made from; control = SS of the "
+        "gender-swapped items. control as biased = the control's CI reaches the original's SS "
+        "on the biased side of 50: the score cannot be told from a reaction to the keywords.",
+        highlight=False,
+    )
+
+
+def _score_with_model(dataset: Any, opts: dict[str, Any]) -> tuple[dict[str, float], Any]:
+    """Intrasentence scores of ``--model`` and its scorer (imported here: torch loads only for
+    this mode)."""
     from weatkit.stereoset.scoring import IntrasentenceScorer
 
     options = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
@@ -168,4 +261,4 @@ def _score_with_model(dataset: Any, opts: dict[str, Any]) -> dict[str, float]:
         highlight=False,
         soft_wrap=True,
     )
-    return scores
+    return scores, scorer

@@ -162,3 +162,29 @@ def rich_comparisons(comparisons: pd.DataFrame) -> Table:
             delta = fmt(float(group.difference.median()), 2)
         table.add_row(*key, str(len(group)), delta, f"{excludes}/{len(group)}")
     return table
+
+
+def rich_controls(controls: pd.DataFrame, level: float, *, title: str, unit: str) -> Table:
+    """A controls summary (:data:`weatkit.measures.controls.CONTROL_SUMMARY_COLUMNS`): per
+    control kind the matched originals' and the control's score with their CIs, and the flag
+    (:func:`weatkit.measures.controls.as_biased`); ``unit`` names the counted items."""
+
+    def cell(value: float, low: float, high: float) -> str:
+        def num(v: float) -> str:
+            return "–" if pd.isna(v) else f"{v:.2f}"
+
+        return f"{num(value)} [{num(low)}, {num(high)}]"
+
+    view = Table(title=title)
+    for col in ("control", unit, f"original [{level:.0%} CI]", f"control [{level:.0%} CI]",
+                "control as biased"):  # fmt: skip
+        view.add_column(col, justify="left" if col == "control" else "right")
+    for row in controls.itertuples(index=False):
+        view.add_row(
+            str(row.control),
+            str(row.n),
+            cell(row.original, row.original_ci_low, row.original_ci_high),
+            cell(row.metric, row.ci_low, row.ci_high),
+            "YES" if row.as_biased else "no",
+        )
+    return view

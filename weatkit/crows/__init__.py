@@ -9,12 +9,12 @@ the Japanese and Russian gender pairs of Kaneko, M., Imankulova, A., Bollegala, 
 scores them with a masked LM (pseudo-log-likelihood of the shared tokens, AUL or AULA) and
 computes the metric: the % of pairs where the model prefers the more stereotypical sentence.
 :mod:`weatkit.crows.controls` scores the negated and anti-stereotype control pairs of Pikuliak,
-Beňová & Bachratý (EACL 2023) beside their originals.
+Beňová & Bachratý (EACL 2023) beside their originals (the flag:
+:func:`weatkit.measures.controls.as_biased`).
 """
 
 from weatkit.crows.controls import (
     CONTROL_KINDS,
-    as_biased,
     control_summary,
     load_controls,
     score_controls,
@@ -45,7 +45,6 @@ __all__ = [
     "DATA_SETS",
     "METHODS",
     "REFERENCE_DECIMALS",
-    "as_biased",
     "bootstrap_indices",
     "control_summary",
     "crows_corrections",

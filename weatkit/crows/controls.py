@@ -26,19 +26,14 @@ measure that reflects the stereotype should move markedly towards 50 or beyond i
 control pairs: negating the statement or replacing the stereotypical attribute removes the
 stereotype but keeps the group words.
 
-**Flag** ("control as biased"): the control's CI reaches the original's point estimate on the
-biased side of 50, i.e. with o the original (matched) score and [c_lo, c_hi] the control's CI::
-
-    as_biased = c_hi ≥ o   if o ≥ 50
-    as_biased = c_lo ≤ o   if o < 50
-
-— the data cannot show that the control pairs are scored as less biased than the originals, so
-the score cannot be told apart from a reaction to the group words (Pikuliak et al. §5).
+**Flag** ("control as biased"): :func:`weatkit.measures.controls.as_biased`, the one rule of
+every measure's controls: the control's CI reaches the original's (matched) score on the biased
+side of 50 — the score cannot be told apart from a reaction to the group words (Pikuliak et
+al. §5).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -51,6 +46,7 @@ from weatkit.crows.data import OVERALL, load_crows
 from weatkit.crows.score import crows_metric, score_crows
 from weatkit.data import fetch
 from weatkit.errors import DataError, WeatkitError
+from weatkit.measures.controls import CONTROL_SUMMARY_COLUMNS, as_biased
 from weatkit.sentence.masked_lm import MaskedLM
 
 #: Control kind -> its file in the data-directory layout.
@@ -62,10 +58,6 @@ CONTROL_KINDS: tuple[str, ...] = tuple(CONTROL_FILES)
 CONTROL_PAIR_COLUMNS = [
     "control", "pair_id", "bias_type", "direction", "sent_more", "sent_less",
     "control_more", "control_less",
-]  # fmt: skip
-CONTROL_SUMMARY_COLUMNS = [
-    "control", "n", "original", "original_ci_low", "original_ci_high", "metric", "ci_low",
-    "ci_high", "as_biased",
 ]  # fmt: skip
 
 
@@ -110,14 +102,6 @@ def load_controls(kinds: Sequence[str] = CONTROL_KINDS) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=CONTROL_PAIR_COLUMNS)
     table["pair_id"] = table["pair_id"].astype(np.int64)
     return table
-
-
-def as_biased(original: float, control_low: float, control_high: float) -> bool:
-    """The "control as biased" flag (module docstring): the control's CI reaches the
-    original's score on the biased side of 50. False when either is unknown (NaN)."""
-    if any(math.isnan(v) for v in (original, control_low, control_high)):
-        return False
-    return control_high >= original if original >= 50 else control_low <= original
 
 
 def control_summary(

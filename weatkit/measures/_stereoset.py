@@ -41,10 +41,18 @@ class StereosetResult:
             bias type, both conventions).
         measures: SS, LMS and ICAT of one split, all bias types, in both conventions
             (:func:`stereoset_measures`).
+        controls: with ``controls``, SS of the matched originals and of the gender-swapped
+            items per control kind and the "control as biased" flag
+            (:func:`weatkit.stereoset.controls.control_summary`), else None.
+        control_items: with ``controls``, the per-item scores of the originals and then of the
+            gender-swapped items (``side`` = ``original``/``control``;
+            :func:`weatkit.stereoset.controls.score_genderswap`), else None.
     """
 
     table: pd.DataFrame
     measures: list[MeasureResult] = field(default_factory=list)
+    controls: pd.DataFrame | None = None
+    control_items: pd.DataFrame | None = None
 
 
 def stereoset_measures(
@@ -95,6 +103,10 @@ def stereoset(
     lang: str = "en",
     kind: str | None = None,
     split: str | None = None,
+    controls: bool | str | Sequence[str] = False,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
     options: ContextualOptions | None = None,
     show_progress: bool | None = None,
     name: str | None = None,
@@ -122,6 +134,12 @@ def stereoset(
         kind: ``"mlm"`` or ``"glm"``; None decides from the model's config.
         split: the split of :attr:`StereosetResult.measures` (both conventions; default: see
             :func:`stereoset_measures`).
+        controls: also score the gender-swapped control items of Pikuliak et al. (2023) and
+            flag a control scored as biased as its originals (:mod:`weatkit.stereoset.controls`):
+            True = ``genderswap`` and ``genderswap-filtered``, or the kinds to score; English,
+            with ``model``. The race and profession controls cannot be built (an error).
+        n_bootstrap, seed, confidence_level: the paired percentile bootstrap of the controls'
+            SS over items (0: no interval).
         options: model loading options.
         show_progress: progress bar (None: when on a terminal).
         name: the source name in the measures (default ``model`` or ``"predictions"``).
@@ -137,18 +155,40 @@ def stereoset(
 
     if (model is None) == (predictions is None):
         raise WeatkitError("give a model or predictions, not both or neither")
-    dataset = load_stereoset(lang)
-    if model is not None:
-        from weatkit.stereoset.scoring import score_intrasentence
+    kinds: tuple[str, ...] = ()
+    if not (isinstance(controls, bool) and not controls):
+        from weatkit.stereoset.controls import control_kinds
 
-        scores = score_intrasentence(
-            model, dataset, kind=kind, options=options, show_progress=show_progress
-        )
-        preds: Mapping = {"intrasentence": scores}
+        if model is None:
+            raise WeatkitError("controls are for a model; predictions are scores already computed")
+        if lang != "en":
+            raise WeatkitError(f"controls exist for English only (Pikuliak et al.), not {lang!r}")
+        kinds = control_kinds(controls)
+    dataset = load_stereoset(lang)
+    control_table = control_items = None
+    if model is not None:
+        from weatkit.stereoset.scoring import IntrasentenceScorer
+
+        items = None
+        if kinds:
+            from weatkit.stereoset.controls import load_genderswap
+
+            items = load_genderswap(kinds)  # read (and checked) before any scoring
+        scorer = IntrasentenceScorer(model, kind=kind, options=options)
+        preds: Mapping = {"intrasentence": scorer.score(dataset, show_progress)}
+        if items is not None:
+            from weatkit.stereoset.controls import control_summary, score_genderswap
+
+            control_items = score_genderswap(scorer, items, show_progress)
+            control_table = control_summary(
+                control_items, n_bootstrap=n_bootstrap, seed=seed,
+                confidence_level=confidence_level,
+            )  # fmt: skip
     elif isinstance(predictions, Mapping):
         preds = predictions
     else:
         preds = read_predictions(predictions)
     table = evaluate(dataset, preds)
     source = name or (str(model) if model is not None else "predictions")
-    return StereosetResult(table, stereoset_measures(table, source=source, lang=lang, split=split))
+    measures = stereoset_measures(table, source=source, lang=lang, split=split)
+    return StereosetResult(table, measures, control_table, control_items)
