@@ -278,7 +278,7 @@ def test_cli_model_json(models: dict[str, str], dataset_path: Path) -> None:
     nested = json.loads(res.stdout)
     assert set(nested) == {"intrasentence"}
     assert set(nested["intrasentence"]) == {"gender", "profession", "race", "overall"}
-    assert nested["intrasentence"]["overall"]["Count"] == 5
+    assert nested["intrasentence"]["overall"]["n"] == 5
 
 
 def test_cli_errors(models: dict[str, str], dataset_path: Path, tmp_path: Path) -> None:
