@@ -412,6 +412,26 @@ def test_compare_heatmap_states_the_level_of_its_intervals(level: float) -> None
     assert cell.get_text() == f"{row.spearman:.2f}{star}\nn=8"
 
 
+def test_compare_heatmap_stars_only_by_the_one_rule() -> None:
+    """6 tied units: the 95% interval excludes 0 but the exact p is 0.1 (flagged): no star."""
+    wide = pd.DataFrame({"model": list("abcdef"), "lang": "en"})
+    wide["m1"] = [2.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    wide["m2"] = [0.0, 0.0, 0.0, 3.0, 2.0, 3.0]
+    table = correlation_table(wide, ["m1", "m2"], n_bootstrap=1000)
+    (row,) = table.itertuples()
+    assert row.spearman_ci_high < 0 and row.spearman_p == pytest.approx(0.1) and row.flag
+    (ax, _) = correlation_heatmap(table).axes
+    (cell,) = ax.texts
+    assert cell.get_text() == "-0.90\nn=6"
+    assert "p ≤ 0.05, not flagged" in ax.get_title()
+    # the same rows read back from correlations.csv (empty flags become NaN) at 90%: a star
+    table90 = correlation_table(wide, ["m1", "m2"], n_bootstrap=1000, confidence_level=0.9)
+    assert table90["flag"].iloc[0] == ""
+    table90["flag"] = np.nan
+    (ax, _) = correlation_heatmap(table90, confidence_level=0.9).axes
+    assert ax.texts[0].get_text() == "-0.90*\nn=6"
+
+
 # --- errors ----------------------------------------------------------------------------------
 
 

@@ -107,7 +107,9 @@ def grid_command(**opts: Any) -> None:
         rich_summary(result.summary, config.run.engine.confidence_level, results=result.results)
     )
     if not result.correlations.empty:
-        console.print(rich_correlations(result.correlations))
+        console.print(
+            rich_correlations(result.correlations, config.run.engine.confidence_level)
+        )
     if not result.comparisons.empty:
         console.print(rich_comparisons(result.comparisons))
     if result.failed:

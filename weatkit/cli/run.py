@@ -119,7 +119,9 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
             rich_summary(result.summary, config.engine.confidence_level, results=result.results)
         )
         if config.isomorphism:
-            console.print(rich_correlations(result.correlations))
+            console.print(
+                rich_correlations(result.correlations, config.engine.confidence_level)
+            )
         if config.pool:
             console.print(rich_pooled(result.pooled, config.engine.confidence_level))
 
