@@ -249,7 +249,10 @@ def _asymmetry(config: GridConfig, results: pd.DataFrame) -> tuple[pd.DataFrame,
     langs = tuple(sorted(results["lang"].unique()))
     tests = select_lists(run.lists, langs, normalization=norm, tests=run.tests).tests
     table = asymmetry_table(results, attribute_counts(tests, config.asymmetry))
-    return table, asymmetry_correlations(table)
+    correlations = asymmetry_correlations(
+        table, confidence_level=run.engine.confidence_level, seed=run.engine.seed
+    )
+    return table, correlations
 
 
 def _manifest(
