@@ -42,7 +42,7 @@ from weatkit.grid.jobs import Job, plan_jobs
 from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
 from weatkit.lists.sources import select_lists
-from weatkit.pipeline import environment, layer_models
+from weatkit.pipeline import environment, layer_models, skipped_by_language
 from weatkit.progress import progress
 from weatkit.report.tables import (
     INFLUENCE_COLUMNS,
@@ -79,6 +79,27 @@ class GridResult:
     failed: list[dict[str, str]] = field(default_factory=list)
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
     influence: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.influence
+
+    def skipped_by_language(self) -> list[str]:
+        """The skipped tests counted per embeddings × language, one line each, as
+        ``weatkit run`` prints them (:func:`weatkit.pipeline.skipped_by_language`); the
+        skipped paired comparisons of a ``baseline`` are counted per ``EMB vs BASELINE/lang``
+        against the comparisons that ran."""
+        skipped = self.manifest.get("skipped", [])
+        min_coverage = self.manifest.get("config", {}).get("min_coverage")
+        tests = [s for s in skipped if "baseline" not in s]
+        pairs = [
+            {**s, "embeddings": f"{s['embeddings']} vs {s['baseline']}"}
+            for s in skipped
+            if "baseline" in s
+        ]
+        lines = skipped_by_language(self.results, tests, min_coverage)
+        if pairs:
+            compared = self.comparisons.assign(
+                embeddings=self.comparisons["embeddings"] + " vs " + self.comparisons["baseline"]
+            )
+            lines += skipped_by_language(compared, pairs, min_coverage)
+        return lines
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The non-empty tables by file stem (``results``, ``summary``, ...)."""
