@@ -10,6 +10,8 @@ import lzma
 import string
 import tempfile
 import warnings
+from itertools import permutations
+from math import factorial
 from pathlib import Path
 
 import numpy as np
@@ -242,25 +244,29 @@ def test_asymmetry_table_joins_on_the_list() -> None:
         asymmetry_table(results.assign(list_id="other"), counts)
 
 
+def _loop_p(x: np.ndarray, y: np.ndarray, statistic: object) -> float:
+    """Two-sided permutation p by a plain loop over every order of x (all n!, small n)."""
+    observed = statistic(x, y)
+    null = np.array([statistic(x[list(o)], y) for o in permutations(range(len(x)))])
+    return min(1.0, 2 * min(np.mean(null <= observed + 1e-9), np.mean(null >= observed - 1e-9)))
+
+
 def numpy_fit(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
     n = len(x)
     r = np.corrcoef(x, y)[0, 1]
     rho = np.corrcoef(stats.rankdata(x), stats.rankdata(y))[0, 1]
 
-    def p_of(c: float) -> float:
-        t = c * np.sqrt((n - 2) / (1 - c**2))
-        return 2 * stats.t.sf(abs(t), n - 2)
+    def pearson(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.corrcoef(a, b)[0, 1])
+
+    def spearman(a: np.ndarray, b: np.ndarray) -> float:
+        return pearson(stats.rankdata(a), stats.rankdata(b))
 
     slope, intercept = np.polyfit(x, y, 1)
-    return {
-        "pearson_r": r,
-        "pearson_p": p_of(r),
-        "spearman_rho": rho,
-        "spearman_p": p_of(rho),
-        "r2": r**2,
-        "slope": slope,
-        "intercept": intercept,
-    }
+    fit = {"pearson_r": r, "spearman_rho": rho, "r2": r**2, "slope": slope, "intercept": intercept}
+    if n <= 8:  # exact: every order
+        fit |= {"pearson_p": _loop_p(x, y, pearson), "spearman_p": _loop_p(x, y, spearman)}
+    return fit
 
 
 def test_correlations_equal_numpy_per_list_set_and_all() -> None:
@@ -292,6 +298,11 @@ def test_correlations_equal_numpy_per_list_set_and_all() -> None:
             expected = numpy_fit(x, sign * y)
             for col, value in expected.items():
                 assert row[col] == pytest.approx(value, rel=1e-9, abs=1e-12), (name, test, col)
+            assert (row.permutation_method, row.n_permutations) == ("exact", factorial(len(x)))
+            assert row.n_min == 5
+            too_few = f"n={len(x)} < 5: the smallest possible p is 2/{len(x)}! = "
+            too_few += f"{2 / factorial(len(x)):.3f} > 0.05"
+            assert row.flag == ("" if len(x) >= 5 else too_few)
 
 
 def test_correlations_undefined_without_warnings() -> None:
@@ -308,7 +319,27 @@ def test_correlations_undefined_without_warnings() -> None:
         warnings.simplefilter("error")
         corr = asymmetry_correlations(table)
     assert corr.n.tolist() == [2, 2, 3, 3]  # the NaN effect size is dropped
-    assert corr[CORRELATION_COLUMNS[4:]].isna().all().all()
+    assert corr[CORRELATION_COLUMNS[4:11]].isna().all().all()
+    assert corr.flag.tolist() == ["n=2 < 3: no correlation"] * 2 + [
+        "one variable is constant: no correlation"
+    ] * 2
+
+
+def test_three_lists_in_perfect_order_get_the_exact_p_not_zero() -> None:
+    """The asymptotic p of ρ = 1 over 3 lists is 0; the exact permutation p is 2/3! = 1/3."""
+    table = pd.DataFrame(
+        {
+            "embeddings": "E",
+            "test": "weat1",
+            "list_set": "s",
+            "effect_size": [0.1, 0.4, 0.9],
+            "count_difference": [1.0, 2.0, 8.0],
+        }
+    )
+    assert stats.spearmanr([1.0, 2.0, 8.0], [0.1, 0.4, 0.9]).pvalue == 0
+    row = asymmetry_correlations(table).iloc[0]
+    assert row.spearman_rho == 1 and row.spearman_p == pytest.approx(1 / 3)
+    assert row.flag.startswith("n=3 < 5")
 
 
 # ---------------------------------------------------------------------------------------------

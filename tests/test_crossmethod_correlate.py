@@ -14,9 +14,9 @@ from scipy import stats
 from weatkit.errors import WeatkitError
 from weatkit.stats.correlation import (
     CORRELATION_COLUMNS,
-    ci_excludes_zero,
     correlate_pair,
     correlation_table,
+    is_significant,
     kendall_rows,
     min_units,
     pearson_rows,
@@ -190,7 +190,8 @@ def test_three_units_are_flagged_and_never_starred() -> None:
     assert got["spearman_ci_low"] == got["spearman_ci_high"] == 1.0  # degenerate
     assert got["n_min"] == 5
     assert "n=3 < 5" in got["flag"] and "degenerate CI" in got["flag"]
-    assert not ci_excludes_zero(got["spearman_ci_low"], got["spearman_ci_high"], got["flag"])
+    interval = (got["spearman_ci_low"], got["spearman_ci_high"])
+    assert not is_significant(got["spearman_p"], got["flag"], 0.95, interval)
     # enough units but a perfect order: the interval is still degenerate, the p is exact
     six = correlate_pair(np.arange(6.0), np.arange(6.0) ** 3, n_bootstrap=500, seed=0,
                          confidence_level=0.95)  # fmt: skip
@@ -199,16 +200,72 @@ def test_three_units_are_flagged_and_never_starred() -> None:
 
 
 def test_what_may_be_starred() -> None:
-    assert ci_excludes_zero(0.1, 0.5, "")
-    assert ci_excludes_zero(-0.5, -0.1, "")
-    assert not ci_excludes_zero(-0.1, 0.5, "")
-    assert not ci_excludes_zero(0.1, 0.5, "n=4 < 5: ...")
-    assert not ci_excludes_zero(1.0, 1.0, "")
-    assert not ci_excludes_zero(float("nan"), float("nan"), "")
+    assert is_significant(0.01, "", 0.95, (0.1, 0.5))
+    assert is_significant(0.05, "", 0.95, (-0.5, -0.1))
+    assert not is_significant(0.01, "", 0.95, (-0.1, 0.5))
+    assert not is_significant(0.01, "n=4 < 5: ...", 0.95, (0.1, 0.5))
+    assert not is_significant(0.01, "", 0.95, (1.0, 1.0))
+    assert not is_significant(0.01, "", 0.95, (float("nan"), float("nan")))
+    assert not is_significant(0.06, "", 0.95, (0.1, 0.5))  # the interval alone is not enough
+    assert is_significant(0.06, "", 0.9, (0.1, 0.5))
+    assert not is_significant(float("nan"), "", 0.95, (0.1, 0.5))
+    # a table without intervals (isomorphism): p and the flag decide; NaN flag as read from CSV
+    assert is_significant(0.01, float("nan"), 0.95)
+    assert not is_significant(0.01, "n=4 < 5: ...", 0.95)
     x, y = _data(8, n=12)
     row = correlate_pair(x, y + 3 * x, n_bootstrap=400, seed=0, confidence_level=0.95)
-    assert row["flag"] == "" and row["spearman_ci_low"] > 0
-    assert ci_excludes_zero(row["spearman_ci_low"], row["spearman_ci_high"], row["flag"])
+    assert row["flag"] == "" and row["spearman_ci_low"] > 0 and row["spearman_p"] < 0.05
+    interval = (row["spearman_ci_low"], row["spearman_ci_high"])
+    assert is_significant(row["spearman_p"], row["flag"], 0.95, interval)
+
+
+#: 6 units with ties whose percentile bootstrap interval excludes 0 while the exact p is 0.1.
+TIED_X = np.array([2.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+TIED_Y = np.array([0.0, 0.0, 0.0, 3.0, 2.0, 3.0])
+
+
+def test_an_interval_that_excludes_zero_with_p_above_alpha_is_flagged_not_starred() -> None:
+    got = correlate_pair(TIED_X, TIED_Y, n_bootstrap=1000, seed=0, confidence_level=0.95)
+    assert got["n"] == 6 >= got["n_min"]
+    for name in ("spearman", "kendall"):
+        assert got[f"{name}_ci_high"] < 0  # the interval excludes 0 ...
+        p = _brute_force_p(TIED_X, TIED_Y, name)
+        assert got[f"{name}_p"] == pytest.approx(p, abs=1e-12) and p == pytest.approx(0.1)
+        interval = (got[f"{name}_ci_low"], got[f"{name}_ci_high"])
+        assert not is_significant(got[f"{name}_p"], got["flag"], 0.95, interval)
+    assert got["flag"] == (
+        "CI of Spearman ρ, Kendall τ_b excludes 0 but permutation p = 0.100, 0.100 > 0.05 (the "
+        "percentile bootstrap is too narrow with few units or ties)"
+    )
+    # at 90% the same p is below α: no flag, and the star is earned
+    at90 = correlate_pair(TIED_X, TIED_Y, n_bootstrap=1000, seed=0, confidence_level=0.9)
+    assert at90["flag"] == ""
+    interval = (at90["spearman_ci_low"], at90["spearman_ci_high"])
+    assert is_significant(at90["spearman_p"], at90["flag"], 0.9, interval)
+
+
+def test_compare_prints_no_star_where_p_is_above_alpha() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from weatkit.cli.compare import print_compare
+    from weatkit.crossmethod.runner import CompareResult
+
+    wide = pd.DataFrame({"model": list("abcdef"), "lang": "en", "m1": TIED_X, "m2": TIED_Y})
+    corr = correlation_table(wide, ["m1", "m2"], n_bootstrap=1000)
+    result = CompareResult(
+        scores=pd.DataFrame(),
+        table=wide,
+        correlations=corr,
+        skipped=pd.DataFrame(),
+        manifest={"correlation": {"confidence_level": 0.95}},
+    )
+    console = Console(width=120, file=StringIO(), record=True)
+    print_compare(result, console)
+    text = console.export_text()
+    assert "-0.900*" not in text and "-0.900" in text and "0.100" in text
+    assert "§" in text and "excludes 0 but p > 0.05" in text
 
 
 def test_pearson_rows_equal_scipy() -> None:

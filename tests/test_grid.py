@@ -499,3 +499,51 @@ def test_grid_outputs_feed_export_plot_and_asymmetry(finished, tmp_path: Path) -
     assert counted.exit_code == 0, counted.output
     table = pd.read_csv(tmp_path / "asymmetry.csv")
     assert len(table) == len(result.results)
+
+
+def _expected_skip_lines(out: Path, min_coverage: float) -> list[str]:
+    """Counted by a plain loop over manifest.json's skipped tests and the tables that ran."""
+    skipped = json.loads((out / "manifest.json").read_text())["skipped"]
+    results = pd.read_csv(out / "results.csv")
+    comparisons = pd.read_csv(out / "comparisons.csv")
+    comparisons["embeddings"] = comparisons["embeddings"] + " vs " + comparisons["baseline"]
+    lines = []
+    for ran, skips in (
+        (results, [s for s in skipped if "baseline" not in s]),
+        (comparisons, [{**s, "embeddings": f"{s['embeddings']} vs {s['baseline']}"}
+                       for s in skipped if "baseline" in s]),
+    ):  # fmt: skip
+        for key in sorted({(s["embeddings"], s["lang"]) for s in skips}):
+            mine = [s for s in skips if (s["embeddings"], s["lang"]) == key]
+            done = ran[(ran.embeddings == key[0]) & (ran.lang == key[1])]
+            lists = {s["list_id"] for s in mine}
+            count = f"{len(mine)} of {len(mine) + len(done)} tests"
+            count += f" ({len(lists)} of {len(lists | set(done.list_id))} lists)"
+            if done.empty:
+                count = f"all {len(mine)} tests ({len(lists)} list{'s' * (len(lists) != 1)})"
+            lines.append(f"skipped: {key[0]}/{key[1]}: {count}, coverage below "
+                         f"{100 * min_coverage:.0f}%")  # fmt: skip
+    return lines
+
+
+def test_grid_prints_skips_per_language_as_run_does(tmp_path: Path) -> None:
+    """``noisy`` lacks every 17th word: at 95% coverage some of its tests (and its paired
+    comparisons with ``mono``) are skipped, and each embeddings × language gets one line."""
+    path = make_grid(tmp_path, min_coverage=0.95, engine={"n_bootstrap": 0, "n_permutations": 0})
+    res = invoke("grid", str(path), "--no-progress")
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "out"
+    skipped = json.loads((out / "manifest.json").read_text())["skipped"]
+    assert {s["embeddings"] for s in skipped} == {"noisy"}
+    assert any("baseline" in s for s in skipped) and any("baseline" not in s for s in skipped)
+    lines = [line for line in res.stderr.splitlines() if line.startswith("skipped:")]
+    assert lines == _expected_skip_lines(out, 0.95)
+    assert "skipped: noisy/en: 11 of 12 tests (6 of 6 lists), coverage below 95%" in lines
+    assert {line.split(":")[1].strip() for line in lines} == {
+        "noisy/de", "noisy/en", "noisy vs mono/de", "noisy vs mono/en"
+    }  # fmt: skip
+    assert "missing" not in res.stderr  # no reasons without --verbose
+    assert f"{len(skipped)} test(s) skipped (reasons in manifest.json; --verbose" in res.stderr
+    loud = invoke("grid", str(path), "--no-progress", "--verbose")
+    reasons = [line for line in loud.stderr.splitlines() if line.startswith("skipped:")]
+    assert reasons == [f"skipped: {s['reason']}" for s in skipped]

@@ -303,3 +303,39 @@ def test_printed_correlations_show_the_exact_p_and_the_flag() -> None:
     assert "1.00 (0.333)" in text and "1.00 (0.000)" not in text
     assert "3 †" in text
     assert "† n=3 < 5: the smallest possible p is 2/3! = 0.333 > 0.05" in text
+
+
+def test_printed_correlations_star_by_the_one_rule() -> None:
+    """A star where p ≤ α and the row is not flagged; never on a † row, whatever its p."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from weatkit.cli.tables import rich_correlations
+
+    langs = ["de", "fr", "it", "es", "pt", "nl"]
+    summary = pd.DataFrame(
+        {
+            "embeddings": "A",
+            "lang": langs,
+            "list_set": "x",
+            "test": "weat1",
+            "effect_size": [0.1, 0.5, 0.9, 1.2, 1.3, 1.7],
+            "iso_gh": [1.0, 2.0, 4.0, 5.0, 7.0, 8.0],
+        }
+    )
+    table = correlation_table(summary)
+    row = table[table.embeddings == "A"].iloc[0]
+    assert row.flag == "" and row.spearman_p == pytest.approx(2 / 720)
+    console = Console(width=200, file=StringIO(), record=True)
+    console.print(rich_correlations(table))
+    text = console.export_text()
+    assert "1.00* (0.003)" in text and "* p ≤ 0.05 (never on a † row)" in text
+    console = Console(width=200, file=StringIO(), record=True)
+    console.print(rich_correlations(table, confidence_level=0.999))
+    assert "*" not in console.export_text()  # 2/720 > 0.001
+    three = correlation_table(summary.head(3))
+    console = Console(width=200, file=StringIO(), record=True)
+    console.print(rich_correlations(three.assign(pearson_p=0.001, spearman_p=0.001)))
+    text = console.export_text()
+    assert "(0.001)" in text and "*" not in text and "3 †" in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import struct
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.markers import MarkerStyle
+from matplotlib.patches import Polygon
 
 from tests.test_atomic import full_disk
 from tests.test_report_exports import (
@@ -143,13 +145,14 @@ def test_forest_shows_languages_models_and_every_list(tables: RunTables) -> None
     assert [title(ax) for ax in fig.axes] == [TITLES["weat1"], TITLES["weat2"]]
     assert all(ax.get_xlabel() == "effect size d" for ax in fig.axes)
     assert fig.axes[0].get_ylabel() == "language"
-    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["de", "en", "it"]
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["de", "en", "it", "pooled"]
     assert legend_labels(fig) == [
         *MODELS,
         "ca-weat:v1: median of lists",
         "x-weat: single list",
         *INTERVAL_LABELS,
         LISTS_LABEL,
+        "pooled over languages (random effects, 95% CI)",  # the run has pooled.csv
     ]
     ca_lists = tables.results[tables.results["list_set"] == "ca-weat:v1"]
     assert grey_points(fig) == len(ca_lists) > 40
@@ -161,6 +164,49 @@ def test_forest_shows_languages_models_and_every_list(tables: RunTables) -> None
         assert np.allclose(grey.get_facecolor()[0][:3], [float(LIST_GREY)] * 3)
         expected = ca_lists.loc[ca_lists["test"] == test, "effect_size"].to_numpy()
         np.testing.assert_allclose(np.sort(grey.get_offsets()[:, 0]), np.sort(expected))
+
+
+def test_forest_draws_the_pooled_diamond_of_pooled_csv(run_dir: Path, tables: RunTables) -> None:
+    """Per test panel, one diamond per embeddings × list set: tips at pooled.csv's CI of the
+    ``languages`` level, centre at its effect size, in the space's colour, labelled with I²."""
+    pooled = pd.read_csv(run_dir / "pooled.csv")
+    languages = pooled[pooled["level"] == "languages"]
+    # GloVe has English only: the toy space's 2 list sets × 2 tests, each over 3 languages
+    assert len(languages) == 4 and set(languages["embeddings"]) == {TOY}
+    assert (languages["k"] == 3).all()
+    fig = forest_plot(tables)
+    (legend,) = fig.legends
+    handles = zip(legend.get_texts(), legend.legend_handles, strict=True)
+    colours = {text.get_text(): handle.get_color() for text, handle in handles}
+    seen = 0
+    for ax, test in zip(fig.axes, ["weat1", "weat2"], strict=True):
+        diamonds = [p for p in ax.patches if isinstance(p, Polygon)]
+        assert len(diamonds) == 2
+        y_pooled = [t.get_text() for t in fig.axes[0].get_yticklabels()].index("pooled")
+        for diamond in diamonds:
+            (low, y), (d, bottom), (high, y2), (d2, top) = diamond.get_xy()[:4]
+            assert y == y2 and d == d2 and top - y == y - bottom > 0
+            assert abs(y - y_pooled) < 0.5  # in the pooled row
+            (row,) = languages[
+                (languages["test"] == test) & np.isclose(languages["effect_size"], d)
+            ].itertuples()
+            assert (low, high) == (row.effect_size_ci_low, row.effect_size_ci_high)
+            assert diamond.get_label() == f"pooled (random effects, I² = {100 * row.i2:.0f}%)"
+            assert to_hex(diamond.get_facecolor()) == to_hex(colours[row.embeddings])
+            seen += 1
+    assert seen == len(languages)
+    # filtered to some languages, the pooled row (over all of them) is left out
+    filtered = forest_plot(tables, langs=["de", "en"])
+    assert not [p for ax in filtered.axes for p in ax.patches if isinstance(p, Polygon)]
+
+
+def test_forest_without_pooled_csv_has_no_pooled_row(run_dir: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    (copy / "pooled.csv").unlink()
+    fig = forest_plot(read_run_dir(copy))
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["de", "en", "it"]
+    assert not [p for ax in fig.axes for p in ax.patches if isinstance(p, Polygon)]
 
 
 def test_forest_filters_and_language_order(tables: RunTables) -> None:
@@ -410,6 +456,26 @@ def test_compare_heatmap_states_the_level_of_its_intervals(level: float) -> None
     (cell,) = ax.texts
     star = "*" if row.spearman_ci_low > 0 or row.spearman_ci_high < 0 else ""
     assert cell.get_text() == f"{row.spearman:.2f}{star}\nn=8"
+
+
+def test_compare_heatmap_stars_only_by_the_one_rule() -> None:
+    """6 tied units: the 95% interval excludes 0 but the exact p is 0.1 (flagged): no star."""
+    wide = pd.DataFrame({"model": list("abcdef"), "lang": "en"})
+    wide["m1"] = [2.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    wide["m2"] = [0.0, 0.0, 0.0, 3.0, 2.0, 3.0]
+    table = correlation_table(wide, ["m1", "m2"], n_bootstrap=1000)
+    (row,) = table.itertuples()
+    assert row.spearman_ci_high < 0 and row.spearman_p == pytest.approx(0.1) and row.flag
+    (ax, _) = correlation_heatmap(table).axes
+    (cell,) = ax.texts
+    assert cell.get_text() == "-0.90\nn=6"
+    assert "p ≤ 0.05, not flagged" in ax.get_title()
+    # the same rows read back from correlations.csv (empty flags become NaN) at 90%: a star
+    table90 = correlation_table(wide, ["m1", "m2"], n_bootstrap=1000, confidence_level=0.9)
+    assert table90["flag"].iloc[0] == ""
+    table90["flag"] = np.nan
+    (ax, _) = correlation_heatmap(table90, confidence_level=0.9).axes
+    assert ax.texts[0].get_text() == "-0.90*\nn=6"
 
 
 # --- errors ----------------------------------------------------------------------------------

@@ -51,13 +51,23 @@ embeddings, test   the group
 list_sets          one list set's name, or ``all`` (every list set of the test together, as the
                    paper's "all 91 *-WEAT1 tests")
 n                  number of lists (rows with both values)
-pearson_r/_p       Pearson r and its two-sided p-value (``scipy.stats.pearsonr``)
-spearman_rho/_p    Spearman ρ and its two-sided p-value (``scipy.stats.spearmanr``)
+pearson_r/_p       Pearson r and its two-sided permutation p
+spearman_rho/_p    Spearman ρ and its two-sided permutation p
 r2                 R² = r² of the least-squares line (``scipy.stats.linregress``)
 slope, intercept   of the least-squares line d = intercept + slope · count_difference
+permutation_method ``exact`` (all n! pairings, n ≤ 8) or ``monte-carlo`` (9,999 seeded)
+n_permutations     pairings the p-values are computed over
+n_min              fewest lists at which p can reach α = 1 − confidence level (5 at 95%)
+flag               why the row cannot be read as significant (too few lists; no correlation);
+                   '' otherwise
 =================  ===========================================================================
 
-With n < 3 or a constant x or y, every statistic is NaN.
+The correlations and their p-values are those of every correlation in weatkit
+(:func:`weatkit.stats.correlation.correlate_pair`): the p-value is a permutation test of
+independence (Pitman 1937), exact over all n! re-pairings of the lists up to 8 lists, else
+9,999 seeded pairings (Phipson & Smyth 2010), never the asymptotic t approximation (which gives
+p = 0 for a perfect order of 3 lists, whose exact p is 2/6). With n < 3 or a constant x or y,
+every statistic is NaN and ``flag`` says why.
 """
 
 from __future__ import annotations
@@ -77,6 +87,7 @@ from weatkit._io.textfile import decode
 from weatkit.embeddings.loader_utils import reading
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest
+from weatkit.stats.correlation import MIN_UNITS, correlate_pair, min_units
 
 #: Join keys of the ``results`` and counts tables.
 KEYS = ["lang", "list_set", "list_id", "test"]
@@ -102,7 +113,13 @@ CORRELATION_COLUMNS = [
     "r2",
     "slope",
     "intercept",
+    "permutation_method",
+    "n_permutations",
+    "n_min",
+    "flag",
 ]
+#: The statistics of :data:`CORRELATION_COLUMNS` that are NaN when a group has no correlation.
+_STATISTICS = CORRELATION_COLUMNS[4:11]
 WORDFREQ = "wordfreq"
 #: A corpus path template, a mapping language -> corpus path, or ``"wordfreq"``.
 CountSource = str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]]
@@ -328,29 +345,57 @@ def asymmetry_table(results: pd.DataFrame, counts: pd.DataFrame) -> pd.DataFrame
     return table[ASYMMETRY_COLUMNS].reset_index(drop=True)
 
 
-def _fit(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """Pearson, Spearman and the least-squares line of y on x; NaN when undefined."""
-    names = CORRELATION_COLUMNS[4:]
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return dict.fromkeys(names, np.nan)
-    pearson = stats.pearsonr(x, y)
-    spearman = stats.spearmanr(x, y)
-    line = stats.linregress(x, y)
-    values = (
-        pearson.statistic,
-        pearson.pvalue,
-        spearman.statistic,
-        spearman.pvalue,
-        line.rvalue**2,
-        line.slope,
-        line.intercept,
+def _fit(
+    x: np.ndarray, y: np.ndarray, confidence_level: float, seed: int
+) -> dict[str, float | int | str]:
+    """Pearson, Spearman (:func:`weatkit.stats.correlation.correlate_pair`: permutation p) and
+    the least-squares line of y on x; NaN with a ``flag`` when undefined."""
+    if len(x) < MIN_UNITS or np.ptp(x) == 0 or np.ptp(y) == 0:
+        why = (
+            f"n={len(x)} < {MIN_UNITS}: no correlation"
+            if len(x) < MIN_UNITS
+            else "one variable is constant: no correlation"
+        )
+        return dict.fromkeys(_STATISTICS, np.nan) | {
+            "permutation_method": "",
+            "n_permutations": np.nan,
+            "n_min": min_units(confidence_level),
+            "flag": why,
+        }
+    both = correlate_pair(
+        x,
+        y,
+        n_bootstrap=0,
+        seed=seed,
+        confidence_level=confidence_level,
+        statistics=("pearson", "spearman"),
     )
-    return dict(zip(names, map(float, values), strict=True))
+    line = stats.linregress(x, y)
+    return {
+        "pearson_r": float(both["pearson"]),
+        "pearson_p": float(both["pearson_p"]),
+        "spearman_rho": float(both["spearman"]),
+        "spearman_p": float(both["spearman_p"]),
+        "r2": float(line.rvalue**2),
+        "slope": float(line.slope),
+        "intercept": float(line.intercept),
+        "permutation_method": both["permutation_method"],
+        "n_permutations": both["n_permutations"],
+        "n_min": both["n_min"],
+        "flag": both["flag"],
+    }
 
 
-def asymmetry_correlations(table: pd.DataFrame) -> pd.DataFrame:
+def asymmetry_correlations(
+    table: pd.DataFrame, *, confidence_level: float = 0.95, seed: int = 0
+) -> pd.DataFrame:
     """Effect size against count difference per embeddings × test, for each list set and for
-    ``all`` of them together (columns: :data:`CORRELATION_COLUMNS`)."""
+    ``all`` of them together (columns: :data:`CORRELATION_COLUMNS`).
+
+    p-values are permutation p-values (:func:`weatkit.stats.correlation.correlate_pair`:
+    exact up to 8 lists, else 9,999 pairings drawn with ``seed``); ``n_min`` and ``flag`` are
+    taken at α = 1 − ``confidence_level``.
+    """
     rows = []
     data = table.dropna(subset=["effect_size", "count_difference"])
     for (embeddings, test), group in data.groupby(["embeddings", "test"], sort=False):
@@ -360,6 +405,6 @@ def asymmetry_correlations(table: pd.DataFrame) -> pd.DataFrame:
             y = part["effect_size"].to_numpy(dtype=float)
             rows.append(
                 {"embeddings": embeddings, "test": test, "list_sets": list_sets, "n": len(part)}
-                | _fit(x, y)
+                | _fit(x, y, confidence_level, seed)
             )
     return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)

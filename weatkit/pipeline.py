@@ -13,7 +13,7 @@ import platform
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -211,50 +211,67 @@ class RunResult:
     null: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def skipped_by_language(self) -> list[str]:
-        """The skipped tests counted per embeddings × language, one line each (sorted).
-
-        E.g. ``glove-6b-50d/en: 3 of 10 tests (2 of 5 lists), coverage below 80%`` (the
-        tests of that language that were skipped, out of all its selected tests, and the lists
-        they belong to) or ``glove-6b-50d/de: all 48 tests (24 lists), coverage below 80%``.
-        ``run`` skips a test when a set's coverage is below ``min_coverage`` or when its two
-        target sets are identical (counted on a line of its own, e.g. ``glove-6b-50d/en: 2 of 40
-        tests (1 of 3 lists), identical target sets``); every reason is in ``skipped`` and in
-        the manifest.
-        """
-        if not self.skipped:
-            return []
+        """The skipped tests counted per embeddings × language (:func:`skipped_by_language`)."""
         config = self.manifest.get("config", {})
         min_coverage = config.get("min_coverage") if isinstance(config, dict) else None
-        cause = (
-            f"coverage below {100 * float(min_coverage):.0f}%"
-            if min_coverage is not None
-            else "low coverage"
-        )
-        ran: dict[tuple[str, str], set[tuple[str, str, str]]] = defaultdict(set)
-        lists: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-        for row in self.results.itertuples(index=False):
-            key = (str(row.embeddings), str(row.lang))
-            ran[key].add((str(row.list_set), str(row.list_id), str(row.test)))
-            lists[key].add((str(row.list_set), str(row.list_id)))
-        skipped: dict[tuple[str, str, str], list[dict[str, str]]] = defaultdict(list)
-        n_skipped: dict[tuple[str, str], int] = defaultdict(int)
-        for skip in self.skipped:
-            why = IDENTICAL_TARGETS if skip.get("cause") == "lists" else cause
-            skipped[(skip["embeddings"], skip["lang"], why)].append(skip)
-            n_skipped[(skip["embeddings"], skip["lang"])] += 1
-            lists[(skip["embeddings"], skip["lang"])].add((skip["list_set"], skip["list_id"]))
-        lines = []
-        for embeddings, lang, why in sorted(skipped):
-            key = (embeddings, lang)
-            group = skipped[(embeddings, lang, why)]
-            n_lists = len({(s["list_set"], s["list_id"]) for s in group})
-            if ran[key] or len(group) < n_skipped[key]:
-                count = f"{len(group)} of {n_skipped[key] + len(ran[key])} tests"
-                count += f" ({n_lists} of {len(lists[key])} lists)"
-            else:
-                count = f"all {len(group)} tests ({n_lists} list{'s' * (n_lists != 1)})"
-            lines.append(f"{embeddings}/{lang}: {count}, {why}")
-        return lines
+        return skipped_by_language(self.results, self.skipped, min_coverage)
+
+
+def skipped_by_language(
+    results: pd.DataFrame,
+    skipped: Sequence[Mapping[str, str]],
+    min_coverage: float | None,
+) -> list[str]:
+    """Skipped tests counted per embeddings × language and reason, one line each (sorted).
+
+    E.g. ``glove-6b-50d/en: 3 of 10 tests (2 of 5 lists), coverage below 80%`` (the tests of
+    that language that were skipped, out of all its selected tests: those in ``results`` and
+    those in ``skipped``, and the lists they belong to) or
+    ``glove-6b-50d/de: all 48 tests (24 lists), coverage below 80%``. A test is skipped when a
+    set's coverage is below ``min_coverage`` (``None``: "low coverage") or when its two target
+    sets are identical (``cause`` ``lists``; counted on a line of its own, e.g.
+    ``glove-6b-50d/en: 2 of 40 tests (1 of 3 lists), identical target sets``); every reason is
+    in ``skipped`` and in the manifest. Used by ``weatkit run`` and ``weatkit grid``.
+
+    Args:
+        results: the tests that ran (``embeddings``, ``lang``, ``list_set``, ``list_id``,
+            ``test``).
+        skipped: the skipped tests, each with the same keys, a ``reason`` and maybe a ``cause``.
+        min_coverage: the run's coverage threshold.
+    """
+    if not skipped:
+        return []
+    cause = (
+        f"coverage below {100 * float(min_coverage):.0f}%"
+        if min_coverage is not None
+        else "low coverage"
+    )
+    ran: dict[tuple[str, str], set[tuple[str, str, str]]] = defaultdict(set)
+    lists: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+    for row in results.itertuples(index=False):
+        key = (str(row.embeddings), str(row.lang))
+        ran[key].add((str(row.list_set), str(row.list_id), str(row.test)))
+        lists[key].add((str(row.list_set), str(row.list_id)))
+    by_reason: dict[tuple[str, str, str], list[Mapping[str, str]]] = defaultdict(list)
+    n_skipped: dict[tuple[str, str], int] = defaultdict(int)
+    for skip in skipped:
+        key = (str(skip["embeddings"]), str(skip["lang"]))
+        why = IDENTICAL_TARGETS if skip.get("cause") == "lists" else cause
+        by_reason[(*key, why)].append(skip)
+        n_skipped[key] += 1
+        lists[key].add((str(skip["list_set"]), str(skip["list_id"])))
+    lines = []
+    for embeddings, lang, why in sorted(by_reason):
+        key = (embeddings, lang)
+        group = by_reason[(embeddings, lang, why)]
+        n_lists = len({(s["list_set"], s["list_id"]) for s in group})
+        if ran[key] or len(group) < n_skipped[key]:
+            count = f"{len(group)} of {n_skipped[key] + len(ran[key])} tests"
+            count += f" ({n_lists} of {len(lists[key])} lists)"
+        else:
+            count = f"all {len(group)} tests ({n_lists} list{'s' * (n_lists != 1)})"
+        lines.append(f"{embeddings}/{lang}: {count}, {why}")
+    return lines
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,9 @@ from weatkit.report.tables import render
 from weatkit.stats.correlation import (
     EXACT_MAX_UNITS,
     N_PERMUTATIONS,
-    ci_excludes_zero,
     degenerate_interval,
+    excludes_zero,
+    is_significant,
 )
 
 
@@ -189,8 +190,11 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
                     marks += "†"
                 if degenerate_interval(low, high):
                     marks += "‡"
+                p = getattr(r, f"{name}_p")
+                if excludes_zero(low, high) and p > alpha + 1e-12:
+                    marks += "§"
                 used.update(marks)
-                star = "*" if ci_excludes_zero(low, high, r.flag) else ""
+                star = "*" if is_significant(p, r.flag, level, (low, high)) else ""
                 used.update(star)
                 interval = "" if pd.isna(low) else f"[{_fmt(low)}, {_fmt(high)}]"
                 view.add_row(
@@ -209,7 +213,9 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
         f"{EXACT_MAX_UNITS} units, else {N_PERMUTATIONS:,} seeded pairings)."
     ]
     if "*" in used:
-        legend.append(f"* the {ci_header} excludes 0 (never marked on a † or ‡ row).")
+        legend.append(
+            f"* the {ci_header} excludes 0 and p ≤ {alpha:g} (never on a flagged row: †, ‡, §)."
+        )
     if "†" in used:
         n_min = int(corr["n_min"].iloc[0])
         n = int(corr.loc[corr["n"] < corr["n_min"], "n"].max())
@@ -222,6 +228,12 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
         legend.append(
             "‡ degenerate CI: every bootstrap resample gives the same value (e.g. ρ = 1 with "
             "3 units); it says nothing about uncertainty."
+        )
+    if "§" in used:
+        legend.append(
+            f"§ the {ci_header} excludes 0 but p > {alpha:g}: with few units or ties the "
+            "percentile bootstrap is too narrow; the permutation p decides, so no star on "
+            "the row."
         )
     for line in legend:
         console.print(line, highlight=False, markup=False)

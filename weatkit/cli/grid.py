@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import out_option, progress_option
+from weatkit.cli.options import out_option, progress_option, verbose_option
 from weatkit.cli.tables import rich_comparisons, rich_correlations, rich_summary
 from weatkit.errors import WeatkitError
 from weatkit.grid.config import GridConfig, check_inputs, load_grid_config
@@ -61,6 +61,7 @@ from weatkit.grid.runner import PlannedJob, plan, run_grid
     help="Ray: GPUs each transformer-model job reserves; fractions share a GPU "
     "(default: 1 when the cluster has GPUs, else 0).",
 )
+@verbose_option()
 @friendly
 def grid_command(**opts: Any) -> None:
     """Run the experiment in EXPERIMENT (.yaml or .toml): one job per embeddings × language.
@@ -99,15 +100,25 @@ def grid_command(**opts: Any) -> None:
     ran = sum(1 for j in result.manifest["jobs"] if j["status"] == "ran")
     reused = sum(1 for j in result.manifest["jobs"] if j["status"] == "reused")
     note(f"{ran} job(s) run, {reused} reused, {len(result.failed)} failed")
-    if result.manifest["skipped"]:
-        note(f"{len(result.manifest['skipped'])} test(s) skipped (reasons in manifest.json)")
+    skipped = result.manifest["skipped"]
+    if opts["verbose"]:
+        for skip in skipped:
+            _err_line(f"skipped: {skip['reason']}")
+    else:
+        for line in result.skipped_by_language():
+            _err_line(f"skipped: {line}")
+    if skipped:
+        where = "reasons in manifest.json" + ("" if opts["verbose"] else "; --verbose prints them")
+        note(f"{len(skipped)} test(s) skipped ({where})")
     err_console.print(f"wrote {config.output}", highlight=False)
     console = Console() if Console().is_terminal else Console(width=160)
     console.print(
         rich_summary(result.summary, config.run.engine.confidence_level, results=result.results)
     )
     if not result.correlations.empty:
-        console.print(rich_correlations(result.correlations))
+        console.print(
+            rich_correlations(result.correlations, config.run.engine.confidence_level)
+        )
     if not result.comparisons.empty:
         console.print(rich_comparisons(result.comparisons))
     if result.failed:
@@ -152,3 +163,7 @@ def _print_plan(config: GridConfig, planned: list[PlannedJob]) -> None:
         highlight=False,
         soft_wrap=True,
     )
+
+
+def _err_line(text: str) -> None:
+    err_console.print(text, markup=False, highlight=False, soft_wrap=True)

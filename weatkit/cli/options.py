@@ -181,6 +181,15 @@ def progress_option() -> Decorator:
     )
 
 
+def verbose_option(what: str = "") -> Decorator:
+    """``--verbose``/``-v``: every skipped test with its reason instead of counts per
+    embeddings × language (``weatkit run``, ``weatkit grid``); ``what`` names what else it
+    shows."""
+    return click.option(
+        "--verbose", "-v", is_flag=True, help=f"Show {what}every skipped test with its reason."
+    )
+
+
 # --- models ---------------------------------------------------------------------------------
 
 

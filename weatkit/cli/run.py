@@ -17,6 +17,7 @@ from weatkit.cli.options import (
     model_specs,
     out_option,
     progress_option,
+    verbose_option,
 )
 from weatkit.cli.tables import rich_correlations, rich_pooled, rich_summary
 from weatkit.config.run import run_config_from_cli
@@ -58,12 +59,7 @@ _SELECTION = ("lists", "langs", "tests")
     show_default=True,
     help="Which table --format prints.",
 )
-@click.option(
-    "--verbose",
-    "-v",
-    is_flag=True,
-    help="Show every normalisation note and every skipped test with its reason.",
-)
+@verbose_option("every normalisation note and ")
 @progress_option()
 @click.option(
     "--isomorphism",
@@ -127,7 +123,9 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
             rich_summary(result.summary, config.engine.confidence_level, results=result.results)
         )
         if config.isomorphism:
-            console.print(rich_correlations(result.correlations))
+            console.print(
+                rich_correlations(result.correlations, config.engine.confidence_level)
+            )
         if config.pool:
             console.print(rich_pooled(result.pooled, config.engine.confidence_level))
 

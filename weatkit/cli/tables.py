@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 from rich.table import Table
 
+from weatkit.stats.correlation import is_significant
+
 
 def fmt(value: object, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
@@ -101,33 +103,42 @@ def _ci_label(median: bool, ci_level: float, level: float) -> str:
     return f"{percent(ci_level)} median{below}"
 
 
-def rich_correlations(correlations: pd.DataFrame) -> Table:
-    """Effect size vs isomorphism: r and ρ with their permutation p; a row flagged for too few
-    languages (``flag``, :func:`weatkit.stats.correlation.small_sample_flag`) is marked † and
-    its reason given under the table."""
+def rich_correlations(correlations: pd.DataFrame, confidence_level: float = 0.95) -> Table:
+    """Effect size vs isomorphism: r and ρ with their permutation p; ``*`` marks a significant
+    correlation by the one rule (:func:`weatkit.stats.correlation.is_significant`: p ≤ α =
+    1 − ``confidence_level``, the row not flagged; this table has no intervals). A row flagged
+    for too few languages (``flag``, :func:`weatkit.stats.correlation.small_sample_flag`) is
+    marked † and its reason given under the table."""
     table = Table(title="Effect size vs isomorphism across languages")
     columns = ("embeddings", "list set", "test", "measure", "langs", "Pearson r (p)",
                "Spearman ρ (p)", "R²")  # fmt: skip
     for col in columns:
         table.add_column(col)
     reasons: dict[str, None] = {}
+    starred = False
     for row in correlations.itertuples(index=False):
         flag = getattr(row, "flag", "")
         flag = flag if isinstance(flag, str) else ""
         mark = " †" if flag else ""
         if flag:
             reasons[flag] = None
+        cells = []
+        for value, p in ((row.pearson_r, row.pearson_p), (row.spearman_rho, row.spearman_p)):
+            star = "*" if is_significant(p, flag, confidence_level) else ""
+            starred = starred or bool(star)
+            cells.append(f"{fmt(value, 2)}{star} ({_fmt_p(p)})")
         table.add_row(
             row.embeddings,
             row.list_set,
             row.test,
             row.measure,
             str(row.n_languages) + mark,
-            f"{fmt(row.pearson_r, 2)} ({_fmt_p(row.pearson_p)})",
-            f"{fmt(row.spearman_rho, 2)} ({_fmt_p(row.spearman_p)})",
+            *cells,
             fmt(row.r2, 2),
         )
     caption = ["p: two-sided permutation p (exact over all n! orders up to 8 languages)"]
+    if starred:
+        caption.append(f"* p ≤ {1 - confidence_level:.2g} (never on a † row)")
     caption += [f"† {reason}" for reason in reasons]
     table.caption = "\n".join(caption)
     table.caption_justify = "left"

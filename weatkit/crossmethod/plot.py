@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from weatkit.errors import WeatkitError
 from weatkit.report.plots import STYLE, interval_label, new_figure
+from weatkit.stats.correlation import is_significant
 
 
 def correlation_heatmap(
@@ -21,9 +22,12 @@ def correlation_heatmap(
 ) -> Figure:
     """Lower-triangle heatmap of ``statistic`` (``spearman`` or ``kendall``) between measures.
 
-    Each cell shows the coefficient and the number of units; a ``*`` marks a percentile
-    bootstrap interval at ``confidence_level`` (the one the correlations were computed with)
-    that excludes 0, as the title says. Colours run from −1 (blue) to +1 (red).
+    Each cell shows the coefficient and the number of units; a ``*`` marks a significant
+    correlation by the one rule (:func:`weatkit.stats.correlation.is_significant`): the
+    percentile bootstrap interval at ``confidence_level`` (the one the correlations were
+    computed with) excludes 0, the permutation p ≤ α = 1 − ``confidence_level`` and the row is
+    not flagged (too few units, a degenerate interval), as the title says. Colours run from
+    −1 (blue) to +1 (red).
     """
     if statistic not in ("spearman", "kendall"):
         raise WeatkitError(f"unknown statistic {statistic!r}: choose spearman or kendall")
@@ -42,7 +46,9 @@ def correlation_heatmap(
         value = getattr(r, statistic)
         low, high = getattr(r, f"{statistic}_ci_low"), getattr(r, f"{statistic}_ci_high")
         values[i, j] = value
-        star = "*" if np.isfinite(low) and (low > 0 or high < 0) else ""
+        p = getattr(r, f"{statistic}_p")
+        flag = getattr(r, "flag", "")
+        star = "*" if is_significant(p, flag, confidence_level, (low, high)) else ""
         labels[(i, j)] = f"{value:.2f}{star}\nn={r.n}"
     size = 1.6 + 0.9 * k
     with mpl.rc_context(STYLE):
@@ -60,6 +66,9 @@ def correlation_heatmap(
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color=color)
         name = "Spearman ρ" if statistic == "spearman" else "Kendall τ_b"
         ci = interval_label("bootstrap-percentile", confidence_level)
-        ax.set_title(f"{name} across models ({scope})\n* = {ci} excludes 0")
+        alpha = f"{1 - confidence_level:.2g}"
+        ax.set_title(
+            f"{name} across models ({scope})\n* = {ci} excludes 0, p ≤ {alpha}, not flagged"
+        )
         fig.colorbar(image, ax=ax, label=name, shrink=0.8)
     return fig

@@ -43,7 +43,7 @@ from weatkit.grid.jobs import Job, plan_jobs
 from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
 from weatkit.lists.sources import select_lists
-from weatkit.pipeline import environment, layer_models
+from weatkit.pipeline import environment, layer_models, skipped_by_language
 from weatkit.progress import progress
 from weatkit.report.tables import (
     INFLUENCE_COLUMNS,
@@ -82,6 +82,27 @@ class GridResult:
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
     influence: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.influence
     null: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.null
+
+    def skipped_by_language(self) -> list[str]:
+        """The skipped tests counted per embeddings × language, one line each, as
+        ``weatkit run`` prints them (:func:`weatkit.pipeline.skipped_by_language`); the
+        skipped paired comparisons of a ``baseline`` are counted per ``EMB vs BASELINE/lang``
+        against the comparisons that ran."""
+        skipped = self.manifest.get("skipped", [])
+        min_coverage = self.manifest.get("config", {}).get("min_coverage")
+        tests = [s for s in skipped if "baseline" not in s]
+        pairs = [
+            {**s, "embeddings": f"{s['embeddings']} vs {s['baseline']}"}
+            for s in skipped
+            if "baseline" in s
+        ]
+        lines = skipped_by_language(self.results, tests, min_coverage)
+        if pairs:
+            compared = self.comparisons.assign(
+                embeddings=self.comparisons["embeddings"] + " vs " + self.comparisons["baseline"]
+            )
+            lines += skipped_by_language(compared, pairs, min_coverage)
+        return lines
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The non-empty tables by file stem (``results``, ``summary``, ...)."""
@@ -254,7 +275,10 @@ def _asymmetry(config: GridConfig, results: pd.DataFrame) -> tuple[pd.DataFrame,
     langs = tuple(sorted(results["lang"].unique()))
     tests = select_lists(run.lists, langs, normalization=norm, tests=run.tests).tests
     table = asymmetry_table(results, attribute_counts(tests, config.asymmetry))
-    return table, asymmetry_correlations(table)
+    correlations = asymmetry_correlations(
+        table, confidence_level=run.engine.confidence_level, seed=run.engine.seed
+    )
+    return table, correlations
 
 
 def _manifest(

@@ -7,7 +7,15 @@
   (WEAT, X-WEAT) shows that list's value (open marker) and bootstrap CI. Every interval is
   drawn in the style of its kind and level and named in the legend (``95% bootstrap CI
   (percentile)``, ``75% median interval (order statistics)``, ``≥ 95% median interval (order
-  statistics)`` where a median's interval reaches the run's confidence level).
+  statistics)`` where a median's interval reaches the run's confidence level). When the run
+  directory has ``pooled.csv`` (``weatkit run --pool ... languages``, a grid's ``pool``), each
+  panel gets a last row, ``pooled``: per embeddings and list set, the random-effects estimate
+  of d over the languages (DerSimonian & Laird 1986; the ``languages`` level of
+  :func:`weatkit.report.tables.pooled_frame`) as a diamond in the space's colour, its centre at
+  the pooled d and its tips at the ends of its CI, labelled ``pooled (random effects, I² =
+  x%)``. The ``lists`` level (one pooled d per language, beside the median) is not drawn: the
+  language rows already show the median and every list. The row is left out when ``langs``
+  filters the languages, since the estimate pools all the run's languages.
 * :func:`scatter_plot` (Figures 3 and 4): d against an isomorphism measure (``iso_ev``,
   ``iso_gh``, ... from the summary of a ``--isomorphism`` run; one point per embeddings and
   language) or against ``count_difference`` (``asymmetry.csv``; one point per list), with the
@@ -47,6 +55,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Polygon
 
 from weatkit._io.paths import check_writable
 from weatkit.errors import WeatkitError
@@ -383,9 +392,12 @@ def forest_plot(
     slots = [(m, s) for m in models for s in multi]
     band = min(0.8, 0.2 * len(slots))
     offsets = {slot: (i - (len(slots) - 1) / 2) * band / len(slots) for i, slot in enumerate(slots)}
-    # The rows of every panel, top to bottom. Rows other than languages (e.g. a pooled
-    # estimate per test) are appended here and drawn in the panel loop below.
+    # The rows of every panel, top to bottom: the languages, then the pooled estimate over
+    # them (with pooled.csv), drawn in the panel loop below.
     rows = lang_order(summary, langs)
+    pooled = _pooled_over_languages(tables, summary, langs)
+    if not pooled.empty:
+        rows = [*rows, POOLED_ROW]
     y_of = {label: i for i, label in enumerate(rows)}
     panels = list(summary["test"].unique())
     height = 1.4 + len(rows) * float(np.clip(0.15 * len(slots), 0.45, 1.8))
@@ -396,6 +408,9 @@ def forest_plot(
             panel = summary[summary["test"] == test]
             _forest_lists(ax, lists[lists["test"] == test], y_of, offsets)
             _forest_panel(ax, panel, y_of, offsets, multi, style)
+            if not pooled.empty:
+                half = 0.25 if len(slots) == 1 else 0.45 * band / len(slots)
+                _forest_pooled(ax, pooled[pooled["test"] == test], y_of, offsets, style, half)
             _set_title(ax, title_of(test), 3.4)
         axes[0].set_yticks(range(len(rows)), rows)
         axes[0].set_ylim(len(rows) - 0.5, -0.5)
@@ -415,8 +430,74 @@ def forest_plot(
             handles.append(
                 Line2D([], [], marker="o", ms=4, color=LIST_GREY, ls="none", label=LISTS_LABEL)
             )
+        if not pooled.empty:
+            level = float(pooled["ci_level"].iloc[0])
+            label = f"pooled over languages (random effects, {100 * level:g}% CI)"
+            handles.append(Line2D([], [], marker="D", ms=5, color="0.3", ls="none", label=label))
         fig.legend(handles=handles, loc="outside right upper")
     return fig
+
+
+#: The y label of the forest plot's row of pooled estimates.
+POOLED_ROW = "pooled"
+
+
+def pooled_label(i2: float) -> str:
+    """The label of a pooled diamond: ``pooled (random effects, I² = 41%)``."""
+    share = "n/a" if not np.isfinite(i2) else f"{100 * i2:.0f}%"
+    return f"pooled (random effects, I² = {share})"
+
+
+def _pooled_over_languages(
+    tables: RunTables, summary: pd.DataFrame, langs: Filter
+) -> pd.DataFrame:
+    """The ``languages`` rows of ``pooled.csv`` for the panels' tests and slots (none without
+    pooled.csv, or when ``langs`` filters the languages)."""
+    pooled = tables.pooled
+    if langs is not None or pooled.empty or "level" not in pooled.columns:
+        return pd.DataFrame()
+    keys = ["embeddings", "list_set", "test"]
+    shown = summary[keys].drop_duplicates().astype(str)
+    rows = pooled[pooled["level"] == "languages"].dropna(
+        subset=["effect_size", "effect_size_ci_low", "effect_size_ci_high"]
+    )
+    return rows.astype({k: str for k in keys}).merge(shown, on=keys)
+
+
+def _forest_pooled(
+    ax: Axes,
+    pooled: pd.DataFrame,
+    y_of: dict[str, int],
+    offsets: dict[tuple[str, str], float],
+    style: RunStyle,
+    half: float,
+) -> None:
+    """One test's pooled estimates over languages: a diamond per embeddings and list set,
+    (low, y), (d, y − half), (high, y), (d, y + half), with its label beside it."""
+    for row in pooled.itertuples():
+        y = y_of[POOLED_ROW] + offsets[(row.embeddings, row.list_set)]
+        colour = style.spaces[row.embeddings].colour
+        d, low, high = row.effect_size, row.effect_size_ci_low, row.effect_size_ci_high
+        label = pooled_label(float(row.i2))
+        ax.add_patch(
+            Polygon(
+                [(low, y), (d, y - half), (high, y), (d, y + half)],
+                closed=True,
+                facecolor=colour,
+                edgecolor=colour,
+                label=label,
+                zorder=3,
+            )
+        )
+        ax.annotate(
+            label.removeprefix("pooled ").strip("()").removeprefix("random effects, "),
+            (high, y),
+            xytext=(3, 0),
+            textcoords="offset points",
+            fontsize=6.5,
+            va="center",
+            color=colour,
+        )
 
 
 def _individual_lists(results: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:

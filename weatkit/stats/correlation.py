@@ -33,13 +33,16 @@ Because the most extreme pairing has probability 1/n!, no test of n units can gi
 possible at all, α = 1 − confidence level: 5 at 95% (2/5! = 0.017, while 2/4! = 0.083), 6 at
 99%. Below it a correlation is reported but flagged (``flag``); so is a bootstrap interval that
 is degenerate (low = high: with 3 units every resample with two distinct values gives the same
-ρ = ±1, so ``[1.000, 1.000]`` measures nothing). :func:`ci_excludes_zero` is the one rule for
-marking an interval as excluding 0: never for a flagged row.
+ρ = ±1, so ``[1.000, 1.000]`` measures nothing), and so is a statistic whose interval excludes 0
+while its permutation p is above α: with few units and ties the percentile bootstrap is too
+narrow (6 units x = (2, 1, 1, 0, 0, 0), y = (0, 0, 0, 3, 2, 3): ρ = −0.90, 95% CI
+[−1.00, −0.71], exact p = 0.10). :func:`is_significant` is the one rule for a star: the
+interval excludes 0 (and is not degenerate), p ≤ α, and the row is not flagged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 from math import factorial
 
@@ -188,16 +191,22 @@ def permutation_p(
 
 
 def small_sample_flag(
-    n: int, confidence_level: float, degenerate: Sequence[str] = ()
+    n: int,
+    confidence_level: float,
+    degenerate: Sequence[str] = (),
+    p_above_alpha: Mapping[str, float] | None = None,
 ) -> str:
     """Why a correlation of ``n`` units cannot be read as significant ('' when it can).
 
-    ``degenerate`` names the statistics whose bootstrap interval has low = high.
+    ``degenerate`` names the statistics whose bootstrap interval has low = high;
+    ``p_above_alpha`` maps each statistic whose interval excludes 0 while its permutation p is
+    above α = 1 − ``confidence_level`` to that p. Every reason withholds the star
+    (:func:`is_significant`) from every statistic of the row.
     """
     reasons = []
+    alpha = 1.0 - confidence_level
     n_min = min_units(confidence_level)
     if n < n_min:
-        alpha = 1.0 - confidence_level
         reasons.append(
             f"n={n} < {n_min}: the smallest possible p is 2/{n}! = {2 / factorial(n):.3f} "
             f"> {alpha:g}"
@@ -205,6 +214,13 @@ def small_sample_flag(
     if degenerate:
         names = ", ".join(_NAMES[name] for name in degenerate)
         reasons.append(f"degenerate CI of {names} (every resample gives one value)")
+    if p_above_alpha:
+        names = ", ".join(_NAMES[name] for name in p_above_alpha)
+        ps = ", ".join(f"{p:.3f}" for p in p_above_alpha.values())
+        reasons.append(
+            f"CI of {names} excludes 0 but permutation p = {ps} > {alpha:g} (the percentile "
+            "bootstrap is too narrow with few units or ties)"
+        )
     return "; ".join(reasons)
 
 
@@ -213,13 +229,34 @@ def degenerate_interval(low: float, high: float) -> bool:
     return bool(np.isfinite(low) and np.isfinite(high) and high - low <= 1e-12)
 
 
-def ci_excludes_zero(low: float, high: float, flag: str) -> bool:
-    """Whether an interval may be marked as excluding 0: defined, not degenerate
-    (:func:`degenerate_interval`), the row not flagged (:func:`small_sample_flag`), and 0
-    outside ``[low, high]``."""
-    if flag or not (np.isfinite(low) and np.isfinite(high)) or degenerate_interval(low, high):
+def excludes_zero(low: float, high: float) -> bool:
+    """Whether ``[low, high]`` is defined, not degenerate (:func:`degenerate_interval`) and
+    has 0 outside it."""
+    if not (np.isfinite(low) and np.isfinite(high)) or degenerate_interval(low, high):
         return False
     return bool(low > 0 or high < 0)
+
+
+def is_significant(
+    p: float,
+    flag: object,
+    confidence_level: float,
+    interval: tuple[float, float] | None = None,
+) -> bool:
+    """The one rule for a star on a correlation: p ≤ α = 1 − ``confidence_level``, the row not
+    flagged (:func:`small_sample_flag`; a missing ``flag``, NaN as read from a CSV, is none),
+    and, when the table has intervals, ``interval`` excludes 0 (:func:`excludes_zero`).
+
+    ``interval`` is ``None`` only for a table computed without intervals (the isomorphism
+    correlations, ``n_bootstrap = 0``); a NaN interval is an undefined one and never starred.
+    """
+    if isinstance(flag, str) and flag:
+        return False
+    if not (isinstance(p, float | int | np.floating) and np.isfinite(p)):
+        return False
+    if p > 1.0 - confidence_level + 1e-12:
+        return False
+    return interval is None or excludes_zero(*interval)
 
 
 def correlate_pair(
@@ -236,7 +273,8 @@ def correlate_pair(
     Keys: ``n``; per statistic ``NAME``, ``NAME_p`` (:func:`permutation_p`, seeded with
     ``seed``), ``NAME_ci_low``, ``NAME_ci_high`` (NaN with ``n_bootstrap`` 0); ``n_degenerate``
     (resamples where a statistic is undefined), ``permutation_method``, ``n_permutations``,
-    ``n_min`` (:func:`min_units`) and ``flag`` (:func:`small_sample_flag`).
+    ``n_min`` (:func:`min_units`) and ``flag`` (:func:`small_sample_flag`: too few units, a
+    degenerate interval, an interval excluding 0 with p > α).
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -247,6 +285,7 @@ def correlate_pair(
         out[name] = float(STATISTICS[name](x[None], y[None])[0])
         out[f"{name}_p"], method, n_permutations = permutation_p(x, y, name, seed=seed)
     degenerate_ci: list[str] = []
+    p_above_alpha: dict[str, float] = {}
     if n_bootstrap > 0:
         rows = one_sample_bootstrap(n, n_bootstrap, seed=seed)
         values = {name: STATISTICS[name](x[rows], y[rows]) for name in statistics}
@@ -260,13 +299,16 @@ def correlate_pair(
             out[f"{name}_ci_low"], out[f"{name}_ci_high"] = float(low), float(high)
             if degenerate_interval(low, high):
                 degenerate_ci.append(name)
+            p = float(out[f"{name}_p"])
+            if excludes_zero(low, high) and p > 1.0 - confidence_level + 1e-12:
+                p_above_alpha[name] = p
     else:
         out.update({f"{m}_ci_{e}": nan for m in statistics for e in ("low", "high")})
         out["n_degenerate"] = 0
     out["permutation_method"] = method
     out["n_permutations"] = n_permutations
     out["n_min"] = min_units(confidence_level)
-    out["flag"] = small_sample_flag(n, confidence_level, degenerate_ci)
+    out["flag"] = small_sample_flag(n, confidence_level, degenerate_ci, p_above_alpha)
     return out
 
 
@@ -296,7 +338,8 @@ def correlation_table(
         :data:`CORRELATION_COLUMNS`; only pairs with at least :data:`MIN_UNITS` units where
         both measures are present. ``spearman_p`` and ``kendall_p`` are permutation p-values
         (exact up to :data:`EXACT_MAX_UNITS` units); ``flag`` says why a row cannot be read
-        as significant (fewer than ``n_min`` units, a degenerate interval), '' otherwise.
+        as significant (fewer than ``n_min`` units, a degenerate interval, an interval that
+        excludes 0 while p > α), '' otherwise; :func:`is_significant` is the rule for a star.
     """
     if n_bootstrap < 0:
         raise WeatkitError(f"bootstrap resamples must be >= 0, not {n_bootstrap}")
