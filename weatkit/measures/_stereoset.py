@@ -18,6 +18,7 @@ from weatkit.stereoset.metrics import OVERALL, evaluate
 
 if TYPE_CHECKING:
     from weatkit.embeddings.contextual import ContextualOptions
+    from weatkit.stereoset.scoring import StereosetScoring
 
 #: The aggregation conventions (:mod:`weatkit.stereoset.metrics`): ``term`` = StereoSet's
 #: ``evaluation.py`` (means over target terms; the ICAT of the means), ``pooled`` = over examples.
@@ -96,6 +97,7 @@ def stereoset(
     kind: str | None = None,
     split: str | None = None,
     options: ContextualOptions | None = None,
+    scoring: StereosetScoring | None = None,
     show_progress: bool | None = None,
     name: str | None = None,
 ) -> StereosetResult:
@@ -123,6 +125,10 @@ def stereoset(
         split: the split of :attr:`StereosetResult.measures` (both conventions; default: see
             :func:`stereoset_measures`).
         options: model loading options.
+        scoring: the scoring conventions of ``model``
+            (:class:`~weatkit.stereoset.scoring.StereosetScoring`; the reference's:
+            ``StereosetScoring(blanks="all", bos_pass="separate")``, the ``--compat stereoset``
+            preset).
         show_progress: progress bar (None: when on a terminal).
         name: the source name in the measures (default ``model`` or ``"predictions"``).
 
@@ -142,7 +148,12 @@ def stereoset(
         from weatkit.stereoset.scoring import score_intrasentence
 
         scores = score_intrasentence(
-            model, dataset, kind=kind, options=options, show_progress=show_progress
+            model,
+            dataset,
+            kind=kind,
+            options=options,
+            scoring=scoring,
+            show_progress=show_progress,
         )
         preds: Mapping = {"intrasentence": scores}
     elif isinstance(predictions, Mapping):
