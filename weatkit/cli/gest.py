@@ -24,6 +24,8 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    compat_option,
+    compat_values,
     format_option,
     language_model_options,
     out_option,
@@ -250,6 +252,7 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     help="Base of the scores' logs: 10 = upstream GEST convention (q = exp(mean log10 ratio), "
     "the published g_s); e = natural logs (q = the paper's geometric mean).",
 )
+@compat_option("gest")
 @resampling_options(
     n_bootstrap=DEFAULT_BOOTSTRAP,
     seed=DEFAULT_SEED,
@@ -273,6 +276,7 @@ def gest_command(**opts: Any) -> None:
         raise WeatkitError(
             f"--lang {opts['lang']!r}: unknown; choose en or one of {', '.join(sorted(LANGUAGES))}"
         )
+    opts = compat_values("gest", opts)
     modes = [m for m in ("scores_path", "genders_path", "model") if opts[m]]
     if len(modes) != 1:
         raise WeatkitError("give exactly one of --scores FILE, --translations FILE or --model ID")

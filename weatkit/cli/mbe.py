@@ -27,6 +27,8 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    compat_option,
+    compat_values,
     format_option,
     language_model_options,
     out_option,
@@ -145,6 +147,7 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
     show_default=True,
     help="Pair weight: cosine similarity (paper) or dot product (reference eval.py).",
 )
+@compat_option("mbe")
 @click.option(
     "--seed",
     type=int,
@@ -168,6 +171,7 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
 @friendly
 def mbe_command(**opts: Any) -> None:
     """MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022)."""
+    opts = compat_values("mbe", opts)
     mode = _check_modes(opts)
     lm = MaskedLM(opts["model"], options_from_cli(ContextualOptions, CONTEXTUAL, opts))
     settings: dict[str, Any] = {

@@ -312,3 +312,82 @@ def filters(opts: dict[str, Any]) -> dict[str, tuple[str, ...] | None]:
     """The run-directory filters of :data:`filter_options` as keyword arguments."""
     keys = ("tests", "list_sets", "embeddings", "langs")
     return {key: split_values(opts[key]) or None for key in keys}
+
+
+# --- sentence-measure conventions ---------------------------------------------------------
+
+
+def compat_option(command: str) -> Decorator:
+    """``--compat PRESET``: the option values that reproduce a reference tool's code, from
+    :data:`weatkit.measures.compat.SENTENCE_PRESETS` (options given explicitly still win);
+    :func:`compat_values` applies it."""
+    from weatkit.measures.compat import SENTENCE_PRESETS
+
+    presets = SENTENCE_PRESETS[command]
+    return click.option(
+        "--compat",
+        type=click.Choice(list(presets)),
+        help="Reproduce a reference tool's conventions: "
+        + "; ".join(
+            f"{name} = {', '.join(f'{k}={v}' for k, v in values.items())}"
+            for name, values in presets.items()
+        )
+        + " (options given explicitly win; README 'Reproducing reference tools').",
+    )
+
+
+def compat_values(command: str, opts: dict[str, Any]) -> dict[str, Any]:
+    """``opts`` with its ``--compat`` preset applied to the options not given on the command
+    line; prints the one ``compat NAME: ...`` line to stderr."""
+    from weatkit.cli.errors import err_console
+    from weatkit.measures.compat import apply_preset, preset_line
+
+    preset = opts.get("compat")
+    if preset is None:
+        return opts
+    ctx = click.get_current_context()
+    explicit = {
+        name
+        for name in opts
+        if ctx.get_parameter_source(name)
+        not in (None, click.core.ParameterSource.DEFAULT, click.core.ParameterSource.DEFAULT_MAP)
+    }
+    values = apply_preset(command, preset, explicit, opts)
+    line = preset_line(command, preset, values)
+    err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    return values
+
+
+def stereoset_scoring_options() -> Decorator:
+    """``--blanks``, ``--bos-pass``, ``--leading-space/--no-leading-space``: the fields of
+    :class:`weatkit.stereoset.scoring.StereosetScoring` (its docstring says what each does)."""
+    return _stack(
+        [
+            click.option(
+                "--blanks",
+                type=click.Choice(["last", "all"]),
+                default="last",
+                show_default=True,
+                help="With --model, masked LMs: a context with several BLANKs gets the mask at "
+                "the last and the word in the others (last), or the mask in all, the first read "
+                "(all: the reference).",
+            ),
+            click.option(
+                "--bos-pass",
+                type=click.Choice(["joint", "separate"]),
+                default="joint",
+                show_default=True,
+                help="With --model, causal LMs: every token conditioned on the BOS in one pass "
+                "(joint), or the first token from a BOS-only pass and the rest from the "
+                "sentence without the BOS (separate: the reference).",
+            ),
+            click.option(
+                "--leading-space/--no-leading-space",
+                default=False,
+                show_default=True,
+                help="With --model, masked LMs: tokenise the candidate word with the space "
+                "before its BLANK (the bias-bench fix of the reference's RoBERTa scores: Ġword, "
+                "not word); WordPiece tokenisations do not change.",
+            ),
+        ]
+    )

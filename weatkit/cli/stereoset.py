@@ -22,11 +22,14 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    compat_option,
+    compat_values,
     controls_option,
     format_option,
     language_model_options,
     out_option,
     resampling_options,
+    stereoset_scoring_options,
 )
 from weatkit.cli.tables import rich_controls
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
@@ -104,6 +107,8 @@ def _print_tables(table: pd.DataFrame, lang: str) -> None:
     "With --model: inputs per forward pass.",
     kind=True,
 )
+@stereoset_scoring_options()
+@compat_option("stereoset")
 @click.option(
     "--lang",
     default="en",
@@ -150,6 +155,7 @@ def _print_tables(table: pd.DataFrame, lang: str) -> None:
 @friendly
 def stereoset_command(**opts: Any) -> None:
     """StereoSet stereotype scores (LMS, SS, ICAT) of a language model or a predictions file."""
+    opts = compat_values("stereoset", opts)
     modes = [m for m in ("predictions_path", "model") if opts[m]]
     if len(modes) != 1:
         raise WeatkitError("give exactly one of --predictions FILE or --model ID")
@@ -244,10 +250,13 @@ def _print_controls(controls: pd.DataFrame, level: float, table: pd.DataFrame) -
 def _score_with_model(dataset: Any, opts: dict[str, Any]) -> tuple[dict[str, float], Any]:
     """Intrasentence scores of ``--model`` and its scorer (imported here: torch loads only for
     this mode)."""
-    from weatkit.stereoset.scoring import IntrasentenceScorer
+    from weatkit.stereoset.scoring import IntrasentenceScorer, StereosetScoring
 
     options = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
-    scorer = IntrasentenceScorer(opts["model"], kind=opts["kind"], options=options)
+    scoring = StereosetScoring(
+        blanks=opts["blanks"], bos_pass=opts["bos_pass"], leading_space=opts["leading_space"]
+    )
+    scorer = IntrasentenceScorer(opts["model"], kind=opts["kind"], options=options, scoring=scoring)
     scores = scorer.score(dataset, show_progress=opts["progress"])
     stats = scorer.stats
     if stats.n_unknown:

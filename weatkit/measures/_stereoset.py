@@ -18,6 +18,7 @@ from weatkit.stereoset.metrics import OVERALL, evaluate
 
 if TYPE_CHECKING:
     from weatkit.embeddings.contextual import ContextualOptions
+    from weatkit.stereoset.scoring import StereosetScoring
 
 #: The aggregation conventions (:mod:`weatkit.stereoset.metrics`): ``term`` = StereoSet's
 #: ``evaluation.py`` (means over target terms; the ICAT of the means), ``pooled`` = over examples.
@@ -108,6 +109,7 @@ def stereoset(
     seed: int = 0,
     confidence_level: float = 0.95,
     options: ContextualOptions | None = None,
+    scoring: StereosetScoring | None = None,
     show_progress: bool | None = None,
     name: str | None = None,
 ) -> StereosetResult:
@@ -141,6 +143,10 @@ def stereoset(
         n_bootstrap, seed, confidence_level: the paired percentile bootstrap of the controls'
             SS over items (0: no interval).
         options: model loading options.
+        scoring: the scoring conventions of ``model``
+            (:class:`~weatkit.stereoset.scoring.StereosetScoring`; the reference's:
+            ``StereosetScoring(blanks="all", bos_pass="separate")``, the ``--compat stereoset``
+            preset).
         show_progress: progress bar (None: when on a terminal).
         name: the source name in the measures (default ``model`` or ``"predictions"``).
 
@@ -174,7 +180,7 @@ def stereoset(
             from weatkit.stereoset.controls import load_genderswap
 
             items = load_genderswap(kinds)  # read (and checked) before any scoring
-        scorer = IntrasentenceScorer(model, kind=kind, options=options)
+        scorer = IntrasentenceScorer(model, kind=kind, options=options, scoring=scoring)
         preds: Mapping = {"intrasentence": scorer.score(dataset, show_progress)}
         if items is not None:
             from weatkit.stereoset.controls import control_summary, score_genderswap

@@ -29,6 +29,21 @@ reference reads ``P(t_1 | BOS)`` from a BOS-only pass and the later tokens from 
 sentence *without* the BOS (``P(t_j | t_1 … t_{j−1})``); here all tokens are conditioned on the
 BOS, in one pass.
 
+**Options** (:class:`StereosetScoring`; ``--compat stereoset`` selects the reference's
+conventions, :mod:`weatkit.measures.compat`):
+
+* ``blanks`` — ``"last"`` (above) or ``"all"``: every ``BLANK`` becomes ``prefix + mask`` and the
+  first mask is read, what the reference's ``output[mask_idxs].index_select(1, next_token)
+  .diag()`` does at its default batch size of 1.
+* ``bos_pass`` — ``"joint"`` (above) or ``"separate"``: ``P(t_1 | BOS)`` from a pass over the BOS
+  alone and ``P(t_j | t_1 … t_{j−1})`` (j ≥ 2) from a pass over the sentence without the BOS,
+  the reference ``eval_generative_models.py``.
+* ``leading_space`` — False (the reference) or True: when the ``BLANK`` follows a space, the
+  candidate word is tokenised as ``" " + w``, so a byte-level BPE (RoBERTa) scores ``Ġw`` — the
+  token that follows a space in running text — rather than the word-initial ``w`` (the bug of
+  the reference's RoBERTa scores reported in McGill-NLP/bias-bench issue 5); the decoded prefix
+  of later steps loses that space again. WordPiece and SentencePiece tokenisations do not change.
+
 All steps of all sentences run in batches sorted by length and padded on the right with an
 attention mask, so a score does not depend on its batch. Scores are float32 (the precision of
 the forward pass) and are cached on disk per model identity, kind and dtype
@@ -42,7 +57,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -59,6 +74,46 @@ from weatkit.stereoset.data import BLANK, StereoSet
 KINDS = HEADS
 #: Bump when the meaning of cached scores changes.
 SCORING_VERSION = 1
+BLANKS: tuple[str, ...] = ("last", "all")
+BOS_PASSES: tuple[str, ...] = ("joint", "separate")
+
+
+@dataclass(frozen=True)
+class StereosetScoring:
+    """How intrasentence sentences are scored (module docstring, "Options").
+
+    Attributes:
+        blanks: ``"last"``: the mask at the last ``BLANK``, the word in the others; ``"all"``:
+            every ``BLANK`` masked and the first mask read (the reference).
+        bos_pass: causal LMs: ``"joint"``: every token conditioned on the BOS in one pass;
+            ``"separate"``: the first token from a BOS-only pass, the others from the sentence
+            without the BOS (the reference).
+        leading_space: masked LMs: tokenise the candidate word with the space before its
+            ``BLANK`` (True; the bias-bench fix for byte-level BPE) or alone (False; the
+            reference).
+    """
+
+    blanks: str = "last"
+    bos_pass: str = "joint"
+    leading_space: bool = False
+
+    def validate(self) -> None:
+        """WeatkitError naming the field and its choices on a bad value."""
+        for name, choices in (("blanks", BLANKS), ("bos_pass", BOS_PASSES)):
+            value = getattr(self, name)
+            if value not in choices:
+                raise WeatkitError(
+                    f"unknown StereoSet {name} {value!r}: choose from {', '.join(choices)}"
+                )
+        if not isinstance(self.leading_space, bool):
+            raise WeatkitError(
+                f"StereoSet leading_space must be true or false, not {self.leading_space!r}"
+            )
+
+    def changed(self) -> dict[str, object]:
+        """The fields that differ from the defaults (they enter the cache key)."""
+        default = StereosetScoring()
+        return {k: v for k, v in asdict(self).items() if getattr(default, k) != v}
 
 
 @dataclass
@@ -111,11 +166,17 @@ class IntrasentenceScorer:
     """
 
     def __init__(
-        self, model: str, kind: str | None = None, options: ContextualOptions | None = None
+        self,
+        model: str,
+        kind: str | None = None,
+        options: ContextualOptions | None = None,
+        scoring: StereosetScoring | None = None,
     ) -> None:
         self.model_name = str(model)
         self.options = options or ContextualOptions()
         self.options.validate()
+        self.scoring = scoring or StereosetScoring()
+        self.scoring.validate()
         self.handle: ModelHandle = get_model(self.model_name, self.options)
         self._config = self.handle.config
         self.kind = self.handle.lm_kind(kind)
@@ -153,6 +214,7 @@ class IntrasentenceScorer:
                 self.identity,
                 self.options,
                 kind=self.kind,
+                **self.scoring.changed(),
             )
         rows, n_cached = cached_rows(
             cache,
@@ -169,11 +231,13 @@ class IntrasentenceScorer:
         mean_logp = self._run(items, show_progress)
         owners = np.array([e.owner for e in items], dtype=np.int64)
         n = len(sources)
-        count = np.bincount(owners, minlength=n)
-        if self.kind == "mlm":  # mean of the step probabilities
+        if self.kind == "mlm":  # one target per item: mean of the step probabilities
+            count = np.bincount(owners, minlength=n)
             scores = np.bincount(owners, weights=np.exp(mean_logp), minlength=n) / count
-        else:  # one item per sentence: exp(mean log-probability)
-            scores = np.exp(np.bincount(owners, weights=mean_logp, minlength=n) / count)
+        else:  # exp(mean log-probability over the sentence's tokens, in one or two items)
+            sizes = np.array([len(e.targets) for e in items], dtype=np.float64)
+            total = np.bincount(owners, weights=mean_logp * sizes, minlength=n)
+            scores = np.exp(total / np.bincount(owners, weights=sizes, minlength=n))
         self.stats.n_computed += n
         return scores.astype(np.float32)
 
@@ -207,13 +271,24 @@ class IntrasentenceScorer:
                 "(kind='mlm')"
             )
         parsed = [json.loads(key) for _, key in sources]
-        pieces = tok([word for _, word in parsed], add_special_tokens=False)["input_ids"]
+        spaced = [self._spaced(context) for context, _ in parsed]
+        words = [
+            (" " if space else "") + word for (_, word), space in zip(parsed, spaced, strict=True)
+        ]
+        pieces = tok(words, add_special_tokens=False)["input_ids"]
+        if any(spaced):
+            alone = tok([word for _, word in parsed], add_special_tokens=False)["input_ids"]
+            pieces = [
+                ids if not space or tok.decode(ids[:1]).strip() else alone_ids
+                for ids, alone_ids, space in zip(pieces, alone, spaced, strict=True)
+            ]
         owners: list[int] = []
         targets: list[int] = []
         texts: list[str] = []
         unk = tok.unk_token_id
-        for i, ((sid, _), (context, word), ids) in enumerate(
-            zip(sources, parsed, pieces, strict=True)
+        every = self.scoring.blanks == "all"
+        for i, ((sid, _), (context, word), ids, space) in enumerate(
+            zip(sources, parsed, pieces, spaced, strict=True)
         ):
             if not ids:
                 raise WeatkitError(
@@ -223,7 +298,12 @@ class IntrasentenceScorer:
             self.stats.n_unknown += int(unk is not None and unk in ids)
             for step, target in enumerate(ids):
                 prefix = tok.decode(ids[:step]) if step else ""
-                texts.append(fill_blank(context, prefix + mask, word))
+                if space:  # the context has the space already
+                    prefix = prefix.lstrip(" ")
+                if every:
+                    texts.append(context.replace(BLANK, prefix + mask))
+                else:
+                    texts.append(fill_blank(context, prefix + mask, word))
                 owners.append(i)
                 targets.append(int(target))
         encoded = tok(texts)["input_ids"]
@@ -231,17 +311,19 @@ class IntrasentenceScorer:
         items = []
         for owner, target, ids in zip(owners, targets, encoded, strict=True):
             sid = sources[owner][0]
+            n_masks = parsed[owner][0].count(BLANK) if every else 1
             ids = list(ids)
             if limit is not None and len(ids) > limit:
                 raise WeatkitError(
                     f"sentence {sid}: {len(ids)} tokens, longer than {self.model_name}'s {limit}"
                 )
             where = [j for j, t in enumerate(ids) if t == mask_id]
-            if len(where) != 1:
+            if len(where) != n_masks:
                 raise WeatkitError(
-                    f"sentence {sid}: the masked context has {len(where)} mask tokens, not 1"
+                    f"sentence {sid}: the masked context has {len(where)} mask tokens, "
+                    f"not {n_masks}"
                 )
-            items.append(_Item(owner, ids, where, [target]))
+            items.append(_Item(owner, ids, where[:1], [target]))
         return items
 
     def _encode_glm(self, sources: list[tuple[str, str]]) -> list[_Item]:
@@ -254,6 +336,7 @@ class IntrasentenceScorer:
         encoded = tok([key for _, key in sources], add_special_tokens=False)["input_ids"]
         limit = self.handle.max_length
         items = []
+        separate = self.scoring.bos_pass == "separate"
         for i, ((sid, _), ids) in enumerate(zip(sources, encoded, strict=True)):
             ids = [int(bos), *ids]
             if len(ids) < 2:
@@ -263,8 +346,20 @@ class IntrasentenceScorer:
                     f"sentence {sid}: {len(ids)} tokens with the BOS, longer than "
                     f"{self.model_name}'s {limit}"
                 )
-            items.append(_Item(i, ids, list(range(len(ids) - 1)), ids[1:]))
+            if not separate:
+                items.append(_Item(i, ids, list(range(len(ids) - 1)), ids[1:]))
+                continue
+            items.append(_Item(i, ids[:1], [0], ids[1:2]))  # P(t_1 | BOS)
+            if len(ids) > 2:  # P(t_j | t_1 … t_{j−1}), no BOS
+                items.append(_Item(i, ids[1:], list(range(len(ids) - 2)), ids[2:]))
         return items
+
+    def _spaced(self, context: str) -> bool:
+        """Whether the candidate word is tokenised with a leading space in ``context``."""
+        if not self.scoring.leading_space:
+            return False
+        head = context.rpartition(BLANK)[0]
+        return head.endswith(" ")
 
     # -- loading --------------------------------------------------------------------------------
 
@@ -311,15 +406,18 @@ def score_intrasentence(
     *,
     kind: str | None = None,
     options: ContextualOptions | None = None,
+    scoring: StereosetScoring | None = None,
     show_progress: bool | None = None,
 ) -> dict[str, float]:
     """``{sentence_id: score}`` of every intrasentence sentence of ``dataset`` under ``model``.
 
     ``kind`` is ``"mlm"`` or ``"glm"``; None decides from the config (decoder-only → ``glm``).
+    ``scoring`` chooses the conventions (:class:`StereosetScoring`; defaults: weatkit's).
     Scores are probabilities (MLM: mean token probability of the candidate word; GLM: geometric
     mean token probability of the sentence), see the module docstring.
     """
-    return IntrasentenceScorer(model, kind=kind, options=options).score(dataset, show_progress)
+    scorer = IntrasentenceScorer(model, kind=kind, options=options, scoring=scoring)
+    return scorer.score(dataset, show_progress)
 
 
 def to_predictions(scores: dict[str, float]) -> dict[str, list[dict[str, object]]]:

@@ -1,0 +1,122 @@
+"""``--compat`` presets of the sentence-level commands: the option values that reproduce a
+reference tool's code, per command.
+
+:data:`SENTENCE_PRESETS` maps a command to its presets and each preset to the option values it
+sets (keys are the command's option names, as the CLI passes them). Options the user gives
+explicitly still win; :func:`preset_summary` says which values were applied and which were given
+instead, :func:`preset_line` in one line (printed to stderr by the commands).
+
+What each tool's code does (read in its repository; README "Reproducing reference tools"):
+
+* ``stereoset`` / ``stereoset`` — moinnadeem/StereoSet ``code/eval_discriminative_models.py``
+  and ``eval_generative_models.py`` (commit ead7d08): every ``BLANK`` of a context replaced by
+  the masked insertion, the first mask read (``blanks=all``); GPT-2's first token scored from a
+  pass over ``<|endoftext|>`` alone and the others from the sentence without it
+  (``bos_pass=separate``); the candidate word tokenised alone (``leading_space=false``: for
+  RoBERTa the word-initial BPE token, the bug reported in McGill-NLP/bias-bench issue 5).
+* ``mbe`` / ``mbe`` — kanekomasahiro/bias_eval_in_multiple_mlm ``eval.py`` (commit bb2f2c7): the
+  pair weights are the dot products of the sentence embeddings (``weight=dot``: its ``cos_sim``
+  of two matrices divides by one constant, which cancels in Eq. 2).
+* ``gest`` / ``gest`` — kinit-sk/gest ``src/masked_models/utils.py`` and ``_inference.ipynb``
+  (commit 7dd908c): base-10 logarithms (``log_base=10``), weatkit's default too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from weatkit.errors import ConfigError
+
+
+def _frozen(table: dict[str, dict[str, dict[str, Any]]]) -> MappingProxyType:
+    return MappingProxyType(
+        {
+            command: MappingProxyType(
+                {name: MappingProxyType(values) for name, values in presets.items()}
+            )
+            for command, presets in table.items()
+        }
+    )
+
+
+#: command -> preset name -> {option: value}.
+SENTENCE_PRESETS: MappingProxyType[str, MappingProxyType[str, MappingProxyType[str, Any]]] = (
+    _frozen(
+        {
+            "stereoset": {
+                "stereoset": {"blanks": "all", "bos_pass": "separate", "leading_space": False},
+            },
+            "mbe": {"mbe": {"weight": "dot"}},
+            "gest": {"gest": {"log_base": "10"}},
+        }
+    )
+)
+
+
+def _preset(command: str, preset: str) -> Mapping[str, Any]:
+    presets = SENTENCE_PRESETS.get(command)
+    if presets is None:
+        raise ConfigError(f"the {command} command has no --compat presets")
+    if preset not in presets:
+        raise ConfigError(
+            f"unknown --compat {preset!r} for {command}: choose from {', '.join(presets)}"
+        )
+    return presets[preset]
+
+
+def apply_preset(
+    command: str, preset: str | None, explicit: Collection[str], values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """``values`` with the option values of ``command``'s ``preset``, except those in
+    ``explicit`` (the options the user gave), which keep their value.
+
+    Example:
+        >>> apply_preset("mbe", "mbe", (), {"weight": "cosine", "method": "aul"})
+        {'weight': 'dot', 'method': 'aul'}
+    """
+    out = dict(values)
+    if preset is None:
+        return out
+    for key, value in _preset(command, preset).items():
+        if key not in explicit:
+            out[key] = value
+    return out
+
+
+def preset_summary(command: str, preset: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``preset`` set in the option ``values`` a command ran with (for a manifest):
+    ``{"preset", "applied": {option: value}, "given": {option: {"value", "preset"}}, "line"}``."""
+    applied: dict[str, Any] = {}
+    given: dict[str, dict[str, Any]] = {}
+    for key, value in _preset(command, preset).items():
+        actual = values.get(key)
+        if actual == value and type(actual) is type(value):
+            applied[key] = value
+        else:
+            given[key] = {"value": actual, "preset": value}
+    summary: dict[str, Any] = {"preset": preset, "applied": applied, "given": given}
+    summary["line"] = _line(summary)
+    return summary
+
+
+def preset_line(command: str, preset: str, values: Mapping[str, Any]) -> str:
+    """One line: ``compat stereoset: blanks=all, ...; given: bos_pass=joint (preset: separate)``."""
+    return preset_summary(command, preset, values)["line"]
+
+
+def _show(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _line(summary: Mapping[str, Any]) -> str:
+    parts = [f"{k}={_show(v)}" for k, v in summary["applied"].items()]
+    line = f"compat {summary['preset']}: " + (", ".join(parts) if parts else "no value applied")
+    if summary["given"]:
+        given = [
+            f"{k}={_show(g['value'])} (preset: {_show(g['preset'])})"
+            for k, g in summary["given"].items()
+        ]
+        line += "; given: " + ", ".join(given)
+    return line
