@@ -116,7 +116,6 @@ def test_scores_and_eurogest_options(tmp_path: Path) -> None:
     assert (chosen.gest.eurogest_code, chosen.gest.coinciding) == ("2026-04", "keep")
     off = load_compare_config(_write(tmp_path, head + "gest: {eurogest: false}\n"))
     assert off.gest.eurogest is False
-    # the default plan is the one every CI used before the section existed
     assert chosen.correlation.n_bootstrap == 2000  # correlation keeps its own
 
 

@@ -253,7 +253,13 @@ def crows_rows(
         lm, load_crows(lang=lang), method=section.method, show_progress=ctx.show_progress
     )
     summary = crows_metric(per_pair, **ctx.plan)
-    results = crows_measures(summary, source=entry.name, lang=lang, method=section.method)
+    results = crows_measures(
+        summary,
+        source=entry.name,
+        lang=lang,
+        method=section.method,
+        confidence_level=ctx.scores.confidence_level,
+    )
     overall = results[0]
     n = int(overall.n or 0)
     wins = round(overall.value * n / 100.0) if n else 0  # metric = 100 · #wins / N
