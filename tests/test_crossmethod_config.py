@@ -93,6 +93,62 @@ def test_only_named_methods_run_and_output_can_be_overridden(tmp_path: Path) -> 
     assert config.crows.method == "pll"
 
 
+def test_scores_and_eurogest_options(tmp_path: Path) -> None:
+    head = "output: o\nlanguages: [en, it]\nmodels: [{name: A, model: m}]\n"
+    default = load_compare_config(_write(tmp_path, head + "gest: {}\n"))
+    assert (default.scores.n_bootstrap, default.scores.seed) == (1000, 0)
+    assert default.scores.confidence_level == 0.95
+    assert (default.gest.eurogest, default.gest.eurogest_code, default.gest.coinciding) == (
+        True,
+        "2025-12",
+        "other",
+    )
+    chosen = load_compare_config(
+        _write(
+            tmp_path,
+            head + "gest: {glm_templates: [0], eurogest_code: 2026-04, coinciding: keep}\n"
+            "scores: {n_bootstrap: 200, seed: 5, confidence_level: 0.9}\n",
+        )
+    )
+    assert (chosen.scores.n_bootstrap, chosen.scores.seed) == (200, 5)
+    assert chosen.scores.confidence_level == 0.9
+    assert chosen.gest.glm_templates == (0,) and chosen.gest.mlm_templates is None
+    assert (chosen.gest.eurogest_code, chosen.gest.coinciding) == ("2026-04", "keep")
+    off = load_compare_config(_write(tmp_path, head + "gest: {eurogest: false}\n"))
+    assert off.gest.eurogest is False
+    assert chosen.correlation.n_bootstrap == 2000  # correlation keeps its own
+
+
+_HEAD = "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (_HEAD + "scores: {n_bootstrap: -1}\n", r"scores\.n_bootstrap: must be >= 0, got -1"),
+        (_HEAD + "scores: {n_bootstrap: many}\n", r"scores\.n_bootstrap: "),
+        (_HEAD + "scores: {n_bootstrap: 1000000000000000}\n", r"scores\.n_bootstrap: "),
+        (_HEAD + "scores: {seed: -3}\n", r"scores\.seed: must be >= 0, got -3"),
+        (
+            _HEAD + "scores: {confidence_level: 95}\n",
+            r"scores\.confidence_level: must be between 0 and 1, got 95",
+        ),
+        (_HEAD + "scores: {level: 0.9}\n", "scores: unknown option 'level'"),
+        (_HEAD + "scores: [1000]\n", "scores"),
+        (_HEAD + "gest: {eurogest_code: 2024-01}\n", r"gest\.eurogest_code: choose 2025-12"),
+        (_HEAD + "gest: {coinciding: drop}\n", r"gest\.coinciding: choose other, refuse, keep"),
+        (_HEAD + "gest: {eurogest: maybe}\n", r"gest\.eurogest"),
+        (_HEAD + "gest: {templates: [1]}\n", "gest: unknown option 'templates'"),
+    ],
+)
+def test_scores_and_gest_errors_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    path = _write(tmp_path, text)
+    with pytest.raises(WeatkitError, match=message) as info:
+        load_compare_config(path)
+    assert str(path) in str(info.value)
+    assert "\n" not in str(info.value)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -237,6 +293,12 @@ KEYS = [
     "contextual",
     "engine",
     "seed_units",
+    "scores",
+    "n_bootstrap",
+    "confidence_level",
+    "eurogest",
+    "eurogest_code",
+    "coinciding",
     "x",
 ]
 SCALARS = (

@@ -57,7 +57,7 @@ models:
   - {name: G, model: glm}
 contextual: {device: cpu, batch_size: 64}
 weat: {lists: [weat], engine: {n_bootstrap: 200, n_permutations: 0}}
-gest: {mlm_templates: [2], glm_templates: [0]}
+gest: {mlm_templates: [2], glm_templates: [0], eurogest: false}  # de: EuroGEST is slow
 crows: {method: aul}
 mbe: {corpora: {de: parallel.tsv}}
 correlation: {n_bootstrap: 300, seed: 3}

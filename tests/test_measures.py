@@ -32,19 +32,26 @@ from weatkit.report.tables import results_frame, summary_frame
 from weatkit.stereoset import load_stereoset
 
 SS_LANGS = ("en", "de", "fr", "es", "tr")
+CROWS_LANGS = ("en", "fr", "ja", "ru")
+# Rowe et al. (2025), Table 1 / supported_languages.json: ISO codes, Norwegian "no"
+EUROGEST_LANGS = (
+    "bg", "ca", "cs", "da", "de", "el", "es", "et", "fi", "fr", "ga", "gl", "hr", "hu", "it",
+    "lt", "lv", "mt", "nl", "no", "pl", "pt", "ro", "ru", "sk", "sl", "sv", "tr", "uk",
+)  # fmt: skip
 # name: (neutral, stereotypical side, ideal, model kinds, languages, the paper's first author)
 PAPERS = {
     "weat": (0.0, "above", None, ("static", "mlm", "glm"), None, "Caliskan"),
     "gest:g_s": (1.0, "above", None, ("mlm", "glm"), ("en",), "Pikuliak"),
+    "eurogest:g_s": (1.0, "above", None, ("mlm", "glm"), EUROGEST_LANGS, "Rowe"),
     "stereoset:ss_term": (50.0, "above", None, ("mlm", "glm"), SS_LANGS, "Nadeem"),
     "stereoset:lms_term": (None, None, 100.0, ("mlm", "glm"), SS_LANGS, "Nadeem"),
     "stereoset:icat_term": (None, None, 100.0, ("mlm", "glm"), SS_LANGS, "Nadeem"),
     "stereoset:ss_pooled": (50.0, "above", None, ("mlm", "glm"), SS_LANGS, "Nadeem"),
     "stereoset:lms_pooled": (None, None, 100.0, ("mlm", "glm"), SS_LANGS, "Nadeem"),
     "stereoset:icat_pooled": (None, None, 100.0, ("mlm", "glm"), SS_LANGS, "Nadeem"),
-    "crows:pll": (50.0, "above", None, ("mlm",), ("en", "ja", "ru"), "Nangia"),
-    "crows:aul": (50.0, "above", None, ("mlm",), ("en", "ja", "ru"), "Kaneko & Bollegala"),
-    "crows:aula": (50.0, "above", None, ("mlm",), ("en", "ja", "ru"), "Kaneko & Bollegala"),
+    "crows:pll": (50.0, "above", None, ("mlm",), CROWS_LANGS, "Nangia"),
+    "crows:aul": (50.0, "above", None, ("mlm",), CROWS_LANGS, "Kaneko & Bollegala"),
+    "crows:aula": (50.0, "above", None, ("mlm",), CROWS_LANGS, "Kaneko & Bollegala"),
     "mbe:aula": (50.0, "above", None, ("mlm",), None, "Kaneko, Imankulova"),
     "mbe:aul": (50.0, "above", None, ("mlm",), None, "Kaneko, Imankulova"),
 }
@@ -57,7 +64,8 @@ def test_registry_metadata_are_the_papers() -> None:
         assert (m.neutral, m.stereotypical, m.ideal) == (neutral, side, ideal), name
         assert (tuple(m.model_kinds), m.languages) == (kinds, langs), name
         assert m.citation.startswith(author), name
-        assert m.family == name.split(":")[0]
+        # the compare method computing it: EuroGEST is a language of the gest method
+        assert m.family == {"eurogest": "gest"}.get(name.split(":")[0], name.split(":")[0])
 
 
 def test_registry_languages_are_the_data_sets() -> None:
@@ -69,16 +77,29 @@ def test_registry_languages_are_the_data_sets() -> None:
             assert get_measure(f"stereoset:{name}_{convention}").languages == LANGS
     for name in ("crows:pll", "crows:aul", "crows:aula"):
         assert get_measure(name).languages == tuple(CROWS_FILES)
+    from weatkit.gest.eurogest import LANGUAGES
+
+    assert get_measure("eurogest:g_s").languages == tuple(sorted(LANGUAGES))
 
 
 def test_applicability_and_side() -> None:
     crows_pll = get_measure("crows:pll")
     assert crows_pll.not_applicable("mlm", "en") is None
-    assert crows_pll.not_applicable("mlm", "de") == "CrowS-Pairs has en, ja, ru, not de"
+    assert crows_pll.not_applicable("mlm", "de") == "CrowS-Pairs has en, fr, ja, ru, not de"
+    assert crows_pll.not_applicable("mlm", "fr") is None
     assert crows_pll.not_applicable("glm", "ja", "G") == (
         "CrowS-Pairs needs a masked LM; G is a causal LM"
     )
     assert get_measure("gest:g_s").not_applicable("glm", "fr") == "GEST is English only, not fr"
+    eurogest = get_measure("eurogest:g_s")
+    assert [eurogest.not_applicable(k, lang) for k in ("mlm", "glm") for lang in ("de", "it")] == [
+        None
+    ] * 4
+    assert eurogest.not_applicable("glm", "en").startswith("EuroGEST has bg, ca, cs")
+    assert eurogest.not_applicable("static", "de", "V") == (
+        "EuroGEST needs a masked LM or a causal LM; V is word embeddings"
+    )
+    assert eurogest.side(1.1) == "stereotypical"
     assert get_measure("weat").not_applicable("static", "xx") is None
     g_s = get_measure("gest:g_s")
     assert (g_s.side(1.2), g_s.side(0.8), g_s.side(1.0), g_s.side(math.nan)) == (

@@ -19,8 +19,10 @@ from the file's directory. Example (YAML)::
       engine: {n_bootstrap: 1000, n_permutations: 0}
       min_coverage: 0.8                  # also: lower, strip_accents, equalize (as in grid)
     gest: {mlm_templates: [0, 1, 2, 3], glm_templates: [0, 1]}   # English; g_s averaged
+                                         # EuroGEST in its 29 languages (eurogest: false: off)
+                                         # also: eurogest_code: 2025-12, coinciding: other
     stereoset: {}                        # en, de, fr, es, tr
-    crows: {method: pll}                 # en (all bias types); ja, ru (gender, MBE's translations)
+    crows: {method: pll}                 # en, fr (all bias types); ja, ru (gender, MBE's)
     mbe:                                 # masked LMs; a parallel corpus per language
       method: aula
       weight: cosine
@@ -28,6 +30,15 @@ from the file's directory. Example (YAML)::
       max_sentences: 500
     correlation: {n_bootstrap: 2000, seed: 0, confidence_level: 0.95, by_language: true,
                   seed_units: checkpoints}   # or mean: one unit per model (the seed mean)
+    scores: {n_bootstrap: 1000, seed: 0, confidence_level: 0.95}   # CIs of sentence scores
+
+The ``gest`` section scores English GEST (``gest:g_s``) in ``en`` and EuroGEST
+(``eurogest:g_s``, Rowe et al. 2025; :func:`weatkit.measures.gest` with ``lang``) in each of
+its 29 languages, with ``eurogest_code`` (upstream code version) and ``coinciding`` (items whose
+masculine and feminine strings coincide) as in ``weatkit gest --lang``; the templates apply to
+English only. ``scores`` sets the percentile bootstrap of every sentence-level score's CI
+(:mod:`weatkit.crossmethod.uncertainty`; 0 resamples: no CIs); ``correlation`` that of the
+correlations.
 
 A model entry gives ``model`` (one hub id or directory) or ``checkpoints`` (at least two: the
 same model trained with different seeds, e.g. MultiBERTs; Aribandi et al. 2021). Each
@@ -40,7 +51,7 @@ chooses the correlation units: every checkpoint (``checkpoints``, the default) o
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +74,14 @@ from weatkit.config.schema import CONTEXTUAL, Source, options_from_file
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
+from weatkit.gest.eurogest import CODE as EUROGEST_CODE
+from weatkit.gest.eurogest import COINCIDING
+from weatkit.gest.eurogest import DEFAULT_CODE as EUROGEST_DEFAULT_CODE
 from weatkit.pipeline import RunConfig
 from weatkit.stats.resampling import check_plan_size
 
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
-_TOP_KEYS = {"output", "languages", "models", "contextual", "correlation", *METHODS}
+_TOP_KEYS = {"output", "languages", "models", "contextual", "correlation", "scores", *METHODS}
 _MODEL_KEYS = {"name", "model", "checkpoints", "kind"}
 #: Separates a model's name from its checkpoint number in a unit's name (``MultiBERTs#2``).
 CHECKPOINT_MARK = "#"
@@ -128,10 +142,27 @@ class WeatSection:
 
 @dataclass(frozen=True)
 class GestSection:
-    """Template ids (GEST paper Table 2) for masked and for causal LMs; None = all of them."""
+    """English GEST: template ids (GEST paper Table 2) for masked and for causal LMs (None: all
+    of them). EuroGEST in its languages unless ``eurogest`` is False, with the upstream code
+    version ``eurogest_code`` and the handling of coinciding forms ``coinciding``
+    (:func:`weatkit.measures.gest`)."""
 
     mlm_templates: tuple[int, ...] | None = None
     glm_templates: tuple[int, ...] | None = None
+    eurogest: bool = True
+    eurogest_code: str = EUROGEST_DEFAULT_CODE
+    coinciding: str = "other"
+
+    def validate(self) -> None:
+        if self.eurogest_code not in EUROGEST_CODE:
+            raise ConfigError(
+                f"choose {', '.join(EUROGEST_CODE)}, not {self.eurogest_code!r}",
+                field="eurogest_code",
+            )
+        if self.coinciding not in COINCIDING:
+            raise ConfigError(
+                f"choose {', '.join(COINCIDING)}, not {self.coinciding!r}", field="coinciding"
+            )
 
     def templates(self, kind: str) -> tuple[int, ...] | None:
         return self.mlm_templates if kind == "mlm" else self.glm_templates
@@ -175,13 +206,34 @@ class CorrelationOptions:
             raise ConfigError(
                 f"choose checkpoints or mean, not {self.seed_units!r}", field="seed_units"
             )
-        if self.n_bootstrap < 0:
-            raise ConfigError(f"must be >= 0, got {self.n_bootstrap}", field="n_bootstrap")
-        check_plan_size(self.n_bootstrap, (1,), field="n_bootstrap")
-        if not 0 < self.confidence_level < 1:
-            raise ConfigError(
-                f"must be between 0 and 1, got {self.confidence_level}", field="confidence_level"
-            )
+        _check_bootstrap(self.n_bootstrap, self.seed, self.confidence_level)
+
+
+def _check_bootstrap(n_bootstrap: int, seed: int, confidence_level: float) -> None:
+    """One-line :class:`ConfigError` naming the field: a negative or too large resample count,
+    a negative seed, or a level outside (0, 1)."""
+    if seed < 0:
+        raise ConfigError(f"must be >= 0, got {seed}", field="seed")
+    if n_bootstrap < 0:
+        raise ConfigError(f"must be >= 0, got {n_bootstrap}", field="n_bootstrap")
+    check_plan_size(n_bootstrap, (1,), field="n_bootstrap")
+    if not 0 < confidence_level < 1:
+        raise ConfigError(
+            f"must be between 0 and 1, got {confidence_level}", field="confidence_level"
+        )
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """The percentile bootstrap of every sentence-level score's CI in ``weatkit compare``
+    (:mod:`weatkit.crossmethod.uncertainty`): resamples (0: no CIs), seed and level."""
+
+    n_bootstrap: int = 1000
+    seed: int = 0
+    confidence_level: float = 0.95
+
+    def validate(self) -> None:
+        _check_bootstrap(self.n_bootstrap, self.seed, self.confidence_level)
 
 
 @dataclass(frozen=True)
@@ -195,6 +247,7 @@ class CompareConfig:
     models: tuple[ModelEntry, ...]
     contextual: ContextualOptions
     correlation: CorrelationOptions
+    scores: ScoreOptions = field(default_factory=ScoreOptions)
     weat: WeatSection | None = None
     gest: GestSection | None = None
     stereoset: StereosetSection | None = None
@@ -254,6 +307,7 @@ def load_compare_config(path: str | os.PathLike, output: str | None = None) -> C
         correlation=dataclass_from(
             CorrelationOptions, data.get("correlation", {}), source.key("correlation")
         ),
+        scores=dataclass_from(ScoreOptions, data.get("scores", {}), source.key("scores")),
         **sections,
     )
 
@@ -310,13 +364,12 @@ def _section(
         )
         return WeatSection(run, layers)
     if method == "gest":
-        check_keys(values, {"mlm_templates", "glm_templates"}, where)
         chosen = {
-            key: _integers(value, source.key(key))
-            for key, value in values.items()
-            if value is not None
+            key: _integers(values.pop(key), source.key(key))
+            for key in ("mlm_templates", "glm_templates")
+            if values.get(key) is not None
         }
-        return GestSection(**chosen)
+        return replace(dataclass_from(GestSection, values, where), **chosen)
     if method == "stereoset":
         return dataclass_from(StereosetSection, values, where)
     if method == "crows":

@@ -12,16 +12,17 @@ section from its data (word lists, parallel corpora).
 
 Measures, their neutral values and stereotypical sides: :data:`weatkit.measures.registry.
 MEASURES`. WEAT columns are ``SET:TEST@L`` (effect size d of the word vectors at layer L, e.g.
-``ca-weat:weat1@-2``); ``gest:g_s`` is the mean over the templates; StereoSet gives SS, LMS
-and ICAT of the intrasentence split, per target term. Every sentence-level score has a
-percentile bootstrap CI over its items and, where it has a neutral value, a test of it
-(:mod:`weatkit.crossmethod.uncertainty`).
+``ca-weat:weat1@-2``); ``gest:g_s`` (English) is the mean over the templates, ``eurogest:g_s``
+EuroGEST's g_s in its 29 languages; StereoSet gives SS, LMS and ICAT of the intrasentence split,
+per target term. Every sentence-level score has a percentile bootstrap CI over its items (the
+file's ``scores`` section, :class:`~weatkit.crossmethod.config.ScoreOptions`) and, where it has a
+neutral value, a test of it (:mod:`weatkit.crossmethod.uncertainty`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -31,13 +32,11 @@ from weatkit.crossmethod.config import (
     GestSection,
     MbeSection,
     ModelEntry,
+    ScoreOptions,
     StereosetSection,
     WeatSection,
 )
 from weatkit.crossmethod.uncertainty import (
-    CONFIDENCE_LEVEL,
-    N_BOOTSTRAP,
-    SEED,
     binomial_p,
     gest_template_mean_interval,
     mbe_interval,
@@ -58,6 +57,7 @@ from weatkit.mbe.run import run_mbe_parallel
 from weatkit.measures import (
     MeasureResult,
     crows_measures,
+    gest,
     gest_measures,
     get_measure,
     mbe_measures,
@@ -82,12 +82,19 @@ class NotApplicable(Exception):
 
 @dataclass
 class MethodContext:
-    """What every method shares: loading options, progress bars, loaded masked LMs."""
+    """What every method shares: loading options, progress bars, the bootstrap of the scores'
+    CIs (the file's ``scores`` section), loaded masked LMs."""
 
     options: ContextualOptions
     show_progress: bool | None = None
     masked: dict[str, MaskedLM] = field(default_factory=dict)
     extractors: ExtractorPool = field(default_factory=ExtractorPool)
+    scores: ScoreOptions = field(default_factory=ScoreOptions)
+
+    @property
+    def plan(self) -> dict[str, Any]:
+        """``n_bootstrap``, ``seed``, ``confidence_level`` of the scores' CIs, as keywords."""
+        return asdict(self.scores)
 
     def masked_lm(self, entry: ModelEntry, kind: str, method: str) -> MaskedLM:
         """The entry's model as a :class:`MaskedLM` (loaded once per model)."""
@@ -142,13 +149,15 @@ def score_rows(
     return rows
 
 
-def _with_ci(result: MeasureResult, low: float, high: float, how: str) -> MeasureResult:
+def _with_ci(
+    result: MeasureResult, low: float, high: float, how: str, level: float
+) -> MeasureResult:
     has_ci = not (math.isnan(low) or math.isnan(high))
     return replace(
         result,
         ci_low=low,
         ci_high=high,
-        confidence_level=CONFIDENCE_LEVEL if has_ci else math.nan,
+        confidence_level=level if has_ci else math.nan,
         method=f"{result.method}; {how}" if has_ci else result.method,
     )
 
@@ -175,9 +184,14 @@ def weat_rows(
 def gest_rows(
     entry: ModelEntry, kind: str, lang: str, section: GestSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
-    """GEST g_s (Pikuliak et al. 2023): English only; the mean over the chosen templates, with
+    """GEST g_s (Pikuliak et al. 2023) in English: the mean over the chosen templates, with
     a percentile bootstrap CI over the samples
-    (:func:`~weatkit.crossmethod.uncertainty.gest_template_mean_interval`)."""
+    (:func:`~weatkit.crossmethod.uncertainty.gest_template_mean_interval`); in the EuroGEST
+    languages (unless ``section.eurogest`` is False) EuroGEST's g_s (:func:`eurogest_rows`)."""
+    if lang != "en" and section.eurogest:
+        if lang not in (get_measure("eurogest:g_s").languages or ()):
+            raise NotApplicable(f"GEST is English only and EuroGEST has no {lang}")
+        return eurogest_rows(entry, kind, lang, section, ctx)
     check_applicable("gest:g_s", entry, kind, lang)
     name = entry.name
     samples = load_gest("1.0")
@@ -193,10 +207,39 @@ def gest_rows(
     if scores.empty:
         raise WeatkitError(f"{name}: no GEST template scored")
     summary = aggregate_by_template(scores, n_bootstrap=0)
-    _, low, high = gest_template_mean_interval(scores)
+    _, low, high = gest_template_mean_interval(scores, **ctx.plan)
     how = "percentile bootstrap over samples within stereotype"
     results = gest_measures(summary, source=name, lang=lang)
-    return score_rows([_with_ci(m, low, high, how) for m in results])
+    level = ctx.scores.confidence_level
+    return score_rows([_with_ci(m, low, high, how, level) for m in results])
+
+
+def eurogest_rows(
+    entry: ModelEntry, kind: str, lang: str, section: GestSection, ctx: MethodContext
+) -> list[dict[str, Any]]:
+    """EuroGEST g_s (Rowe et al. 2025) of the model in ``lang``, ``weatkit gest --lang``'s
+    computation (:func:`weatkit.measures.gest` with ``lang``; ``eurogest:g_s``)::
+
+        r_j = exp(S_m) / (exp(S_m) + exp(S_f)),   R_s = mean_{j ∈ s} r_j
+        g_s = mean(R_8 … R_16) / mean(R_1 … R_7)
+
+    with its percentile bootstrap CI over the items within each stereotype, drawn with the
+    ``scores`` section's resamples, seed and level (the plan of ``weatkit gest --lang``); the
+    upstream code version and the coinciding forms as the section says. The neutral test is
+    whether the CI excludes 1 (no binomial p: g_s is not a count)."""
+    check_applicable("eurogest:g_s", entry, kind, lang)
+    result = gest(
+        entry.model,
+        lang=lang,
+        code=section.eurogest_code,
+        coinciding=section.coinciding,
+        kind=kind,
+        options=ctx.options,
+        show_progress=ctx.show_progress,
+        name=entry.name,
+        **ctx.plan,
+    )
+    return score_rows(result.measures)
 
 
 def crows_rows(
@@ -209,10 +252,14 @@ def crows_rows(
     per_pair = score_crows(
         lm, load_crows(lang=lang), method=section.method, show_progress=ctx.show_progress
     )
-    summary = crows_metric(
-        per_pair, n_bootstrap=N_BOOTSTRAP, seed=SEED, confidence_level=CONFIDENCE_LEVEL
+    summary = crows_metric(per_pair, **ctx.plan)
+    results = crows_measures(
+        summary,
+        source=entry.name,
+        lang=lang,
+        method=section.method,
+        confidence_level=ctx.scores.confidence_level,
     )
-    results = crows_measures(summary, source=entry.name, lang=lang, method=section.method)
     overall = results[0]
     n = int(overall.n or 0)
     wins = round(overall.value * n / 100.0) if n else 0  # metric = 100 · #wins / N
@@ -238,9 +285,10 @@ def stereoset_rows(
         table, source=entry.name, lang=lang, split="intrasentence", conventions=("term",)
     )
     per_example = outcomes(dataset, predictions, ["intrasentence"])
-    cis = stereoset_term_intervals(per_example)
+    cis = stereoset_term_intervals(per_example, **ctx.plan)
     how = "percentile bootstrap over examples within term"
-    results = [_with_ci(r, *cis[r.measure.split(":")[1]], how) for r in results]
+    level = ctx.scores.confidence_level
+    results = [_with_ci(r, *cis[r.measure.split(":")[1]], how, level) for r in results]
     p = binomial_p(int(per_example["pro"].sum()), len(per_example))
     return score_rows(results, {"stereoset:ss_term": p})
 
@@ -271,10 +319,11 @@ def mbe_rows(
     # the sentence embeddings: the same tokens as the run's, so from the score cache
     embedding = lm.unmasked(lm.tokenize([str(t) for t in sentences["target"]])).embedding
     weights = mbe_weights(embedding[male], embedding[~male], section.weight)
-    low, high = mbe_interval(values[male], values[~male], weights)
+    low, high = mbe_interval(values[male], values[~male], weights, **ctx.plan)
     wins = mbe_wins(values[male], values[~male])
+    how = "percentile bootstrap over male and female sentences"
     results = [
-        _with_ci(r, low, high, "percentile bootstrap over male and female sentences")
+        _with_ci(r, low, high, how, ctx.scores.confidence_level)
         for r in mbe_measures(run_.result, source=entry.name, lang=lang)
     ]
     return score_rows(results, {results[0].column: binomial_p(wins, run_.result.n_pairs)})

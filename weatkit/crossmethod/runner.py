@@ -44,7 +44,6 @@ from weatkit.crossmethod.methods import (
     weat_rows,
 )
 from weatkit.crossmethod.plot import correlation_heatmap
-from weatkit.crossmethod.uncertainty import CONFIDENCE_LEVEL, N_BOOTSTRAP, SEED
 from weatkit.errors import one_line
 from weatkit.models.hub import is_decoder_only, load_config
 from weatkit.models.pool import handles, scope
@@ -175,7 +174,7 @@ def run_compare(
         timings[f"{method}:{model}:{lang}"] = round(time.perf_counter() - t0, 3)
         bar.update(1)
 
-    ctx = MethodContext(config.contextual, show_progress)
+    ctx = MethodContext(config.contextual, show_progress, scores=config.scores)
     weights_loaded: dict[str, int] = {}
     with bar:
         for entry in config.units:  # a model's checkpoints one after another
@@ -220,6 +219,7 @@ def run_compare(
         "methods": {m: asdict(getattr(config, m)) for m in config.methods},
         "contextual": asdict(ctx.options),
         "correlation": asdict(corr),
+        "scores": asdict(config.scores),
         "resampling": {  # weatkit.stats.resampling: plans depend only on the seed and sizes
             # percentile bootstrap CIs of the sentence-level scores over their items, and the
             # neutral tests (weatkit.crossmethod.uncertainty)
@@ -227,14 +227,19 @@ def run_compare(
                 method: {
                     "scheme": "stratified",
                     "strata": strata,
-                    "n_bootstrap": N_BOOTSTRAP,
-                    "seed": SEED,
-                    "confidence_level": CONFIDENCE_LEVEL,
+                    "n_bootstrap": config.scores.n_bootstrap,
+                    "seed": config.scores.seed,
+                    "confidence_level": config.scores.confidence_level,
                     "interval": "percentile",
                     "neutral_test": test,
                 }
                 for method, strata, test in (
-                    ("gest", "samples within stereotype, per template", "CI excludes 1"),
+                    (
+                        "gest",
+                        "samples within stereotype, per template (EuroGEST: items within "
+                        "stereotype)",
+                        "CI excludes 1",
+                    ),
                     ("stereoset", "examples within target term", "exact binomial (SS)"),
                     ("crows", "pairs", "exact binomial"),
                     ("mbe", "male, female sentences", "exact binomial over pairs"),

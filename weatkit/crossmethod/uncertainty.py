@@ -4,8 +4,9 @@ and tests of the neutral value (issue 19, item 7).
 Every interval is a percentile bootstrap (:func:`weatkit.stats.intervals.percentile_interval`)
 whose resamples come from :mod:`weatkit.stats.resampling` (scheme ``"stratified"``: one
 ``numpy.random.default_rng(seed)``, strata one after another, so a plan depends only on the
-seed and the stratum sizes), at :data:`N_BOOTSTRAP` resamples, seed :data:`SEED` and level
-:data:`CONFIDENCE_LEVEL`:
+seed and the stratum sizes), with the resamples, seed and level of the comparison file's
+``scores`` section (:class:`weatkit.crossmethod.config.ScoreOptions`; default 1,000, 0, 0.95;
+0 resamples: no intervals):
 
 =====================  =================================  ====================================
 measure                items resampled                    neutral test
@@ -14,6 +15,9 @@ measure                items resampled                    neutral test
                        (the plan of ``weatkit gest``; the
                        same plan for every template; the
                        replicate is the template mean)
+``eurogest:g_s``       EuroGEST items, within stereotype  CI excludes g_s = 1?
+                       (the plan and interval of
+                       ``weatkit gest --lang``)
 ``stereoset:*_term``   examples, within target term       SS: exact binomial of Σ pro of N
                        (every term keeps its N_t)         examples against 1/2; LMS, ICAT: none
 ``crows:*``            pairs (``weatkit crows``' CI)      exact binomial of #wins of N pairs
@@ -44,11 +48,6 @@ from weatkit.stats.intervals import percentile_interval
 from weatkit.stats.resampling import bootstrap_draws, counts_from_indices
 from weatkit.stereoset.metrics import icat_score
 
-#: Resamples, seed and level of every sentence-level CI of ``weatkit compare``.
-N_BOOTSTRAP = 1000
-SEED = 0
-CONFIDENCE_LEVEL = 0.95
-
 
 def binomial_p(k: int, n: int) -> float:
     """Exact two-sided binomial p of ``k`` wins in ``n`` items against 1/2
@@ -68,9 +67,9 @@ def _interval(replicates: np.ndarray, confidence_level: float) -> tuple[float, f
 def gest_template_mean_interval(
     scores: pd.DataFrame,
     *,
-    n_bootstrap: int = N_BOOTSTRAP,
-    seed: int = SEED,
-    confidence_level: float = CONFIDENCE_LEVEL,
+    n_bootstrap: int,
+    seed: int,
+    confidence_level: float,
 ) -> tuple[float, float, float]:
     """``(g_s, ci_low, ci_high)`` of the mean over templates of g_s.
 
@@ -110,9 +109,9 @@ def gest_template_mean_interval(
 def stereoset_term_intervals(
     outcomes: pd.DataFrame,
     *,
-    n_bootstrap: int = N_BOOTSTRAP,
-    seed: int = SEED,
-    confidence_level: float = CONFIDENCE_LEVEL,
+    n_bootstrap: int,
+    seed: int,
+    confidence_level: float,
 ) -> dict[str, tuple[float, float]]:
     """Percentile CIs of ``ss_term``, ``lms_term`` and ``icat_term`` over the examples.
 
@@ -164,9 +163,9 @@ def mbe_interval(
     score_f: Sequence[float] | np.ndarray,
     weights: np.ndarray,
     *,
-    n_bootstrap: int = N_BOOTSTRAP,
-    seed: int = SEED,
-    confidence_level: float = CONFIDENCE_LEVEL,
+    n_bootstrap: int,
+    seed: int,
+    confidence_level: float,
 ) -> tuple[float, float]:
     """Percentile CI of the MBE score (Kaneko et al. 2022, Eq. 2) over the sentences.
 

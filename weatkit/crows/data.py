@@ -61,8 +61,10 @@ CROWS_DATA: dict[tuple[str, str], str] = {
     ("ru", "original"): "mbe/translated_data/russian.json",
 }
 #: Language -> path of its default pairs, for the languages ``compare`` scores
-#: (``crows:*`` measures); French is ``weatkit crows --lang fr`` only so far.
-CROWS_FILES: dict[str, str] = {lang: CROWS_DATA[(lang, "original")] for lang in ("en", "ja", "ru")}
+#: (``crows:*`` measures; the registry's languages, :mod:`weatkit.measures.registry`).
+CROWS_FILES: dict[str, str] = {
+    lang: CROWS_DATA[(lang, "original")] for lang in ("en", "fr", "ja", "ru")
+}
 #: The named data sets of ``load_crows(data=...)``.
 DATA_SETS: tuple[str, ...] = ("original", "revised")
 #: Shipped files that are tab-separated despite their ``.csv`` name.

@@ -1,4 +1,5 @@
-"""GEST (Pikuliak et al. 2023) as a registered measure: ``gest:g_s``."""
+"""GEST (Pikuliak et al. 2023) and EuroGEST (Rowe et al. 2025) as registered measures:
+``gest:g_s`` (English) and ``eurogest:g_s`` (29 European languages; a different g_s formula)."""
 
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ class GestResult:
             ``sentence, stereotype, score, skipped``.
         summary: the native :class:`~weatkit.gest.aggregate.GestSummary`, one row per template
             (a leading ``template`` column when the scores have one).
-        measures: ``gest:g_s`` as one :class:`~weatkit.measures.result.MeasureResult`
-            (:func:`gest_measures`).
+        measures: ``gest:g_s`` (EuroGEST: ``eurogest:g_s``) as one
+            :class:`~weatkit.measures.result.MeasureResult` (:func:`gest_measures`).
         notes: what a user must know about the data (EuroGEST: the coinciding forms handled).
     """
 
@@ -219,7 +220,8 @@ def eurogest(
     S is the sequence score of the masculine / feminine string as the upstream ``code`` version
     normalises it (:mod:`weatkit.gest.eurogest_scoring`); items, templates and the coinciding
     forms: :mod:`weatkit.gest.eurogest`; metrics and bootstrap:
-    :mod:`weatkit.gest.eurogest_metrics`. The measure is ``gest:g_s`` in ``lang``.
+    :mod:`weatkit.gest.eurogest_metrics`. The measure is ``eurogest:g_s`` in ``lang`` (not
+    ``gest:g_s``: the formula differs, :mod:`weatkit.measures.registry`).
 
     Citation:
         Rowe, Klimaszewski, Guillou, Vallor & Birch (2025), EuroGEST, EMNLP 2025,
@@ -256,7 +258,7 @@ def eurogest(
     if has_ci:
         method += "; percentile bootstrap per stereotype"
     measure = MeasureResult(
-        "gest:g_s",
+        "eurogest:g_s",
         name or str(model),
         built.lang,
         float(row["g_s"]),

@@ -10,6 +10,7 @@ measure                neutral   stereotypical    source
 =====================  ========  ===============  =========================================
 ``weat``               d = 0     above            Caliskan et al. (2017), Science 356
 ``gest:g_s``           g_s = 1   above            Pikuliak et al. (2023), arXiv:2311.18711
+``eurogest:g_s``       g_s = 1   above            Rowe et al. (2025), EMNLP
 ``stereoset:ss_C``     50        above            Nadeem et al. (2021), ACL
 ``stereoset:lms_C``    none      (ideal 100)      Nadeem et al. (2021), ACL
 ``stereoset:icat_C``   none      (ideal 100)      Nadeem et al. (2021), ACL
@@ -25,6 +26,11 @@ sides of SS = 50, so it has no neutral value and no stereotypical side; both hav
 ``term`` (StereoSet's official scores: means over target terms, ICAT of the means) and
 ``pooled`` (over examples). Model kinds are ``static`` (word embeddings), ``mlm`` (masked
 LMs) and ``glm`` (generative, i.e. causal LMs).
+
+``gest:g_s`` (English GEST) and ``eurogest:g_s`` (its translations into 29 European languages)
+are two measures, not one in several languages: their g_s are different formulas (GEST: a ratio
+of geometric means of probability ratios; EuroGEST: a ratio of arithmetic means of masculine
+shares r ∈ (0, 1)), so their values are not comparable across the two.
 """
 
 from __future__ import annotations
@@ -48,6 +54,16 @@ PIKULIAK = (
     "Pikuliak, Hrckova, Oresko & Simko (2023). Women Are Beautiful, Men Are Leaders: Gender "
     "Stereotypes in Machine Translation and Language Modeling. arXiv:2311.18711."
 )
+ROWE = (
+    "Rowe, Klimaszewski, Guillou, Vallor & Birch (2025). EuroGEST: Investigating gender "
+    "stereotypes in multilingual language models. EMNLP 2025, arXiv:2506.03867."
+)
+#: The EuroGEST languages (ISO 639-1; Norwegian is ``no``): :data:`weatkit.gest.eurogest.
+#: LANGUAGES`, spelled out here so that the registry loads no data module.
+EUROGEST_LANGUAGES: tuple[str, ...] = (
+    "bg", "ca", "cs", "da", "de", "el", "es", "et", "fi", "fr", "ga", "gl", "hr", "hu", "it",
+    "lt", "lv", "mt", "nl", "no", "pl", "pt", "ro", "ru", "sk", "sl", "sv", "tr", "uk",
+)  # fmt: skip
 NADEEM = (
     "Nadeem, Bethke & Reddy (2021). StereoSet: Measuring stereotypical bias in pretrained "
     "language models. ACL 2021."
@@ -188,6 +204,19 @@ _register_all(
             model_kinds=_SENTENCE_KINDS,
             languages=("en",),
         ),
+        Measure(
+            "eurogest:g_s",
+            "gest",
+            "EuroGEST",
+            "stereotype rate g_s = mean(R_8 … R_16) / mean(R_1 … R_7) of the masculine rates "
+            "R_s = mean_j r_j, r_j = exp(S_m) / (exp(S_m) + exp(S_f)), over the items of the "
+            "male (8–16) and the female (1–7) stereotypes",
+            neutral=1.0,
+            stereotypical="above",
+            citation=ROWE,
+            model_kinds=_SENTENCE_KINDS,
+            languages=EUROGEST_LANGUAGES,
+        ),
         *(
             Measure(
                 f"stereoset:{name}_{convention}",
@@ -222,7 +251,7 @@ _register_all(
                 stereotypical="above",
                 citation=NANGIA if method == "pll" else KANEKO_AUL,
                 model_kinds=("mlm",),
-                languages=("en", "ja", "ru"),
+                languages=("en", "fr", "ja", "ru"),
             )
             for method in ("pll", "aul", "aula")
         ),
