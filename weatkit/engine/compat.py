@@ -35,11 +35,12 @@ What each tool's code does (read in its repository; README "Reproducing referenc
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import fields, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from weatkit.compat_report import preset_report
 from weatkit.engine.weat import EngineOptions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -146,34 +147,6 @@ def compat_summary(config: RunConfig) -> dict[str, Any]:
     """
     if config.compat is None:
         raise ValueError("config has no compat preset")
-    preset = COMPAT_PRESETS[config.compat]
-    applied: dict[str, Any] = {}
-    given: dict[str, dict[str, Any]] = {}
-    for key, value in preset.items():
-        actual = _value(config, key)
-        if actual == value and type(actual) is type(value):
-            applied[key] = value
-        else:
-            given[key] = {"value": actual, "preset": value}
-    summary: dict[str, Any] = {"preset": config.compat, "applied": applied, "given": given}
-    summary["line"] = compat_line(summary)
-    return summary
-
-
-def _show(key: str, value: Any) -> str:
-    if key == "lower" and value is None:
-        return "auto"
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def compat_line(summary: Mapping[str, Any]) -> str:
-    """One line: ``compat xweat: ddof=0, ...; given: equalize=none (preset: truncate)``."""
-    parts = [f"{k}={_show(k, v)}" for k, v in summary["applied"].items()]
-    line = f"compat {summary['preset']}: " + (", ".join(parts) if parts else "no value applied")
-    if summary["given"]:
-        given = [
-            f"{k}={_show(k, g['value'])} (preset: {_show(k, g['preset'])})"
-            for k, g in summary["given"].items()
-        ]
-        line += "; given: " + ", ".join(given)
-    return line
+    return preset_report(
+        config.compat, COMPAT_PRESETS[config.compat], lambda key: _value(config, key)
+    )

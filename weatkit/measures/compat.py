@@ -27,6 +27,7 @@ from collections.abc import Collection, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from weatkit.compat_report import preset_report
 from weatkit.errors import ConfigError
 
 
@@ -87,36 +88,11 @@ def apply_preset(
 
 def preset_summary(command: str, preset: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """What ``preset`` set in the option ``values`` a command ran with (for a manifest):
-    ``{"preset", "applied": {option: value}, "given": {option: {"value", "preset"}}, "line"}``."""
-    applied: dict[str, Any] = {}
-    given: dict[str, dict[str, Any]] = {}
-    for key, value in _preset(command, preset).items():
-        actual = values.get(key)
-        if actual == value and type(actual) is type(value):
-            applied[key] = value
-        else:
-            given[key] = {"value": actual, "preset": value}
-    summary: dict[str, Any] = {"preset": preset, "applied": applied, "given": given}
-    summary["line"] = _line(summary)
-    return summary
+    ``{"preset", "applied": {option: value}, "given": {option: {"value", "preset"}}, "line"}``
+    (:func:`weatkit.compat_report.preset_report`, shared with the word-level presets)."""
+    return preset_report(preset, _preset(command, preset), values.get)
 
 
 def preset_line(command: str, preset: str, values: Mapping[str, Any]) -> str:
     """One line: ``compat stereoset: blanks=all, ...; given: bos_pass=joint (preset: separate)``."""
     return preset_summary(command, preset, values)["line"]
-
-
-def _show(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _line(summary: Mapping[str, Any]) -> str:
-    parts = [f"{k}={_show(v)}" for k, v in summary["applied"].items()]
-    line = f"compat {summary['preset']}: " + (", ".join(parts) if parts else "no value applied")
-    if summary["given"]:
-        given = [
-            f"{k}={_show(g['value'])} (preset: {_show(g['preset'])})"
-            for k, g in summary["given"].items()
-        ]
-        line += "; given: " + ", ".join(given)
-    return line
