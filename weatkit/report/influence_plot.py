@@ -17,13 +17,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from weatkit.errors import WeatkitError
-from weatkit.report.plots import PALETTE, STYLE, Filter
-from weatkit.report.run_dir import RunTables, filter_rows
-from weatkit.report.tables import KEY_COLUMNS
+from weatkit.report.plots import PALETTE, STYLE, Filter, per_test_panels
+from weatkit.report.run_dir import RunTables
 
-#: Panels (tests) one figure shows at most; more must be narrowed down by the filters.
-MAX_PANELS = 12
 #: Items per panel at most (the largest |delta|).
 MAX_ITEMS = 30
 #: Colour of each set's bars.
@@ -42,23 +38,11 @@ def influence_plot(
     """Bars of every item's influence on d, one panel per test (module docstring).
 
     Raises:
-        WeatkitError: the run has no ``influence.csv``, the filters leave no row, or more than
-            :data:`MAX_PANELS` tests are left (the message says how to narrow them down).
+        WeatkitError: see :func:`~weatkit.report.plots.per_test_panels`.
     """
-    frame = filter_rows(
-        tables.table("influence"),
-        table="influence.csv",
-        tests=tests,
-        list_sets=list_sets,
-        embeddings=embeddings,
-        langs=langs,
+    panels = per_test_panels(
+        tables, "influence", tests=tests, list_sets=list_sets, embeddings=embeddings, langs=langs
     )
-    panels = list(frame.groupby(KEY_COLUMNS, sort=False))
-    if len(panels) > MAX_PANELS:
-        raise WeatkitError(
-            f"influence.csv has {len(panels)} tests for these filters; a figure shows at most "
-            f"{MAX_PANELS}: choose with --test, --lang, --embeddings or --list-set"
-        )
     shown = [_shown_items(group) for _, group in panels]
     n_rows = max(len(items) for items in shown)
     columns = min(len(panels), 4)

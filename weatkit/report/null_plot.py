@@ -16,13 +16,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from weatkit.errors import WeatkitError
-from weatkit.report.plots import PALETTE, STYLE, Filter
-from weatkit.report.run_dir import RunTables, filter_rows
+from weatkit.report.plots import PALETTE, STYLE, Filter, per_test_panels
+from weatkit.report.run_dir import RunTables
 from weatkit.report.tables import KEY_COLUMNS
 
-#: Panels (tests) one figure shows at most; more must be narrowed down by the filters.
-MAX_PANELS = 12
 #: Histogram bins per panel.
 BINS = 30
 
@@ -38,23 +35,11 @@ def null_plot(
     """Histograms of the null d per test, the observed d marked (module docstring).
 
     Raises:
-        WeatkitError: the run has no ``null.csv``, the filters leave no row, or more than
-            :data:`MAX_PANELS` tests are left (the message says how to narrow them down).
+        WeatkitError: see :func:`~weatkit.report.plots.per_test_panels`.
     """
-    frame = filter_rows(
-        tables.table("null"),
-        table="null.csv",
-        tests=tests,
-        list_sets=list_sets,
-        embeddings=embeddings,
-        langs=langs,
+    panels = per_test_panels(
+        tables, "null", tests=tests, list_sets=list_sets, embeddings=embeddings, langs=langs
     )
-    panels = list(frame.groupby(KEY_COLUMNS, sort=False))
-    if len(panels) > MAX_PANELS:
-        raise WeatkitError(
-            f"null.csv has {len(panels)} tests for these filters; a figure shows at most "
-            f"{MAX_PANELS}: choose with --test, --lang, --embeddings or --list-set"
-        )
     observed = tables.results.set_index(KEY_COLUMNS) if not tables.results.empty else None
     columns = min(len(panels), 4)
     grid_rows = -(-len(panels) // columns)

@@ -63,7 +63,7 @@ from weatkit.lists.files import CAWEAT_TESTS
 from weatkit.lists.sources import CALISKAN_ROLES
 from weatkit.measures.registry import get_measure
 from weatkit.report.run_dir import RunTables, filter_rows, lang_order
-from weatkit.report.tables import write_outputs
+from weatkit.report.tables import KEY_COLUMNS, write_outputs
 
 #: The kinds of plot :func:`plot` makes.
 PLOT_KINDS = ("forest", "scatter", "heatmap")
@@ -114,6 +114,44 @@ _X_LABELS = {
     COUNT_X: "count(A) − count(B)",
 }
 Filter = Sequence[str] | None
+
+
+#: Panels (tests) a per-test figure (influence, null) shows at most; more must be narrowed down.
+MAX_PANELS = 12
+
+
+def per_test_panels(
+    tables: RunTables,
+    table: str,
+    *,
+    tests: Filter = None,
+    list_sets: Filter = None,
+    embeddings: Filter = None,
+    langs: Filter = None,
+) -> list[tuple[tuple, pd.DataFrame]]:
+    """The rows of run table ``table`` (``influence``, ``null``) after the filters, grouped by
+    test (:data:`~weatkit.report.tables.KEY_COLUMNS`), at most :data:`MAX_PANELS` groups.
+
+    Raises:
+        WeatkitError: the run has no such table, the filters leave no row, or more than
+            :data:`MAX_PANELS` tests are left (the message says how to narrow them down).
+    """
+    name = f"{table}.csv"
+    frame = filter_rows(
+        tables.table(table),
+        table=name,
+        tests=tests,
+        list_sets=list_sets,
+        embeddings=embeddings,
+        langs=langs,
+    )
+    panels = list(frame.groupby(KEY_COLUMNS, sort=False))
+    if len(panels) > MAX_PANELS:
+        raise WeatkitError(
+            f"{name} has {len(panels)} tests for these filters; a figure shows at most "
+            f"{MAX_PANELS}: choose with --test, --lang, --embeddings or --list-set"
+        )
+    return panels
 
 
 def plot(
