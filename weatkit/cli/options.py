@@ -275,3 +275,17 @@ def filters(opts: dict[str, Any]) -> dict[str, tuple[str, ...] | None]:
     """The run-directory filters of :data:`filter_options` as keyword arguments."""
     keys = ("tests", "list_sets", "embeddings", "langs")
     return {key: split_values(opts[key]) or None for key in keys}
+
+
+def sentence_compat_option(command: str) -> Decorator:
+    """``--compat NAME`` of a sentence command: the presets of
+    :data:`weatkit.measures.compat.SENTENCE_PRESETS` for ``command``."""
+    from weatkit.measures.compat import sentence_presets
+
+    names = tuple(sentence_presets(command))
+    return click.option(
+        "--compat",
+        type=click.Choice(names),
+        help="Use the conventions of a reference tool's code (README \"Reproducing reference "
+        "tools\"); options given explicitly still win.",
+    )
