@@ -13,6 +13,7 @@ Modes (exactly one):
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -23,6 +24,7 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    compat_option,
     controls_option,
     format_option,
     language_model_options,
@@ -44,20 +46,22 @@ from weatkit.crows.score import (
     DEFAULT_CONFIDENCE_LEVEL,
     DEFAULT_SEED,
     METHODS,
-    REFERENCE_DECIMALS,
+    PAIR_ORDERS,
+    SUM_DTYPES,
     crows_metric,
     pair_outcomes,
     score_crows,
 )
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
+from weatkit.measures.compat import apply_preset, preset_summary
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.masked_lm import MaskedLM
 
 _TABLES = ("summary", "pairs", "controls", "control_pairs", "corrections")
 
 
-def _decimals(text: str | None, default: int | None) -> int | None:
+def _decimals(text: str | None, default: int | str | None) -> int | str | None:
     """``--decimals``: an integer ≥ 0, ``none`` (exact comparison), or the default."""
     if text is None:
         return default
@@ -102,6 +106,27 @@ def _select(table: pd.DataFrame, opts: dict[str, Any]) -> pd.DataFrame:
     return table[table["bias_type"].isin(wanted)].reset_index(drop=True)
 
 
+#: scoring option -> (CLI key, value when not given)
+_SCORING = {
+    "method": ("method", "pll"),
+    "decimals": ("decimals", "reference"),
+    "pair_order": ("pair_order", "more-first"),
+    "sum_dtype": ("sum_dtype", "float64"),
+}
+
+
+def _scoring(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The keyword arguments of :func:`score_crows` from the options and ``--compat``, and the
+    preset's summary (None without ``--compat``)."""
+    values = {name: opts[key] if opts[key] is not None else default
+              for name, (key, default) in _SCORING.items()}  # fmt: skip
+    values["decimals"] = _decimals(opts["decimals"], "reference")
+    explicit = {name for name, (key, _) in _SCORING.items() if opts[key] is not None}
+    values = apply_preset("crows", opts["compat"], explicit, values)
+    summary = preset_summary("crows", opts["compat"], values) if opts["compat"] else None
+    return values, summary
+
+
 def _score_with_model(opts: dict[str, Any]) -> dict[str, pd.DataFrame]:
     """The per-pair scores (``pairs``), and the ``corrections`` and, with ``--controls``, the
     ``originals`` and ``controls`` per-pair scores of the control pairs."""
@@ -115,16 +140,13 @@ def _score_with_model(opts: dict[str, Any]) -> dict[str, pd.DataFrame]:
     if kinds:
         control_rows = load_controls() if kinds is True else load_controls(kinds)
     lm = MaskedLM(opts["model"], options_from_cli(ContextualOptions, CONTEXTUAL, opts))
-    decimals = _decimals(opts["decimals"], REFERENCE_DECIMALS[opts["method"]])
-    scores = score_crows(
-        lm, pairs, method=opts["method"], decimals=decimals, show_progress=opts["progress"]
-    )
+    scoring = opts["scoring"]
+    scores = score_crows(lm, pairs, **scoring, show_progress=opts["progress"])
     tables = {"pairs": scores, "corrections": corrections}
     if control_rows is not None:
         tables["originals"], tables["controls"] = score_controls(
-            lm, control_rows, method=opts["method"], decimals=decimals,
-            show_progress=opts["progress"],
-        )  # fmt: skip
+            lm, control_rows, **scoring, show_progress=opts["progress"]
+        )
     skipped = scores.loc[scores["skipped"] != "", "skipped"]
     if len(skipped):
         note(
@@ -140,6 +162,9 @@ def _from_scores(opts: dict[str, Any]) -> pd.DataFrame:
         ("--lang", "lang"),
         ("--method", "method"),
         ("--controls", "controls"),
+        ("--compat", "compat"),
+        ("--pair-order", "pair_order"),
+        ("--sum-dtype", "sum_dtype"),
     ):
         if opts[key]:
             raise WeatkitError(f"{option} is for --model; --scores reads scores already computed")
@@ -243,6 +268,20 @@ def _print_controls(controls: pd.DataFrame, level: float) -> None:
     help="Round both scores to this many decimals before comparing them, or none. "
     "Default: as the reference code (3 for pll, none for aul/aula and --scores).",
 )
+@click.option(
+    "--pair-order",
+    type=click.Choice(PAIR_ORDERS),
+    help="With --method pll: which sentence difflib aligns first. more-first (the default) = "
+    "sent_more; by-direction = sent_more of stereo and sent_less of antistereo pairs, as the "
+    "CrowS-Pairs metric.py (difflib's alignment is not symmetric).",
+)
+@click.option(
+    "--sum-dtype",
+    type=click.Choice(SUM_DTYPES),
+    help="With --method pll: sum the token log-probabilities in float64 (the default, as "
+    "metric.py) or float32 (torch.sum, as evaluate_bias_in_mlm).",
+)
+@compat_option("crows")
 @resampling_options(
     n_bootstrap=DEFAULT_BOOTSTRAP,
     seed=DEFAULT_SEED,
@@ -268,10 +307,13 @@ def crows_command(**opts: Any) -> None:
         "seed": opts["seed"],
         "confidence_level": opts["confidence"],
     }
+    compat = None
     if opts["model"]:
-        opts["method"] = opts["method"] or "pll"
+        opts["scoring"], compat = _scoring(opts)
+        if compat is not None:
+            err_console.print(compat["line"], markup=False, highlight=False, soft_wrap=True)
         scored = _score_with_model(opts)
-        title = f"CrowS-Pairs, {opts['model']} ({opts['method']})"
+        title = f"CrowS-Pairs, {opts['model']} ({opts['scoring']['method']})"
     else:
         scored = {"pairs": _from_scores(opts)}
         title = f"CrowS-Pairs, scores of {opts['scores_path']}"
@@ -287,6 +329,9 @@ def crows_command(**opts: Any) -> None:
         )
     if opts["out_dir"]:
         files = {f"{name}.csv": render(table, "csv") for name, table in tables.items()}
+        if compat is not None:  # the preset's values, as weatkit run's manifest.json
+            manifest = {"command": "crows", "compat": compat}
+            files["manifest.json"] = (json.dumps(manifest, indent=2) + "\n").encode()
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

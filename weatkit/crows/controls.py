@@ -159,17 +159,21 @@ def score_controls(
     *,
     method: str = "pll",
     decimals: int | Literal["reference"] | None = "reference",
+    pair_order: str = "more-first",
+    sum_dtype: str = "float64",
     show_progress: bool | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(originals, controls)``: :func:`score_crows` of the original pairs and of the control
-    pairs of :func:`load_controls`, row for row, each with the ``control`` column first."""
+    pairs of :func:`load_controls`, row for row, each with the ``control`` column first
+    (``method``, ``decimals``, ``pair_order`` and ``sum_dtype`` as there)."""
     base = controls[["pair_id", "bias_type", "direction"]]
     scored = []
     for more, less in (("sent_more", "sent_less"), ("control_more", "control_less")):
         pairs = base.assign(sent_more=controls[more], sent_less=controls[less])
         table = score_crows(
-            lm, pairs, method=method, decimals=decimals, show_progress=show_progress
-        )
+            lm, pairs, method=method, decimals=decimals, pair_order=pair_order,
+            sum_dtype=sum_dtype, show_progress=show_progress,
+        )  # fmt: skip
         table.insert(0, "control", controls["control"].to_numpy())
         scored.append(table)
     return scored[0], scored[1]

@@ -19,6 +19,23 @@ sentence (:mod:`weatkit.crows.data`) — each sentence gets one score, higher = 
   2022, "Unmasking the Mask", Eq. 3–4, who report them on CrowS-Pairs;
   :meth:`~weatkit.sentence.masked_lm.MaskedLM.unmasked`).
 
+**Conventions of the reference codes** (issue 18; README "Reproducing reference tools"). Two
+choices of the PLL differ between nyu-mll/crows-pairs ``metric.py`` and the ``cps`` method of
+kanekomasahiro/evaluate_bias_in_mlm ``evaluate.py``; both are options (:data:`PAIR_ORDERS`,
+:data:`SUM_DTYPES`) and the ``--compat`` presets of :mod:`weatkit.measures.compat` select them:
+
+* ``pair_order`` — ``difflib`` is not symmetric: when several longest matching blocks tie,
+  ``SequenceMatcher(None, a, b)`` and ``SequenceMatcher(None, b, a)`` can share different
+  positions (a repeated word next to the edit). ``more-first`` (default; evaluate_bias_in_mlm,
+  which always passes the stereotype sentence first) aligns ``(ids_more, ids_less)``;
+  ``by-direction`` (``metric.py``) aligns ``(sent1, sent2)`` with sent1 = ``sent_more`` for
+  ``stereo`` pairs and ``sent_less`` for ``antistereo`` pairs.
+* ``sum_dtype`` — ``float64`` (default; ``metric.py``'s ``+= score.item()``): the float32
+  log-probabilities summed left to right in float64; ``float32`` (evaluate_bias_in_mlm's
+  ``torch.sum(span_log_probs)``): summed by ``torch.sum`` over a float32 tensor. The sums differ
+  by about |PLL| · 1e-7, which decides the 3-decimal rounding of pairs whose two sums are that
+  close (random-weight models have many).
+
 All logarithms are natural.
 
 **Outcome of a pair.** The model *prefers the more stereotypical sentence* ("win") when
@@ -53,6 +70,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import torch
 
 from weatkit.crows.data import DIRECTIONS, OVERALL
 from weatkit.errors import WeatkitError
@@ -64,6 +82,12 @@ Method = Literal["pll", "aul", "aula"]
 METHODS: tuple[str, ...] = ("pll", "aul", "aula")
 #: Decimals the reference implementations round a pair's two scores to before comparing them.
 REFERENCE_DECIMALS: dict[str, int | None] = {"pll": 3, "aul": None, "aula": None}
+PairOrder = Literal["more-first", "by-direction"]
+#: How a pair's token ids are passed to ``difflib`` (module docstring, "Conventions").
+PAIR_ORDERS: tuple[str, ...] = ("more-first", "by-direction")
+SumDtype = Literal["float64", "float32"]
+#: How the PLL's per-token log-probabilities are summed (module docstring, "Conventions").
+SUM_DTYPES: tuple[str, ...] = ("float64", "float32")
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE_LEVEL = 0.95
@@ -107,6 +131,22 @@ def shared_positions(
                 positions_a.append(p)
                 positions_b.append(q)
     return positions_a, positions_b
+
+
+def pll_sum(values: Sequence[float] | np.ndarray, sum_dtype: SumDtype | str = "float64") -> float:
+    """The PLL of one sentence from its per-token log-probabilities (float32 values).
+
+    ``float64``: Σ left to right in float64 (``metric.py``'s ``sent1_log_probs += score1.item()``);
+    ``float32``: ``torch.sum`` of a float32 tensor (evaluate_bias_in_mlm's ``calculate_cps``).
+    """
+    if sum_dtype == "float32":
+        return float(torch.sum(torch.tensor(np.asarray(values), dtype=torch.float32)).item())
+    if sum_dtype != "float64":
+        raise WeatkitError(f"unknown sum_dtype {sum_dtype!r}: choose {', '.join(SUM_DTYPES)}")
+    total = 0.0
+    for value in values:
+        total += float(value)
+    return total
 
 
 def pair_outcomes(
@@ -156,6 +196,8 @@ def score_crows(
     *,
     method: Method | str = "pll",
     decimals: int | Literal["reference"] | None = "reference",
+    pair_order: PairOrder | str = "more-first",
+    sum_dtype: SumDtype | str = "float64",
     show_progress: bool | None = None,
 ) -> pd.DataFrame:
     """Score both sentences of every pair with ``lm`` (module docstring).
@@ -166,6 +208,9 @@ def score_crows(
         method: ``"pll"``, ``"aul"`` or ``"aula"``.
         decimals: rounding before the two scores are compared; ``"reference"`` =
             :data:`REFERENCE_DECIMALS` of the method, None = exact comparison.
+        pair_order: ``pll``: which sentence ``difflib`` gets first, ``more-first`` or
+            ``by-direction`` (as ``metric.py``; module docstring).
+        sum_dtype: ``pll``: ``float64`` or ``float32`` summation of the token log-probabilities.
         show_progress: progress bar (None: on a terminal).
 
     Returns:
@@ -176,6 +221,10 @@ def score_crows(
     """
     if method not in METHODS:
         raise WeatkitError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
+    if pair_order not in PAIR_ORDERS:
+        raise WeatkitError(f"unknown pair_order {pair_order!r}: choose {', '.join(PAIR_ORDERS)}")
+    if sum_dtype not in SUM_DTYPES:
+        raise WeatkitError(f"unknown sum_dtype {sum_dtype!r}: choose {', '.join(SUM_DTYPES)}")
     _check_pairs(pairs)
     more = _tokenize(lm, [str(s) for s in pairs["sent_more"]], "sent_more")
     less = _tokenize(lm, [str(s) for s in pairs["sent_less"]], "sent_less")
@@ -187,13 +236,15 @@ def score_crows(
     if keep:
         sentences = [more[i] for i in keep] + [less[i] for i in keep]
         if method == "pll":
+            directions = pairs["direction"].astype(str).to_numpy()
             shared = [
-                shared_positions(more[i].ids, less[i].ids, more[i].special, less[i].special)
+                _aligned(more[i], less[i], pair_order == "by-direction" and
+                         directions[i] == "antistereo")
                 for i in keep
-            ]
+            ]  # fmt: skip
             positions = [a for a, _ in shared] + [b for _, b in shared]
             values = lm.masked_log_probs(sentences, positions, show_progress=show_progress)
-            sums = np.array([float(np.sum(v)) for v in values], dtype=np.float64)
+            sums = np.array([pll_sum(v, sum_dtype) for v in values], dtype=np.float64)
         else:
             scores = lm.unmasked(sentences, show_progress=show_progress)
             sums = scores.aul if method == "aul" else scores.aula
@@ -210,6 +261,16 @@ def score_crows(
     table["neutral"] = neutral
     table["skipped"] = pd.Series(skipped, dtype=object)
     return table[PAIR_SCORE_COLUMNS]
+
+
+def _aligned(
+    more: TokenizedSentence, less: TokenizedSentence, less_first: bool
+) -> tuple[list[int], list[int]]:
+    """Shared positions ``(in more, in less)``, ``difflib`` given ``less`` first if asked."""
+    if less_first:
+        in_less, in_more = shared_positions(less.ids, more.ids, less.special, more.special)
+        return in_more, in_less
+    return shared_positions(more.ids, less.ids, more.special, less.special)
 
 
 def _too_long(a: TokenizedSentence, b: TokenizedSentence, limit: int | None) -> str:

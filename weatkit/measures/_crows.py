@@ -19,6 +19,7 @@ from weatkit.crows.score import (
     crows_metric,
 )
 from weatkit.errors import WeatkitError
+from weatkit.measures.compat import apply_preset
 from weatkit.measures.result import MeasureResult
 
 if TYPE_CHECKING:
@@ -89,7 +90,11 @@ def crows(
     lang: str = "en",
     data: str | os.PathLike[str] = "original",
     controls: bool = False,
-    method: str = "pll",
+    method: str | None = None,
+    decimals: int | str | None = "reference",
+    pair_order: str | None = None,
+    sum_dtype: str | None = None,
+    compat: str | None = None,
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
     confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
@@ -122,7 +127,13 @@ def crows(
         controls: also score the negated and anti-stereotype control pairs of Pikuliak et al.
             (2023) and flag a control scored as biased as its originals
             (:mod:`weatkit.crows.controls`); English, with ``model``.
-        method: ``pll``, ``aul`` or ``aula``.
+        method: ``pll`` (the default), ``aul`` or ``aula``.
+        decimals, pair_order, sum_dtype: how pairs are compared and the PLL computed
+            (:func:`weatkit.crows.score.score_crows`; defaults ``"reference"``, ``more-first``,
+            ``float64``).
+        compat: a preset of :data:`weatkit.measures.compat.SENTENCE_PRESETS` ``["crows"]``
+            (``crows-pairs``, ``bias-eval-mlm``) for the options not given (``decimals`` counts
+            as given when it is not ``"reference"``).
         n_bootstrap, seed, confidence_level: the percentile bootstrap (0: no interval).
         options: model loading options.
         show_progress: progress bar (None: when on a terminal).
@@ -143,6 +154,14 @@ def crows(
     """
     if (model is None) == (pairs is None):
         raise WeatkitError("give a model or a pairs table, not both or neither")
+    given = {"method": method, "pair_order": pair_order, "sum_dtype": sum_dtype}
+    explicit = {k for k, v in given.items() if v is not None}
+    if decimals != "reference":
+        explicit.add("decimals")
+    defaults = {"method": "pll", "pair_order": "more-first", "sum_dtype": "float64"}
+    scoring = {k: defaults[k] if v is None else v for k, v in given.items()}
+    scoring = apply_preset("crows", compat, explicit, {**scoring, "decimals": decimals})
+    method = scoring["method"]
     if model is None and (controls or str(data) != "original"):
         raise WeatkitError("data and controls are for a model; pairs are scores already computed")
     corrections = pd.DataFrame(columns=CORRECTION_COLUMNS)
@@ -163,10 +182,10 @@ def crows(
         shipped, corrections = crows_pairs(lang, data)
         control_rows = load_controls() if controls else None
         lm = MaskedLM(model, options)
-        table = score_crows(lm, shipped, method=method, show_progress=show_progress)
+        table = score_crows(lm, shipped, **scoring, show_progress=show_progress)
         if control_rows is not None:
             originals, scored = score_controls(
-                lm, control_rows, method=method, show_progress=show_progress
+                lm, control_rows, **scoring, show_progress=show_progress
             )
             control_table = control_summary(
                 originals, scored, n_bootstrap=n_bootstrap, seed=seed,
