@@ -87,7 +87,7 @@ from weatkit._io.textfile import decode
 from weatkit.embeddings.loader_utils import reading
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest
-from weatkit.stats.correlation import MIN_UNITS, correlate_pair, min_units
+from weatkit.stats.correlation import pearson_spearman
 
 #: Join keys of the ``results`` and counts tables.
 KEYS = ["lang", "list_set", "list_id", "test"]
@@ -118,8 +118,6 @@ CORRELATION_COLUMNS = [
     "n_min",
     "flag",
 ]
-#: The statistics of :data:`CORRELATION_COLUMNS` that are NaN when a group has no correlation.
-_STATISTICS = CORRELATION_COLUMNS[4:11]
 WORDFREQ = "wordfreq"
 #: A corpus path template, a mapping language -> corpus path, or ``"wordfreq"``.
 CountSource = str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]]
@@ -348,41 +346,16 @@ def asymmetry_table(results: pd.DataFrame, counts: pd.DataFrame) -> pd.DataFrame
 def _fit(
     x: np.ndarray, y: np.ndarray, confidence_level: float, seed: int
 ) -> dict[str, float | int | str]:
-    """Pearson, Spearman (:func:`weatkit.stats.correlation.correlate_pair`: permutation p) and
+    """Pearson, Spearman (:func:`weatkit.stats.correlation.pearson_spearman`: permutation p) and
     the least-squares line of y on x; NaN with a ``flag`` when undefined."""
-    if len(x) < MIN_UNITS or np.ptp(x) == 0 or np.ptp(y) == 0:
-        why = (
-            f"n={len(x)} < {MIN_UNITS}: no correlation"
-            if len(x) < MIN_UNITS
-            else "one variable is constant: no correlation"
-        )
-        return dict.fromkeys(_STATISTICS, np.nan) | {
-            "permutation_method": "",
-            "n_permutations": np.nan,
-            "n_min": min_units(confidence_level),
-            "flag": why,
-        }
-    both = correlate_pair(
-        x,
-        y,
-        n_bootstrap=0,
-        seed=seed,
-        confidence_level=confidence_level,
-        statistics=("pearson", "spearman"),
-    )
+    out = pearson_spearman(x, y, confidence_level=confidence_level, seed=seed)
+    if out["flag"] and np.isnan(out["pearson_r"]):
+        return out | dict.fromkeys(("r2", "slope", "intercept"), np.nan)
     line = stats.linregress(x, y)
-    return {
-        "pearson_r": float(both["pearson"]),
-        "pearson_p": float(both["pearson_p"]),
-        "spearman_rho": float(both["spearman"]),
-        "spearman_p": float(both["spearman_p"]),
+    return out | {
         "r2": float(line.rvalue**2),
         "slope": float(line.slope),
         "intercept": float(line.intercept),
-        "permutation_method": both["permutation_method"],
-        "n_permutations": both["n_permutations"],
-        "n_min": both["n_min"],
-        "flag": both["flag"],
     }
 
 

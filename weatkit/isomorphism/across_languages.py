@@ -29,7 +29,7 @@ from weatkit.isomorphism.measures import (
     prepare_space,
     read_word_list,
 )
-from weatkit.stats.correlation import MIN_UNITS, correlate_pair, min_units
+from weatkit.stats.correlation import pearson_spearman
 
 #: Columns of the correlation table.
 CORRELATION_COLUMNS = [
@@ -155,36 +155,6 @@ def correlation_table(
 def _correlations(
     x: np.ndarray, y: np.ndarray, confidence_level: float, seed: int
 ) -> dict[str, float | int | str]:
-    if len(x) < MIN_UNITS or np.ptp(x) == 0 or np.ptp(y) == 0:
-        keys = ("pearson_r", "pearson_p", "spearman_rho", "spearman_p", "r2", "n_permutations")
-        nan: dict[str, float | int | str] = dict.fromkeys(keys, float("nan"))
-        why = (
-            f"n={len(x)} < {MIN_UNITS}: no correlation"
-            if len(x) < MIN_UNITS
-            else "one variable is constant: no correlation"
-        )
-        return {
-            **nan,
-            "permutation_method": "",
-            "n_min": min_units(confidence_level),
-            "flag": why,
-        }
-    both = correlate_pair(
-        x,
-        y,
-        n_bootstrap=0,
-        seed=seed,
-        confidence_level=confidence_level,
-        statistics=("pearson", "spearman"),
-    )
-    return {
-        "pearson_r": both["pearson"],
-        "pearson_p": both["pearson_p"],
-        "spearman_rho": both["spearman"],
-        "spearman_p": both["spearman_p"],
-        "r2": float(both["pearson"]) ** 2,
-        "permutation_method": both["permutation_method"],
-        "n_permutations": both["n_permutations"],
-        "n_min": both["n_min"],
-        "flag": both["flag"],
-    }
+    """Pearson and Spearman with permutation p (:func:`pearson_spearman`) and R² = r²."""
+    out = pearson_spearman(x, y, confidence_level=confidence_level, seed=seed)
+    return out | {"r2": float(out["pearson_r"]) ** 2}

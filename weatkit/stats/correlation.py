@@ -312,6 +312,43 @@ def correlate_pair(
     return out
 
 
+def pearson_spearman(
+    x: np.ndarray, y: np.ndarray, *, confidence_level: float, seed: int
+) -> dict[str, float | int | str]:
+    """Pearson's r and Spearman's ρ of paired ``x``, ``y`` with permutation p-values and no
+    intervals (:func:`correlate_pair`), under the names of the across-language tables:
+    ``pearson_r, pearson_p, spearman_rho, spearman_p, permutation_method, n_permutations,
+    n_min, flag``. Fewer than :data:`MIN_UNITS` pairs or a constant variable give NaN with
+    the reason in ``flag``. Used by the isomorphism and the asymmetry correlations."""
+    if len(x) < MIN_UNITS or np.ptp(x) == 0 or np.ptp(y) == 0:
+        why = (
+            f"n={len(x)} < {MIN_UNITS}: no correlation"
+            if len(x) < MIN_UNITS
+            else "one variable is constant: no correlation"
+        )
+        keys = ("pearson_r", "pearson_p", "spearman_rho", "spearman_p", "n_permutations")
+        return dict.fromkeys(keys, float("nan")) | {
+            "permutation_method": "",
+            "n_min": min_units(confidence_level),
+            "flag": why,
+        }
+    both = correlate_pair(
+        x,
+        y,
+        n_bootstrap=0,
+        seed=seed,
+        confidence_level=confidence_level,
+        statistics=("pearson", "spearman"),
+    )
+    return {
+        "pearson_r": float(both["pearson"]),
+        "pearson_p": float(both["pearson_p"]),
+        "spearman_rho": float(both["spearman"]),
+        "spearman_p": float(both["spearman_p"]),
+        **{k: both[k] for k in ("permutation_method", "n_permutations", "n_min", "flag")},
+    }
+
+
 def correlation_table(
     wide: pd.DataFrame,
     measures: list[str],
