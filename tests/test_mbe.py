@@ -365,7 +365,9 @@ def test_evaluate_mbe_equals_the_formula(tiny_mlm: Path, data_dir: Path, tmp_pat
     lm = MaskedLM(str(tiny_mlm))
     male, female = lm.tokenize(male_text), lm.tokenize(female_text)
     for method, weight in [("aula", "cosine"), ("aul", "dot")]:
-        result, frame = evaluate_mbe(lm, male, female, method=method, weight=weight, seed=1)
+        result, frame, _ = evaluate_mbe(
+            lm, male, female, method=method, weight=weight, seed=1
+        )
         scores = lm.unmasked([*male, *female])
         values = scores.aula if method == "aula" else scores.aul
         emb = scores.embedding.astype(np.float64)
@@ -402,7 +404,7 @@ def test_cli_parallel_and_texts(tiny_mlm: Path, data_dir: Path, tmp_path: Path) 
     lm = MaskedLM(str(tiny_mlm))
     male = lm.tokenize(sentences.loc[sentences.set == "male", "target"].tolist())
     female = lm.tokenize(sentences.loc[sentences.set == "female", "target"].tolist())
-    direct, _ = evaluate_mbe(lm, male, female, seed=3)
+    direct, _, _ = evaluate_mbe(lm, male, female, seed=3)
     assert summary.loc[0, "score"] == pytest.approx(direct.score, abs=1e-9)
     assert summary.loc[0, "p_value"] == pytest.approx(direct.pvalue)
     printed = pd.read_csv(pd.io.common.StringIO(res.stdout))

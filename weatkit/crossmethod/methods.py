@@ -316,8 +316,7 @@ def mbe_rows(
     sentences = run_.sentences
     male = (sentences["set"] == "male").to_numpy()
     values = sentences[section.method].to_numpy(np.float64)
-    # the sentence embeddings: the same tokens as the run's, so from the score cache
-    embedding = lm.unmasked(lm.tokenize([str(t) for t in sentences["target"]])).embedding
+    embedding = run_.embedding  # the embeddings the score's weights came from
     weights = mbe_weights(embedding[male], embedding[~male], section.weight)
     low, high = mbe_interval(values[male], values[~male], weights, **ctx.plan)
     wins = mbe_wins(values[male], values[~male])

@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from weatkit.errors import WeatkitError
@@ -72,6 +73,8 @@ class MbeRun:
             ``"mbe:de/news"``).
         n_long: sentences skipped for being longer than the model takes.
         notes: the notes of the run, in order (the lines ``weatkit mbe`` prints as ``note:``).
+        embedding: the sentence embeddings of the weights C(T_m, T_f), one row per row of
+            ``sentences`` (e.g. for a bootstrap of the score without scoring again).
     """
 
     result: MbeResult
@@ -79,6 +82,7 @@ class MbeRun:
     data: str
     n_long: int = 0
     notes: list[str] = field(default_factory=list)
+    embedding: np.ndarray | None = field(default=None, repr=False)
 
     def summary(self, model: str) -> pd.DataFrame:
         """The one-row summary ``weatkit mbe`` writes as ``summary.csv``.
@@ -270,7 +274,7 @@ def run_mbe(
     kept_m, kept_f = downsample(kept_m, kept_f, seed, max_sentences)
     if (len(kept_m), len(kept_f)) != n_before:
         note(f"down-sampled {n_before[0]} male and {n_before[1]} female to {len(kept_m)} each")
-    result, sentences = evaluate_mbe(
+    result, sentences, embedding = evaluate_mbe(
         lm,
         [s.tokens for s in kept_m],
         [s.tokens for s in kept_f],
@@ -287,7 +291,7 @@ def run_mbe(
             f"the MBE score {result.score:.2f} is outside 0–100: some similarity weights are "
             "negative and the weighted mean is unstable; compare with --weight dot"
         )
-    return MbeRun(result, sentences, data, n_long, note.lines)
+    return MbeRun(result, sentences, data, n_long, note.lines, embedding)
 
 
 def run_mbe_parallel(

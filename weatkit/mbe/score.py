@@ -233,16 +233,17 @@ def evaluate_mbe(
     seed: int = 0,
     alpha: float = 0.05,
     show_progress: bool | None = None,
-) -> tuple[MbeResult, pd.DataFrame]:
+) -> tuple[MbeResult, pd.DataFrame, np.ndarray]:
     """MBE of ``lm`` on tokenised male and female target sentences (Steps 2 and 3).
 
     Both sides are scored in one :meth:`MaskedLM.unmasked` call (batched, cached); the score is
     :func:`mbe_score` on the device of ``lm``'s options, the test :func:`mcnemar_random`.
 
     Returns:
-        ``(result, sentences)``: the :class:`MbeResult` and one row per sentence with ``set``
-        (male/female), ``index`` (position in its side's list), ``n_tokens`` (ids including the
-        special tokens), ``aul`` and ``aula`` (natural logs).
+        ``(result, sentences, embedding)``: the :class:`MbeResult`; one row per sentence with
+        ``set`` (male/female), ``index`` (position in its side's list), ``n_tokens`` (ids
+        including the special tokens), ``aul`` and ``aula`` (natural logs); and the sentence
+        embeddings the weights were computed from, one row per sentence in the same order.
     """
     if method not in METHODS:
         raise WeatkitError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
@@ -289,4 +290,4 @@ def evaluate_mbe(
             "aula": scores.aula,
         }
     )
-    return result, sentences
+    return result, sentences, scores.embedding
