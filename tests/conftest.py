@@ -1,10 +1,13 @@
-"""Shared fixtures: where the third-party data lives (``../shared/data`` or ``$WEATKIT_DATA``)."""
+"""Shared fixtures: where the third-party data lives (``../shared/data`` or ``$WEATKIT_DATA``),
+and caches kept out of the user's home."""
 
 from __future__ import annotations
 
 import math
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,11 +34,30 @@ def data_dir() -> Path:
     return path
 
 
+#: Caches a test run (or a subprocess it starts) could write, each pointed into one temporary
+#: directory per test process: weatkit's own (and the platform default under XDG_CACHE_HOME), the
+#: Hugging Face hub's and matplotlib's.
+CACHE_VARIABLES = ("WEATKIT_CACHE", "XDG_CACHE_HOME", "HF_HOME", "HF_HUB_CACHE", "MPLCONFIGDIR")
+_SESSION_CACHES: list[Path] = []
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Module- and session-scoped fixtures need the data directory too, before any monkeypatch."""
+    """Module- and session-scoped fixtures need the data directory too, before any monkeypatch,
+    and nothing they run may write to the user's home: every cache variable points into a
+    temporary directory for the whole session (``_isolated_env`` gives each test its own
+    weatkit cache on top)."""
     path = shared_data_dir()
     if path is not None:
         os.environ["WEATKIT_DATA"] = str(path)
+    root = Path(tempfile.mkdtemp(prefix="weatkit-test-caches-"))
+    _SESSION_CACHES.append(root)
+    for name in CACHE_VARIABLES:
+        os.environ[name] = str(root / name.lower())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for root in _SESSION_CACHES:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
