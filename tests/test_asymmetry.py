@@ -413,6 +413,20 @@ def test_cli_with_wordfreq_writes_into_the_run(run_dir: Path) -> None:
     check_correlations(run_dir, table)
 
 
+def test_screen_table_shows_the_flags_of_the_csv(run_dir: Path) -> None:
+    """Issue 24 item 3.7: the printed table marks the rows the CSV flags (†) and says why."""
+    res = invoke(str(run_dir))
+    assert res.exit_code == 0, res.output
+    corr = pd.read_csv(run_dir / "asymmetry_correlations.csv", keep_default_na=False)
+    flagged = corr[corr.flag != ""]
+    assert 0 < len(flagged) < len(corr)
+    text = res.stdout
+    assert text.count(" †") == len(flagged)  # "3 †" in the n column of each flagged row
+    for flag in set(flagged.flag):
+        assert f"† {flag}" in text
+    assert "p: two-sided permutation p (exact over all n! orders up to 8 lists)" in text
+
+
 def test_cli_counts_without_a_run(tmp_path: Path) -> None:
     res = invoke(
         "--lists",

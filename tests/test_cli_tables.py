@@ -98,3 +98,54 @@ def test_run_prints_the_level_of_confidence(tmp_path) -> None:
             assert remark in res.stdout
         if level == 0.95:
             assert expected  # some English CA-WEAT test has fewer than 6 lists
+
+
+# --- numbers shown (issue 24 item 3.7) --------------------------------------------------------
+
+
+def test_p_values_below_1e_4_never_print_as_zero() -> None:
+    from weatkit.cli.tables import fmt_p
+
+    assert [fmt_p(p) for p in (5e-6, 1e-4, 0.00012, 0.5, 1.0)] == [
+        "< 1e-4", "0.0001", "0.0001", "0.5000", "1.0000"
+    ]  # fmt: skip
+    assert fmt_p(np.nan) == fmt_p(None) == ""
+    row = _row("weat", 1, "bootstrap-percentile", 0.95) | {"p_value": 5e-6}
+    text = _text(rich_summary(pd.DataFrame([row]), 0.95, results=pd.DataFrame([row])))
+    assert "< 1e-4" in text and "0.0000" not in text
+
+
+def test_no_interval_headers_without_a_bootstrap(tmp_path) -> None:
+    from weatkit.cli.tables import rich_controls
+
+    row = _row("weat", 1, "", np.nan) | {"p_value": 0.01}
+    for column in ("statistic_ci_low", "statistic_ci_high", "effect_size_ci_low",
+                   "effect_size_ci_high"):  # fmt: skip
+        row[column] = np.nan
+    text = _text(rich_summary(pd.DataFrame([row]), 0.95, results=pd.DataFrame([row])))
+    assert "CI" not in text and " S " in text and " d " in text and "0.0100" in text
+    controls = pd.DataFrame(
+        [{"control": "negated", "n": 10, "original": 0.6, "original_ci_low": np.nan,
+          "original_ci_high": np.nan, "metric": 0.5, "ci_low": np.nan, "ci_high": np.nan,
+          "as_biased": False}]
+    )  # fmt: skip
+    text = _text(rich_controls(controls, 0.95, title="controls", unit="pairs"))
+    assert "CI" not in text and "[" not in text and "0.60" in text
+    res = CliRunner().invoke(
+        main, ["run", "--lists", "weat", "--lang", "en", "--bootstrap", "0", "--no-progress"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "CI" not in res.stdout and "S [" not in res.stdout
+
+
+def test_correlation_rows_without_a_correlation_print_a_dash() -> None:
+    from weatkit.cli.tables import rich_correlations
+    from weatkit.isomorphism.across_languages import correlation_table
+
+    summary = pd.DataFrame(
+        {"embeddings": "A", "lang": ["de", "fr"], "list_set": "x", "test": "weat1",
+         "effect_size": [0.1, 0.5], "iso_gh": [1.0, 2.0]}
+    )  # fmt: skip
+    text = _text(rich_correlations(correlation_table(summary)))
+    assert "()" not in text and text.count("—") == 6  # r, ρ and R² of A and of all
+    assert "2 †" in text and "† n=2 < 3: no correlation" in text

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from weatkit.cli.compare import print_compare
+from weatkit.cli.tables import fmt_p
 from weatkit.crossmethod.runner import CompareResult
 from weatkit.stats.correlation import correlation_table
 
@@ -65,7 +66,7 @@ def test_nothing_is_cut_at_80_columns() -> None:
                 assert f"{row[m]:.3f}" in split_cells
     for r in result.correlations.itertuples(index=False):
         assert f"[{r.spearman_ci_low:.3f}, {r.spearman_ci_high:.3f}]" in split_cells
-        assert (f"{r.kendall_p:.3f}" if r.kendall_p >= 0.001 else "<0.001") in split_cells
+        assert fmt_p(r.kendall_p) in split_cells
 
 
 def test_three_models_are_flagged_not_starred() -> None:
@@ -115,7 +116,7 @@ def test_sentence_level_intervals_and_seeds_are_printed() -> None:
     )
     text = _printed(result)
     assert "Sentence-level scores: 95% CI over items" in text
-    assert "[55.250, 59.750]*" in text and "<0.001" in text
+    assert "[55.250, 59.750]*" in text and "0.0004" in text
     assert "[0.990, 1.030]" in text and "[0.990, 1.030]*" not in text  # contains g_s = 1
     assert "Seeds: mean and between-seed SD" in text and "56.000" in text and "1.500" in text
     assert max(len(line) for line in text.splitlines()) <= 80

@@ -300,7 +300,7 @@ def test_printed_correlations_show_the_exact_p_and_the_flag() -> None:
     console = Console(width=200, file=StringIO(), record=True)
     console.print(rich_correlations(correlation_table(summary)))
     text = console.export_text()
-    assert "1.00 (0.333)" in text and "1.00 (0.000)" not in text
+    assert "1.00 (0.3333)" in text and "1.00 (0.0000)" not in text
     assert "3 †" in text
     assert "† n=3 < 5: the smallest possible p is 2/3! = 0.333 > 0.05" in text
 
@@ -330,7 +330,7 @@ def test_printed_correlations_star_by_the_one_rule() -> None:
     console = Console(width=200, file=StringIO(), record=True)
     console.print(rich_correlations(table))
     text = console.export_text()
-    assert "1.00* (0.003)" in text and "* p ≤ 0.05 (never on a † row)" in text
+    assert "1.00* (0.0028)" in text and "* p ≤ 0.05 (never on a † row)" in text
     console = Console(width=200, file=StringIO(), record=True)
     console.print(rich_correlations(table, confidence_level=0.999))
     assert "*" not in console.export_text()  # 2/720 > 0.001
@@ -338,4 +338,4 @@ def test_printed_correlations_star_by_the_one_rule() -> None:
     console = Console(width=200, file=StringIO(), record=True)
     console.print(rich_correlations(three.assign(pearson_p=0.001, spearman_p=0.001)))
     text = console.export_text()
-    assert "(0.001)" in text and "*" not in text and "3 †" in text
+    assert "(0.0010)" in text and "*" not in text and "3 †" in text

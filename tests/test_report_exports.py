@@ -502,3 +502,24 @@ def test_export_of_a_table_the_run_did_not_write(run_dir: Path, tmp_path: Path) 
     assert_one_line_error(
         result, "has no asymmetry.csv (written by weatkit asymmetry RUN_DIR, or weatkit grid"
     )
+
+
+def test_latex_defaults_to_two_decimals_and_never_prints_negative_zero() -> None:
+    """Issue 24 item 3.7: ``$-0.0^{…}$`` was printed for d = -0.004 with one decimal."""
+    summary = pd.DataFrame(
+        {
+            "embeddings": ["E"] * 2,
+            "lang": ["de", "it"],
+            "list_set": ["s"] * 2,
+            "test": ["t"] * 2,
+            "n_lists": [1, 1],
+            "effect_size": [-0.004, 0.4567],
+            "effect_size_ci_low": [-0.3, 0.45],
+            "effect_size_ci_high": [0.2, 0.8],
+            "ci_level": [0.95, 0.95],
+        }
+    )
+    text = latex_tables(summary)
+    assert r"E & $0.00^{+0.20}_{-0.30}$ & $0.46^{+0.34}_{-0.01}$ \\" in text
+    assert "-0.00" not in text
+    assert "$0.0^{+0.2}_{-0.3}$" in latex_tables(summary, digits=1)

@@ -5,16 +5,16 @@ from __future__ import annotations
 import re
 import shutil
 import struct
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.collections import LineCollection
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
-from matplotlib.markers import MarkerStyle
 from matplotlib.patches import Polygon
 
 from tests.test_atomic import full_disk
@@ -27,6 +27,8 @@ from tests.test_report_exports import (
 from weatkit.cli.plot import plot_command
 from weatkit.crossmethod.plot import correlation_heatmap
 from weatkit.errors import WeatkitError
+from weatkit.report.influence_plot import influence_plot
+from weatkit.report.null_plot import null_plot
 from weatkit.report.plots import (
     LIST_GREY,
     LISTS_LABEL,
@@ -35,6 +37,7 @@ from weatkit.report.plots import (
     heatmap_plot,
     interval_label,
     least_squares,
+    run_style,
     save_figure,
     scatter_plot,
 )
@@ -224,9 +227,17 @@ def test_forest_filters_and_language_order(tables: RunTables) -> None:
     assert grey_points(fig) == len(expected) == 48
 
 
-def _r2_in_legend(ax) -> float:
-    (text,) = [t.get_text() for t in ax.get_legend().get_texts()]
-    return float(re.fullmatch(r"least squares, R² = (\d\.\d{3})", text).group(1))
+def _r2_in_legend(ax) -> dict[str, float]:
+    """Each space's R² in the panel's legend of fits."""
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    found = [re.fullmatch(r"(.+): least squares, R² = (\d\.\d{3})", text) for text in texts]
+    return {match.group(1): float(match.group(2)) for match in found}
+
+
+def _points(ax) -> np.ndarray:
+    """The (x, d) of every scatter point of a panel (its lines with a marker)."""
+    lines = [line for line in ax.get_lines() if line.get_marker() in MARKERS]
+    return np.concatenate([line.get_xydata() for line in lines])
 
 
 def _numpy_r2(x: np.ndarray, y: np.ndarray) -> float:
@@ -246,14 +257,13 @@ def test_scatter_against_isomorphism(tables: RunTables, x: str) -> None:
         points = summary[summary["test"] == test]
         assert len(points) == 4  # de, it x (ca-weat, x-weat)
         r2 = _numpy_r2(points[x].to_numpy(), points["effect_size"].to_numpy())
-        assert _r2_in_legend(ax) == round(r2, 3)
+        assert _r2_in_legend(ax) == {TOY: round(r2, 3)}
         r = np.corrcoef(points[x], points["effect_size"])[0, 1]
         assert r2 == pytest.approx(r**2)
         assert (
             ax.get_xlabel().endswith("to en") and x.removeprefix("iso_").upper() in ax.get_xlabel()
         )
-        plotted = np.concatenate([c.get_offsets() for c in ax.collections])
-        assert len(plotted) == len(points)
+        assert len(_points(ax)) == len(points)
     assert fig.axes[0].get_ylabel() == "effect size d"
     assert legend_labels(fig) == [TOY, "ca-weat:v1: median of lists", "x-weat: single list"]
 
@@ -263,8 +273,8 @@ def test_scatter_against_count_difference(tables: RunTables) -> None:
     (ax,) = fig.axes
     points = tables.asymmetry.query("test == 'weat1' and list_set == 'ca-weat:v1'")
     r2 = _numpy_r2(points["count_difference"].to_numpy(float), points["effect_size"].to_numpy())
-    assert _r2_in_legend(ax) == round(r2, 3)
-    assert sum(len(c.get_offsets()) for c in ax.collections) == len(points) == 53
+    assert _r2_in_legend(ax) == {TOY: round(r2, 3)}
+    assert len(_points(ax)) == len(points) == 53
     assert ax.get_xlabel().startswith("count(A) − count(B)")
 
 
@@ -305,19 +315,6 @@ def test_all_panels_share_one_colour_scale(tables: RunTables) -> None:
 # --- one run, one look (issue 17 item 7) ------------------------------------------------------
 
 
-def _marker_of(collection: PathCollection) -> str:
-    """The marker of a scatter's points, found by its path among MARKERS."""
-    path = collection.get_paths()[0]
-    for marker in MARKERS:
-        style = MarkerStyle(marker)
-        expected = style.get_path().transformed(style.get_transform())
-        if expected.vertices.shape == path.vertices.shape and np.allclose(
-            expected.vertices, path.vertices
-        ):
-            return marker
-    raise AssertionError("a marker that is not one of MARKERS")
-
-
 def _space_looks(fig: Figure, tables: RunTables, x: str) -> dict[str, set[tuple[str, str]]]:
     """(colour, marker) of the marks of each space, the space found from the marks' positions:
     a forest marker's d (x = effect size), a scatter point's (x, d)."""
@@ -328,13 +325,13 @@ def _space_looks(fig: Figure, tables: RunTables, x: str) -> dict[str, set[tuple[
         rows = source[source["test"] == test_of.get(title(ax), title(ax))]
         marks: list[tuple[tuple[float, float], tuple[str, str]]] = []
         for line in ax.get_lines():
-            if line.get_marker() in MARKERS and len(line.get_xdata()) == 1:
-                colour = to_hex(line.get_markeredgecolor())
-                marks.append(((line.get_xdata()[0], np.nan), (colour, line.get_marker())))
-        for points in ax.collections:
-            if isinstance(points, PathCollection) and points.get_label() != LISTS_LABEL:
-                look = (to_hex(points.get_edgecolor()[0]), _marker_of(points))
-                marks += [((px, d), look) for px, d in points.get_offsets()]
+            if line.get_marker() not in MARKERS:
+                continue
+            look = (to_hex(line.get_markeredgecolor()), line.get_marker())
+            if x == "effect_size":  # a forest marker: d on the x axis
+                marks.append(((line.get_xdata()[0], np.nan), look))
+            else:  # a scatter's points: (x, d)
+                marks += [((px, d), look) for px, d in line.get_xydata()]
         for (px, d), look in marks:
             if np.isnan(d):  # a forest marker: d on the x axis
                 hit = rows[np.isclose(rows["effect_size"], px)]
@@ -425,6 +422,124 @@ def test_titles_name_the_sets(tables: RunTables) -> None:
         f"{TITLES['weat1']} (ca-weat:v1)",
         f"{TITLES['weat1']} (x-weat)",
     ]
+
+
+# --- figures a reviewer would send back (issue 24 item 3.6) ------------------------------------
+
+
+def _clashes(fig: Figure) -> list[str]:
+    """Every legend that overlaps a panel's data area or a title, after drawing the figure."""
+    renderer = fig.canvas.get_renderer()
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
+    found = []
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        for ax in panels:
+            title = ax.title.get_window_extent(renderer)
+            for what, other in (("data", ax.get_window_extent(renderer)), ("title", title)):
+                if box.overlaps(other):
+                    found.append(f"legend {legend.get_texts()[0].get_text()!r} on {what} "
+                                 f"of {title_text(ax)!r}")  # fmt: skip
+    return found
+
+
+def title_text(ax) -> str:
+    return ax.get_title().replace("\n", " ")
+
+
+def test_legends_sit_outside_the_data_and_the_titles(tables: RunTables) -> None:
+    figures = {
+        "forest": forest_plot(tables),
+        "gh": scatter_plot(tables, x="iso_gh"),
+        "counts": scatter_plot(tables, x="count_difference"),
+        "influence": influence_plot(tables, langs=["en"], embeddings=[TOY]),
+        "null": null_plot(tables, langs=["en"], embeddings=[TOY]),
+    }
+    clashes = {name: _clashes(fig) for name, fig in figures.items()}
+    assert clashes == {name: [] for name in figures}
+
+
+def test_influence_and_null_titles_name_the_sets_and_the_list(tables: RunTables) -> None:
+    for plot_of in (influence_plot, null_plot):
+        fig = plot_of(tables, embeddings=["glove-6b-50d"], tests=["weat1"], list_sets=["x-weat"])
+        (ax,) = fig.axes
+        expected = f"{TITLES['weat1']} glove-6b-50d, en, x-weat list xweat-en "
+        assert title_text(ax).startswith(expected)
+        fig = plot_of(tables, embeddings=[TOY], langs=["en"], tests=["weat2"])
+        lists = tables.results.query(f"embeddings == '{TOY}' and lang == 'en' and test == 'weat2'")
+        named = [
+            f"{TITLES['weat2']} {TOY}, en, {row.list_set} list {row.list_id} "
+            for row in lists.itertuples()
+        ]
+        shown = [title_text(ax) for ax in fig.axes if ax.get_visible()]
+        assert len(shown) == len(named) > 2
+        assert all(t.startswith(n) for t, n in zip(shown, named, strict=True)), shown
+    null = null_plot(tables, embeddings=["glove-6b-50d"], tests=["weat1"], list_sets=["x-weat"])
+    row = tables.results.query("embeddings == 'glove-6b-50d' and test == 'weat1'").query(
+        "list_set == 'x-weat'"
+    ).iloc[0]
+    assert title_text(null.axes[0]).endswith(
+        f"d = {row.effect_size:.2f}, percentile {row.null_percentile:.1f}, "
+        f"p_null {row.p_null:.3g}, K = 20"
+    )
+    assert legend_labels(null) == ["null d: frequency-matched random X, Y", "observed d"]
+
+
+def _two_spaces(tables: RunTables) -> RunTables:
+    """The run with a second space on the isomorphism axis: the toy space's summary rows again,
+    as ``toy2``, at other distances and effect sizes."""
+    toy = tables.summary[tables.summary["embeddings"] == TOY].dropna(subset=["iso_gh"])
+    rng = np.random.default_rng(1)
+    other = toy.assign(
+        embeddings="toy2",
+        iso_gh=toy["iso_gh"] + 0.5 + rng.uniform(0, 0.1, len(toy)),
+        effect_size=-toy["effect_size"] + rng.normal(0, 0.3, len(toy)),
+    )
+    return replace(tables, summary=pd.concat([tables.summary, other], ignore_index=True))
+
+
+def test_scatter_fits_one_line_per_space_and_labels_the_languages(tables: RunTables) -> None:
+    both = _two_spaces(tables)
+    style = run_style(both)
+    fig = scatter_plot(both, x="iso_gh", tests=["weat1"])
+    (ax,) = fig.axes
+    rows = both.summary.dropna(subset=["iso_gh"]).query("test == 'weat1'")
+    want = {}
+    for space, own in rows.groupby("embeddings"):
+        want[space] = round(_numpy_r2(own["iso_gh"].to_numpy(), own["effect_size"].to_numpy()), 3)
+    assert _r2_in_legend(ax) == want and len(want) == 2
+    fits = [line for line in ax.get_lines() if "least squares" in line.get_label()]
+    assert {to_hex(line.get_color()) for line in fits} == {
+        to_hex(style.spaces[space].colour) for space in want
+    }
+    labels = sorted((t.get_text(), *np.round(t.xy, 9)) for t in ax.texts)
+    assert labels == sorted(
+        (r.lang, round(r.iso_gh, 9), round(r.effect_size, 9)) for r in rows.itertuples()
+    )
+    assert _clashes(fig) == []
+
+
+def test_every_list_set_has_its_own_marker_face(tables: RunTables) -> None:
+    fig = scatter_plot(tables, x="count_difference")
+    (legend,) = fig.legends
+    faces = {
+        handle.get_label(): (handle.get_fillstyle(), to_hex(handle.get_markerfacecolor()))
+        for handle in legend.legend_handles
+        if handle.get_label().endswith(LISTS_LABEL)
+    }
+    assert faces == {
+        f"ca-weat:v1: {LISTS_LABEL}": ("full", "#4c4c4c"),
+        f"x-weat: {LISTS_LABEL}": ("full", "#ffffff"),
+    }
+    points = tables.asymmetry.set_index(["count_difference", "effect_size"])["list_set"]
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if line.get_marker() in MARKERS:
+                (list_set,) = {points[tuple(xy)] for xy in line.get_xydata()}
+                filled = to_hex(line.get_markerfacecolor()) != "#ffffff"
+                assert filled == (list_set == "ca-weat:v1")
 
 
 @pytest.mark.parametrize(

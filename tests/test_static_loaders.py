@@ -553,3 +553,45 @@ def test_default_glove() -> None:
     assert wv.n_rows_in_source == 400000
     head = load_default(words=["insect"], first_n=3)
     assert head.words == ["the", ",", ".", "insect"]
+
+
+def test_a_fasttext_bin_below_coverage_suggests_fasttext_oov(
+    fasttext_bin: Path, tmp_path: Path
+) -> None:
+    """Issue 24 item 3.7: the coverage message of a fastText .bin names --fasttext-oov."""
+    from click.testing import CliRunner
+
+    from weatkit.cli import main
+
+    lists = tmp_path / "plural.yaml"
+    lists.write_text(
+        "tests:\n"
+        "- {test: plural, lang: en, X: [roses, flowers], Y: [insects, bees], A: [love, peace], "
+        "B: [war, hate]}\n"
+        "- {test: singular, lang: en, X: [rose, flower], Y: [insect, bee], A: [love, peace], "
+        "B: [war, hate]}\n",
+        encoding="utf-8",
+    )
+    fast = ["--bootstrap", "0", "--permutations", "0", "--no-progress", "--device", "cpu"]
+    args = ["run", "--lists", str(lists), "--embeddings", f"ft={fasttext_bin}", *fast]
+    hint = "fastText .bin, which builds vectors of out-of-vocabulary items from their sub-words"
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert f"ft: tests below coverage; the embeddings are a {hint}: add --fasttext-oov" in (
+        res.stderr.replace("\n", " ")
+    )
+    res = CliRunner().invoke(main, [*args, "--test", "plural"])
+    assert res.exit_code == 1 and res.stderr.strip().count("\n") == 0, res.output
+    assert "weatkit: error: nothing to run: " in res.stderr and hint in res.stderr
+    assert "add --fasttext-oov (fasttext_oov: true in a file)" in res.stderr
+    res = CliRunner().invoke(main, [*args, "--test", "plural", "--fasttext-oov"])
+    assert res.exit_code == 0, res.output
+    # a text file has no sub-words: no such hint
+    kv = load_static(fasttext_bin)
+    text = tmp_path / "ft.vec"
+    rows = [f"{w} {' '.join(map(str, kv.vectors[i]))}\n" for i, w in enumerate(kv.words)]
+    text.write_text("".join(rows), encoding="utf-8")
+    args = ["run", "--lists", str(lists), "--embeddings", f"ft={text}", *fast]
+    res = CliRunner().invoke(main, [*args, "--test", "plural"])
+    assert res.exit_code == 1 and "nothing to run" in res.stderr
+    assert "--fasttext-oov" not in res.stderr and "sub-words" not in res.stderr

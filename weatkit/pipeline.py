@@ -31,6 +31,7 @@ from weatkit.embeddings.spec import (
     load_embeddings,
     parse_embeddings_specs,
 )
+from weatkit.embeddings.static import detect_format
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.compat import COMPAT_PRESETS, compat_summary
 from weatkit.engine.device import resolve_device
@@ -67,6 +68,13 @@ from weatkit.report.tables import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from gensim.models import KeyedVectors
+
+#: Added to a coverage error when the embeddings are a fastText ``.bin`` read without
+#: ``fasttext_oov``: its sub-words would give the missing items vectors.
+FASTTEXT_OOV_HINT = (
+    "the embeddings are a fastText .bin, which builds vectors of out-of-vocabulary items from "
+    "their sub-words: add --fasttext-oov (fasttext_oov: true in a file)"
+)
 
 
 @dataclass(frozen=True)
@@ -309,6 +317,12 @@ class _Source:
     def contextual(self) -> bool:
         return self.spec is not None and self.spec.is_contextual
 
+    def fasttext_bin(self, lang: str) -> bool:
+        """Whether the file of ``lang`` is a fastText ``.bin`` model (sub-word vectors)."""
+        if self.spec is None or self.contextual or self.spec.is_default:
+            return False
+        return detect_format(self.spec.path_for(lang), self.spec.fmt) == "fasttext-bin"
+
     def load(
         self,
         lang: str,
@@ -436,8 +450,12 @@ def run(
                         seed=config.engine.seed,
                     )
                 except CoverageError as err:
+                    if not config.fasttext_oov and spec.fasttext_bin(test.lang):
+                        err = CoverageError(f"{err}; {FASTTEXT_OOV_HINT}")
+                        hint = f"{spec.name}: tests below coverage; {FASTTEXT_OOV_HINT}"
+                        report += [hint] if hint not in report else []
                     if config.strict:
-                        raise
+                        raise err from None
                     skipped.append(
                         {**_keys(spec.name, test), "reason": str(err), "oov_items": _oov(test, wv)}
                     )

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 import pandas as pd
 from click.core import ParameterSource
 from rich.console import Console
@@ -33,6 +32,7 @@ from weatkit.asymmetry import (
 )
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import format_option, out_option, split_values
+from weatkit.cli.tables import rich_correlation_table
 from weatkit.config.schema import LISTS, click_options
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest
@@ -101,14 +101,6 @@ def _print(table: pd.DataFrame, fmt: str | None, view: Callable[[pd.DataFrame], 
     console.print(view(table))
 
 
-def _num(value: float) -> str:
-    return "" if np.isnan(value) else f"{value:.3f}"
-
-
-def _with_p(value: float, p: float) -> str:
-    return "" if np.isnan(value) else f"{value:.2f} ({p:.3f})"
-
-
 def _count(value: float) -> str:
     return f"{value:,.6g}"
 
@@ -131,21 +123,17 @@ def _counts_view(counts: pd.DataFrame) -> Table:
     return table
 
 
-def _correlations_view(correlations: pd.DataFrame) -> Table:
-    table = Table(title="Effect size vs count(A) − count(B) across lists (CA-WEAT paper Fig. 3)")
-    for col in ("embeddings", "test", "list sets", "n", "Pearson r (p)", "Spearman ρ (p)", "R²"):
-        table.add_column(col, justify="right" if col in ("n", "R²") else "left")
-    for row in correlations.itertuples(index=False):
-        table.add_row(
-            row.embeddings,
-            row.test,
-            row.list_sets,
-            str(row.n),
-            _with_p(row.pearson_r, row.pearson_p),
-            _with_p(row.spearman_rho, row.spearman_p),
-            _num(row.r2),
-        )
-    return table
+def _correlations_view(correlations: pd.DataFrame, confidence_level: float) -> Table:
+    """The correlations with their permutation p, † on rows with too few lists (and the
+    reason under the table), as ``asymmetry_correlations.csv`` flags them."""
+    return rich_correlation_table(
+        correlations,
+        title="Effect size vs count(A) − count(B) across lists (CA-WEAT paper Fig. 3)",
+        keys={"embeddings": "embeddings", "test": "test", "list sets": "list_sets"},
+        n=("n", "n"),
+        units="lists",
+        confidence_level=confidence_level,
+    )
 
 
 def _write(out_dir: str, tables: dict[str, pd.DataFrame]) -> None:
@@ -164,7 +152,9 @@ def _run_mode(run_dir: Path, source: CountSource, opts: dict[str, Any]) -> None:
     correlations = asymmetry_correlations(table)
     tables = {"asymmetry": table, "asymmetry_correlations": correlations}
     _write(opts["out_dir"] or str(run_dir), tables)
-    _print(correlations, opts["fmt"], _correlations_view)
+    engine = config.get("engine") or {}
+    level = float(engine.get("confidence_level", 0.95))
+    _print(correlations, opts["fmt"], lambda table: _correlations_view(table, level))
 
 
 def _lists_mode(source: CountSource, opts: dict[str, Any]) -> None:

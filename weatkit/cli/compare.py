@@ -13,7 +13,7 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import format_option, out_option, progress_option
-from weatkit.cli.tables import percent
+from weatkit.cli.tables import fmt_p, percent
 from weatkit.crossmethod import load_compare_config, run_compare, write_compare
 from weatkit.crossmethod.runner import CompareResult
 from weatkit.report.tables import render
@@ -142,7 +142,7 @@ def _print_intervals(result: CompareResult, console: Console, short: dict[str, s
             short.get(r.measure, r.measure),
             _fmt(r.value),
             f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]{mark}",
-            _fmt_p(r.p_value_neutral),
+            fmt_p(r.p_value_neutral),
         )
     console.print(view)
     console.print(
@@ -175,11 +175,13 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
         return
     level = float(result.manifest.get("correlation", {}).get("confidence_level", 0.95))
     alpha = 1.0 - level
-    ci_header = f"{percent(level)} CI"
+    bootstrap = corr[["spearman_ci_low", "kendall_ci_low"]].notna().to_numpy().any()
+    intervals = f"{percent(level)} CI" if bootstrap else ""  # no column without a bootstrap
     used: set[str] = set()
     for (mx, my), rows in corr.groupby(["measure_x", "measure_y"], sort=False):
         view = Table(title=f"{short[mx]} ~ {short[my]}", title_justify="left")
-        for col in ("scope", "n", "statistic", "value", ci_header, "p", "note"):
+        for col in ("scope", "n", "statistic", "value", *([intervals] if intervals else []), "p",
+                    "note"):  # fmt: skip
             right = col in ("n", "value", "p")
             view.add_column(col, justify="right" if right else "left", no_wrap=True)
         for r in rows.itertuples(index=False):
@@ -202,8 +204,8 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
                     str(r.n),
                     label,
                     _fmt(getattr(r, name)) + star,
-                    interval,
-                    _fmt_p(getattr(r, f"{name}_p")),
+                    *([interval] if intervals else []),
+                    fmt_p(getattr(r, f"{name}_p")),
                     marks,
                 )
         console.print(view)
@@ -214,7 +216,8 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
     ]
     if "*" in used:
         legend.append(
-            f"* the {ci_header} excludes 0 and p ≤ {alpha:g} (never on a flagged row: †, ‡, §)."
+            f"* {f'the {intervals} excludes 0 and ' if intervals else ''}p ≤ {alpha:g} (never "
+            "on a flagged row: †, ‡, §)."
         )
     if "†" in used:
         n_min = int(corr["n_min"].iloc[0])
@@ -231,7 +234,7 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
         )
     if "§" in used:
         legend.append(
-            f"§ the {ci_header} excludes 0 but p > {alpha:g}: with few units or ties the "
+            f"§ the {intervals} excludes 0 but p > {alpha:g}: with few units or ties the "
             "percentile bootstrap is too narrow; the permutation p decides, so no star on "
             "the row."
         )
@@ -253,7 +256,3 @@ def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:
 def _fmt(value: Any) -> str:
     return "" if pd.isna(value) else f"{float(value):.3f}"
 
-
-def _fmt_p(value: Any) -> str:
-    """A p-value with 3 decimals; below 0.001 as ``<0.001`` (a permutation p is never 0)."""
-    return "<0.001" if not pd.isna(value) and value < 0.001 else _fmt(value)

@@ -32,7 +32,7 @@ from weatkit.cli.options import (
     resampling_options,
     split_values,
 )
-from weatkit.cli.tables import rich_controls
+from weatkit.cli.tables import ci_header, rich_controls
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.crows.controls import (
     control_summary,
@@ -185,7 +185,8 @@ def _fmt(value: float, digits: int = 2) -> str:
 
 def _print(summary: pd.DataFrame, level: float, title: str) -> None:
     view = Table(title=title)
-    columns = ("bias type", "pairs", "neutral", f"metric [{level:.0%} CI]", "stereo", "antistereo")
+    metric = ci_header("metric", level, summary["ci_low"])
+    columns = ("bias type", "pairs", "neutral", metric, "stereo", "antistereo")
     for col in columns:
         view.add_column(col, justify="left" if col == "bias type" else "right")
     for row in summary.itertuples(index=False):

@@ -23,7 +23,7 @@ from weatkit.report.tables import FORMATS, render, write_outputs
 
 #: Formats of ``weatkit export``.
 EXPORT_FORMATS = (*FORMATS, "latex")
-_DEFAULT_DIGITS = 1
+_DEFAULT_DIGITS = 2
 
 
 @click.command("export")

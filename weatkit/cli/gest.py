@@ -32,6 +32,7 @@ from weatkit.cli.options import (
     resampling_options,
     split_values,
 )
+from weatkit.cli.tables import ci_header
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
@@ -104,15 +105,17 @@ def _print_lm(
 ) -> None:
     s = summary.iloc[0]
     view = Table(title=f"GEST masculine rates q_i (log base {s['log_base']}{where})")
-    for col in ("#", "stereotype", "n", f"q [{level:.0%} CI]", "feminine rank"):
+    q_col = ci_header("q", level, stereotypes["q_ci_low"])
+    for col in ("#", "stereotype", "n", q_col, "feminine rank"):
         view.add_column(col, justify="right" if col != "stereotype" else "left")
     for row in stereotypes.itertuples(index=False):
         q = _ci(row.q, row.q_ci_low, row.q_ci_high)
         view.add_row(str(row.stereotype), row.name, str(row.n), q, f"{row.rank:g}")
     totals = Table(title=f"GEST aggregates{where}")
     totals.add_column("metric")
-    totals.add_column(f"value [{level:.0%} CI]", justify="right")
-    for name in ("q_f", "q_m", "g_s", "g_s_geometric", "q_fam"):
+    names = ("q_f", "q_m", "g_s", "g_s_geometric", "q_fam")
+    totals.add_column(ci_header("value", level, [s[f"{n}_ci_low"] for n in names]), justify="right")
+    for name in names:
         totals.add_row(name, _ci(s[name], s[f"{name}_ci_low"], s[f"{name}_ci_high"]))
     console = Console()
     console.print(view)
@@ -122,7 +125,8 @@ def _print_lm(
 def _print_eurogest(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
     s = summary.iloc[0]
     view = Table(title=f"EuroGEST masculine rates R_s ({s['lang']}, code {s['code']})")
-    for col in ("#", "stereotype", "n", f"R [{level:.0%} CI]", "masc. rank", "inclination"):
+    r_col = ci_header("R", level, stereotypes["R_ci_low"])
+    for col in ("#", "stereotype", "n", r_col, "masc. rank", "inclination"):
         view.add_column(col, justify="right" if col != "stereotype" else "left")
     for row in stereotypes.itertuples(index=False):
         r = _ci(row.R, row.R_ci_low, row.R_ci_high)
@@ -133,7 +137,7 @@ def _print_eurogest(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: flo
     console.print(view)
     g_s = _ci(s["g_s"], s["g_s_ci_low"], s["g_s_ci_high"])
     console.print(
-        f"g_s = mean(R_8..R_16) / mean(R_1..R_7) = {g_s} [{level:.0%} CI]; "
+        f"g_s = mean(R_8..R_16) / mean(R_1..R_7) = {g_s}{ci_header('', level, s['g_s_ci_low'])}; "
         f"{s['n_items']} items, {s['n_skipped']} skipped",
         highlight=False,
     )
@@ -170,7 +174,8 @@ def _eurogest(opts: dict[str, Any]) -> tuple[pd.DataFrame, GestSummary]:
 def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
     s = summary.iloc[0]
     view = Table(title="GEST masculine rates p_i of the translations")
-    for col in ("#", "stereotype", "male/female/other", f"p [{level:.0%} CI]", "feminine rank"):
+    p_col = ci_header("p", level, stereotypes["p_ci_low"])
+    for col in ("#", "stereotype", "male/female/other", p_col, "feminine rank"):
         view.add_column(col, justify="right" if col != "stereotype" else "left")
     for row in stereotypes.itertuples(index=False):
         counts = f"{row.n_male}/{row.n_female}/{row.n_other}"

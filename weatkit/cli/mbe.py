@@ -33,6 +33,7 @@ from weatkit.cli.options import (
     language_model_options,
     out_option,
 )
+from weatkit.cli.tables import fmt_p
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
@@ -84,7 +85,7 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
     view.add_row("sentences (male / female)", f"{result.n_male} / {result.n_female}")
     view.add_row("pairs", f"{result.n_pairs:,}")
     view.add_row("McNemar vs random: b / c", f"{result.b:,} / {result.c:,}")
-    view.add_row("McNemar p (exact)", f"{result.pvalue:.3g}")
+    view.add_row("McNemar p (exact)", fmt_p(result.pvalue))
     verdict = "significant" if result.significant else "not significant"
     view.add_row(f"vs random at α = {result.alpha:g}", verdict)
     console = Console()

@@ -38,7 +38,8 @@ def plot_command(**opts: Any) -> None:
     """Plot RUN_DIR: forest, scatter, heatmap, influence or null.
 
     forest: effect sizes with CIs per language and embeddings; scatter: effect size against an
-    isomorphism measure or a count difference, with R²; heatmap: effect sizes; influence: each
+    isomorphism measure (points labelled with their language) or a count difference, with a
+    least-squares line and its R² per embeddings; heatmap: effect sizes; influence: each
     item's delta = d without it − d (weatkit run --influence); null: histogram of the null d
     with the observed d (weatkit run --null K)."""
     figure_format(opts["out_path"])  # a bad suffix or output fails before any work

@@ -17,6 +17,29 @@ def fmt(value: object, digits: int = 3) -> str:
     return str(value)
 
 
+#: Below this a p-value is shown as ``< 1e-4``: with 4 decimals it would print as 0.0000 (a
+#: permutation or exact p is never 0).
+P_FLOOR = 1e-4
+#: What a table shows where a row has no value (no correlation below 3 units).
+NO_VALUE = "—"
+
+
+def fmt_p(value: object) -> str:
+    """The one screen format of a p-value: 4 decimals, ``< 1e-4`` below 10⁻⁴; empty when
+    missing (NaN, None)."""
+    if value is None or pd.isna(value):  # type: ignore[arg-type]
+        return ""
+    p = float(value)  # type: ignore[arg-type]
+    return "< 1e-4" if p < P_FLOOR else f"{p:.4f}"
+
+
+def ci_header(name: str, level: float, *bounds: object) -> str:
+    """``name [95% CI]``, or ``name`` alone when no row has an interval (``--bootstrap 0``):
+    ``bounds`` are the interval columns (or values) of the rows shown."""
+    shown = any(bool(pd.Series(b, dtype=float).notna().any()) for b in bounds)
+    return f"{name} [{percent(level)} CI]" if shown else name
+
+
 def percent(level: float) -> str:
     """A confidence level as a percentage without spurious decimals: 0.95 -> ``95%``,
     0.975 -> ``97.5%``."""
@@ -34,15 +57,19 @@ def rich_summary(summary: pd.DataFrame, level: float, *, results: pd.DataFrame) 
     ``results``) whose permutation p < α = 1 − ``level``.
     """
     alpha = 1.0 - level
+    intervals = bool(summary["effect_size_ci_low"].notna().any())
+    caption = (
+        "CI: bootstrap CI of one list, or order-statistic CI of the median over the lists, "
+        f"at the level shown (below {percent(level)} when there are too few lists). "
+        if intervals
+        else ""
+    )
     table = Table(
         title="WEAT summary: S and Cohen's d (medians over a language's lists)",
-        caption=(
-            "CI: bootstrap CI of one list, or order-statistic CI of the median over the lists, "
-            f"at the level shown (below {percent(level)} when there are too few lists). "
-            f"sig k/n: k of the n lists have permutation p < {alpha:.3g}."
-        ),
+        caption=f"{caption}sig k/n: k of the n lists have permutation p < {alpha:.3g}.",
     )
-    for col in ("embeddings", "lang", "list set", "test", "lists", "S [CI]", "d [CI]", "CI",
+    ci = ("S [CI]", "d [CI]", "CI") if intervals else ("S", "d")  # none with --bootstrap 0
+    for col in ("embeddings", "lang", "list set", "test", "lists", *ci,
                 f"p or sig (p < {alpha:.3g})"):  # fmt: skip
         table.add_column(col, justify="right" if col == "lists" or col.startswith("p") else "left")
     p_values = results.groupby(["embeddings", "lang", "list_set", "test"], sort=False)["p_value"]
@@ -55,17 +82,15 @@ def rich_summary(summary: pd.DataFrame, level: float, *, results: pd.DataFrame) 
             ).dropna()
             significance = f"sig {int((p < alpha).sum())}/{len(p)}" if len(p) else ""
         else:
-            significance = fmt(row.p_value, 4)
-        table.add_row(
-            row.embeddings,
-            row.lang,
-            row.list_set,
-            row.test,
-            str(row.n_lists),
+            significance = fmt_p(row.p_value)
+        cells = [
             with_ci(row.statistic, row.statistic_ci_low, row.statistic_ci_high),
             with_ci(row.effect_size, row.effect_size_ci_low, row.effect_size_ci_high),
-            _ci_label(median, row.ci_level, level),
-            significance,
+        ]
+        if intervals:
+            cells.append(_ci_label(median, row.ci_level, level))
+        table.add_row(
+            row.embeddings, row.lang, row.list_set, row.test, str(row.n_lists), *cells, significance
         )
     return table
 
@@ -88,7 +113,7 @@ def rich_pooled(pooled: pd.DataFrame, level: float) -> Table:
             with_ci(row.effect_size, row.effect_size_ci_low, row.effect_size_ci_high),
             fmt(row.tau2),
             f"{100 * row.i2:.0f}%",
-            f"{fmt(row.q, 2)} ({fmt(row.q_pvalue, 3)})",
+            f"{fmt(row.q, 2)} ({fmt_p(row.q_pvalue)})",
         )
     return table
 
@@ -104,39 +129,61 @@ def _ci_label(median: bool, ci_level: float, level: float) -> str:
 
 
 def rich_correlations(correlations: pd.DataFrame, confidence_level: float = 0.95) -> Table:
-    """Effect size vs isomorphism: r and ρ with their permutation p; ``*`` marks a significant
-    correlation by the one rule (:func:`weatkit.stats.correlation.is_significant`: p ≤ α =
-    1 − ``confidence_level``, the row not flagged; this table has no intervals). A row flagged
-    for too few languages (``flag``, :func:`weatkit.stats.correlation.small_sample_flag`) is
-    marked † and its reason given under the table."""
-    table = Table(title="Effect size vs isomorphism across languages")
-    columns = ("embeddings", "list set", "test", "measure", "langs", "Pearson r (p)",
-               "Spearman ρ (p)", "R²")  # fmt: skip
-    for col in columns:
-        table.add_column(col)
+    """Effect size vs isomorphism across languages (``correlations.csv``), in the layout of
+    :func:`rich_correlation_table`."""
+    return rich_correlation_table(
+        correlations,
+        title="Effect size vs isomorphism across languages",
+        keys={
+            "embeddings": "embeddings",
+            "list set": "list_set",
+            "test": "test",
+            "measure": "measure",
+        },
+        n=("langs", "n_languages"),
+        units="languages",
+        confidence_level=confidence_level,
+    )
+
+
+def rich_correlation_table(
+    correlations: pd.DataFrame,
+    *,
+    title: str,
+    keys: dict[str, str],
+    n: tuple[str, str],
+    units: str,
+    confidence_level: float = 0.95,
+) -> Table:
+    """A correlation table (:func:`weatkit.stats.correlation.pearson_spearman` rows): the
+    ``keys`` columns (header: column), the number of units ``n`` (header, column), r and ρ with
+    their permutation p (:func:`fmt_p`), and R². ``*`` marks a significant correlation by the
+    one rule (:func:`weatkit.stats.correlation.is_significant`: p ≤ α = 1 − ``confidence_level``,
+    the row not flagged; these tables have no intervals). A row with a ``flag``
+    (:func:`weatkit.stats.correlation.small_sample_flag`: too few ``units``) is marked † after
+    its n and the reason given under the table; a row without a correlation shows —."""
+    table = Table(title=title)
+    for col in (*keys, n[0], "Pearson r (p)", "Spearman ρ (p)", "R²"):
+        table.add_column(col, justify="right" if col in (n[0], "R²") else "left")
     reasons: dict[str, None] = {}
     starred = False
     for row in correlations.itertuples(index=False):
         flag = getattr(row, "flag", "")
         flag = flag if isinstance(flag, str) else ""
-        mark = " †" if flag else ""
         if flag:
             reasons[flag] = None
         cells = []
         for value, p in ((row.pearson_r, row.pearson_p), (row.spearman_rho, row.spearman_p)):
             star = "*" if is_significant(p, flag, confidence_level) else ""
             starred = starred or bool(star)
-            cells.append(f"{fmt(value, 2)}{star} ({_fmt_p(p)})")
+            cells.append(_with_p(value, p, star))
         table.add_row(
-            row.embeddings,
-            row.list_set,
-            row.test,
-            row.measure,
-            str(row.n_languages) + mark,
+            *(str(getattr(row, column)) for column in keys.values()),
+            str(getattr(row, n[1])) + (" †" if flag else ""),
             *cells,
-            fmt(row.r2, 2),
+            fmt(row.r2, 2) or NO_VALUE,
         )
-    caption = ["p: two-sided permutation p (exact over all n! orders up to 8 languages)"]
+    caption = [f"p: two-sided permutation p (exact over all n! orders up to 8 {units})"]
     if starred:
         caption.append(f"* p ≤ {1 - confidence_level:.2g} (never on a † row)")
     caption += [f"† {reason}" for reason in reasons]
@@ -145,9 +192,12 @@ def rich_correlations(correlations: pd.DataFrame, confidence_level: float = 0.95
     return table
 
 
-def _fmt_p(value: float) -> str:
-    """A p-value with 3 decimals; below 0.001 as ``<0.001`` (a permutation p is never 0)."""
-    return "<0.001" if isinstance(value, float) and value < 0.001 else fmt(value, 3)
+def _with_p(value: float, p: float, star: str) -> str:
+    """``0.52* (0.0310)``; ``0.52`` without a p; — without a value."""
+    if pd.isna(value):
+        return NO_VALUE
+    text = f"{fmt(float(value), 2)}{star}"
+    return f"{text} ({fmt_p(p)})" if not pd.isna(p) else text
 
 
 def with_ci(value: float, low: float, high: float) -> str:
@@ -184,11 +234,14 @@ def rich_controls(controls: pd.DataFrame, level: float, *, title: str, unit: str
         def num(v: float) -> str:
             return "–" if pd.isna(v) else f"{v:.2f}"
 
+        if pd.isna(low) and pd.isna(high):
+            return num(value)
         return f"{num(value)} [{num(low)}, {num(high)}]"
 
     view = Table(title=title)
-    for col in ("control", unit, f"original [{level:.0%} CI]", f"control [{level:.0%} CI]",
-                "control as biased"):  # fmt: skip
+    original = ci_header("original", level, controls["original_ci_low"])
+    control = ci_header("control", level, controls["ci_low"])
+    for col in ("control", unit, original, control, "control as biased"):
         view.add_column(col, justify="left" if col == "control" else "right")
     for row in controls.itertuples(index=False):
         view.add_row(

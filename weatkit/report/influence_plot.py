@@ -5,7 +5,9 @@ One panel per test (embeddings × language × list × test) of ``influence.csv``
 the effect size d when the item is left out; :mod:`weatkit.engine.influence`, after Antoniak &
 Mimno 2021), coloured by the item's set (X, Y, A, B), items sorted by delta. A panel shows at
 most :data:`MAX_ITEMS` items, those with the largest |delta|; items whose delta is undefined
-(NaN) are left out.
+(NaN) are left out. Panel titles name the test's sets, space, language and list
+(:func:`~weatkit.report.plots.panel_title`); the legend of the sets' colours sits above the
+panels.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from weatkit.report.plots import PALETTE, STYLE, Filter, per_test_panels
+from weatkit.report.plots import PALETTE, STYLE, Filter, panel_title, per_test_panels
 from weatkit.report.run_dir import RunTables
 
 #: Items per panel at most (the largest |delta|).
@@ -49,17 +51,20 @@ def influence_plot(
     grid_rows = -(-len(panels) // columns)
     with mpl.rc_context(STYLE):
         fig = Figure(
-            figsize=(round(3.6 * columns + 0.6, 2), round(grid_rows * (0.9 + 0.2 * n_rows), 2)),
+            figsize=(
+                round(3.6 * columns + 0.6, 2),
+                round(0.5 + grid_rows * (1.1 + 0.2 * n_rows), 2),
+            ),
             layout="constrained",
         )
         FigureCanvasAgg(fig)
         axes = fig.subplots(grid_rows, columns, squeeze=False).ravel()
         for ax, (keys, group), items in zip(axes, panels, shown, strict=False):
-            _panel(ax, items, title=" ".join(map(str, keys)), total=len(group))
+            _panel(ax, items, title=panel_title(keys), total=len(group))
         for ax in axes[len(panels) :]:
             ax.set_visible(False)
         handles = [Patch(color=c, label=k) for k, c in SET_COLOURS.items()]
-        fig.legend(handles=handles, title="set", loc="outside right upper")
+        fig.legend(handles=handles, title="set", loc="outside upper center", ncols=len(handles))
     return fig
 
 

@@ -19,7 +19,8 @@ columns, and the header gives each language's number of lists, e.g. ``de (24)``:
 
 A cell ``$v^{+a}_{-b}$`` is the value ``v`` (the median over the language's lists, or the single
 list's value) with ``a = high − v`` and ``b = v − low`` from its confidence interval, all rounded
-to ``digits`` decimals (the paper uses 1); a CI that excludes its value flips the sign. Without an
+to ``digits`` decimals (2 by default; the paper uses 1), a number that rounds to zero printed as
+``0.00``, never ``-0.00``; a CI that excludes its value flips the sign. Without an
 interval (``--bootstrap 0``) the cell is the value alone; a missing cell is ``--``. A
 ``{}^{\dagger}`` in the cell marks an interval whose actual coverage is below the nominal level
 (an order-statistic interval of a median over too few lists; ``ci_level`` in ``summary.csv``).
@@ -67,7 +68,7 @@ def latex_tables(
     summary: pd.DataFrame,
     *,
     value: str = "effect_size",
-    digits: int = 1,
+    digits: int = 2,
     confidence: float = 0.95,
     tests: Sequence[str] | None = None,
     list_sets: Sequence[str] | None = None,
@@ -182,7 +183,7 @@ def _cell(row: pd.Series, value: str, digits: int, confidence: float, n_header: 
     v, low, high = (float(row[f"{value}{suffix}"]) for suffix in ("", "_ci_low", "_ci_high"))
     if math.isnan(v):
         return "--"
-    text = f"{v:.{digits}f}"
+    text = _number(v, digits)
     if not (math.isnan(low) or math.isnan(high)):
         text += "^{" + _offset(high - v, "+", digits) + "}_{" + _offset(v - low, "-", digits) + "}"
     level = float(row["ci_level"]) if "ci_level" in row.index else math.nan
@@ -195,10 +196,17 @@ def _cell(row: pd.Series, value: str, digits: int, confidence: float, n_header: 
 
 
 def _offset(amount: float, sign: str, digits: int) -> str:
-    """``amount`` with ``sign`` (``+`` above, ``-`` below), flipped if the CI excludes the value."""
-    if amount < 0:
+    """``amount`` with ``sign`` (``+`` above, ``-`` below), flipped if the CI excludes the value
+    (by more than rounds to zero)."""
+    if round(amount, digits) < 0:
         sign, amount = ("-" if sign == "+" else "+"), -amount
-    return f"{sign}{amount:.{digits}f}"
+    return f"{sign}{_number(abs(amount), digits)}"
+
+
+def _number(value: float, digits: int) -> str:
+    """``value`` to ``digits`` decimals; one that rounds to zero is ``0.00``, never ``-0.00``."""
+    text = f"{value:.{digits}f}"
+    return text.removeprefix("-") if float(text) == 0 else text
 
 
 def _caption(

@@ -18,15 +18,19 @@
   filters the languages, since the estimate pools all the run's languages.
 * :func:`scatter_plot` (Figures 3 and 4): d against an isomorphism measure (``iso_ev``,
   ``iso_gh``, ... from the summary of a ``--isomorphism`` run; one point per embeddings and
-  language) or against ``count_difference`` (``asymmetry.csv``; one point per list), with the
-  least-squares line over all points of the panel and its R² in the panel's legend.
+  language, labelled with its language) or against ``count_difference`` (``asymmetry.csv``; one
+  point per list), with one least-squares line per embeddings space (over its points of every
+  list set, in the space's colour) and each line's R² in a legend under the panel.
 * :func:`heatmap_plot`: d as an embeddings × language grid per (list set, test), annotated,
   on a diverging colour map centred at 0 (shared by all panels).
 
 Every figure of a run draws an embeddings space in the same colour and marker: :func:`run_style`
 assigns them once from the run's sorted space names (all its tables, before any filter), so
-filters and plot kinds do not change them. Panel titles name the test's sets
-(:func:`title_of`, e.g. ``WEAT 1: flowers/insects vs pleasant/unpleasant``).
+filters and plot kinds do not change them. A list set has one marker face in every figure
+(:data:`MEDIAN_FACES` for a set with several lists per language, :data:`SINGLE_FACES` for one
+with one list: filled and open for the first of each), so no two list sets of a run look alike.
+Panel titles name the test's sets (:func:`title_of`, e.g. ``WEAT 1: flowers/insects vs
+pleasant/unpleasant``); legends sit outside the panels, never on the data or a title.
 
 Every function takes the :class:`~weatkit.report.run_dir.RunTables` of a run and the filters
 ``tests``, ``list_sets``, ``embeddings``, ``langs`` (None: all; ``langs`` also sets the order of
@@ -44,7 +48,7 @@ import os
 import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib as mpl
@@ -56,6 +60,7 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
+from matplotlib.transforms import offset_copy
 
 from weatkit._io.paths import check_writable
 from weatkit.errors import WeatkitError
@@ -75,6 +80,11 @@ PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F
 SPACE_COLOURS = PALETTE[:-1]
 #: Markers of the embeddings spaces (with 7 colours, the first 56 spaces differ in one or both).
 MARKERS = ("o", "D", "s", "^", "v", "P", "X", "*")
+#: Marker faces (a matplotlib fill style; ``none`` is an open, white marker) of the list sets
+#: with several lists per language (CA-WEAT: medians) and of those with one list, in the order
+#: the run's sorted sets of each kind get them (cycling).
+MEDIAN_FACES = ("full", "left", "bottom")
+SINGLE_FACES = ("none", "right", "top")
 #: Interval line widths: the median's order-statistic interval, the others (bootstrap CIs).
 MEDIAN_LW, CI_LW = 2.4, 1.2
 #: Dash patterns of the levels of one kind of interval, highest level first (solid).
@@ -89,6 +99,9 @@ LISTS_LABEL = "individual lists"
 #: What ``--x`` may be besides ``iso_<measure>``.
 COUNT_X = "count_difference"
 D_LABEL = "effect size d"
+#: How far under a panel's bottom edge its own legend starts: below the tick labels and the
+#: x label.
+BELOW_AXES_PT = 34
 
 STYLE = {
     "font.size": 10,
@@ -244,11 +257,24 @@ class RunStyle:
     spaces: Mapping[str, SpaceStyle]
     intervals: Mapping[str, IntervalStyle]
     confidence_level: float = 0.95
+    #: The marker face of each list set (:data:`MEDIAN_FACES`, :data:`SINGLE_FACES`).
+    faces: Mapping[str, str] = field(default_factory=dict)
 
     def order(self, names: Iterable[str]) -> list[str]:
         """The distinct ``names`` in the run's (sorted) order of spaces."""
         present = set(names)
         return [name for name in self.spaces if name in present]
+
+    def median(self, list_set: str) -> bool:
+        """Whether the list set has several lists per language (its rows are medians)."""
+        return self.faces.get(list_set, "none") in MEDIAN_FACES
+
+    def face(self, list_set: str, colour: str) -> dict[str, str]:
+        """The ``Line2D`` keyword arguments of the list set's marker face in ``colour``."""
+        face = self.faces.get(list_set, "none")
+        if face == "none":
+            return {"fillstyle": "full", "markerfacecolor": "white"}
+        return {"fillstyle": face, "markerfacecolor": colour, "markerfacecoloralt": "white"}
 
     def interval(self, method: object, level: object) -> IntervalStyle | None:
         """The style of an interval from a summary row's ``ci_method`` and ``ci_level``; None
@@ -264,7 +290,9 @@ def run_style(tables: RunTables) -> RunStyle:
     filters and plot kinds therefore never change a space's look. Each interval kind
     (:func:`interval_label`) of the summary gets a line: median intervals thick, bootstrap CIs
     thin; within a kind the highest level is solid and lower levels have sparser dashes
-    (:data:`DASHES`)."""
+    (:data:`DASHES`). The summary's list sets get their faces: those with more than one list
+    for some language the faces of :data:`MEDIAN_FACES` in sorted order, the others those of
+    :data:`SINGLE_FACES`."""
     names: set[str] = set()
     for name in SPACE_TABLES:
         frame = getattr(tables, name)
@@ -297,7 +325,13 @@ def run_style(tables: RunTables) -> RunStyle:
         for i, label in enumerate(ranked):
             width = MEDIAN_LW if median else CI_LW
             intervals[label] = IntervalStyle(label, width, DASHES[i % len(DASHES)])
-    return RunStyle(spaces=spaces, intervals=intervals, confidence_level=nominal)
+    faces: dict[str, str] = {}
+    if {"list_set", "n_lists"} <= set(summary.columns):
+        several = summary.groupby("list_set")["n_lists"].max() > 1
+        for kind, names in ((MEDIAN_FACES, several[several]), (SINGLE_FACES, several[~several])):
+            for i, name in enumerate(sorted(map(str, names.index))):
+                faces[name] = kind[i % len(kind)]
+    return RunStyle(spaces=spaces, intervals=intervals, confidence_level=nominal, faces=faces)
 
 
 def interval_label(method: object, level: object, confidence_level: float = 0.95) -> str:
@@ -354,6 +388,18 @@ def title_of(test: str) -> str:
     return f"WEAT {int(match.group(1))}: {x}/{y} vs {a}/{b}"
 
 
+
+def panel_title(keys: Sequence[object], width: int = 44) -> str:
+    """The title of a per-test panel (influence, null) from its key
+    (:data:`~weatkit.report.tables.KEY_COLUMNS`): the test's sets (:func:`title_of`, wrapped at
+    ``width`` characters), then its space, language and list, e.g. ``WEAT 1: flowers/insects vs
+    pleasant/unpleasant`` and ``glove-6b-50d, en, weat``; a list of a set with several lists
+    (CA-WEAT) is named: ``MiniLM@0, de, ca-weat:v1 list de1``."""
+    embeddings, lang, list_set, list_id, test = map(str, keys)
+    where = list_set if list_id in (list_set, test) else f"{list_set} list {list_id}"
+    heading = textwrap.fill(title_of(test), width, break_on_hyphens=False)
+    return f"{heading}\n{embeddings}, {lang}, {where}"
+
 _PROPER = {"European", "African", "American"}
 
 
@@ -370,12 +416,6 @@ def _set_title(ax: Axes, title: str, width_in: float) -> None:
     ax.set_title(textwrap.fill(title, chars, break_on_hyphens=False))
 
 
-def _median_sets(rows: pd.DataFrame) -> dict[str, bool]:
-    """For each list set: whether it has several lists per language (shown as medians)."""
-    sets = list(rows["list_set"].unique())
-    return {s: bool((rows.loc[rows["list_set"] == s, "n_lists"] > 1).any()) for s in sets}
-
-
 def _set_label(list_set: str, median: bool) -> str:
     return f"{list_set}: median of lists" if median else f"{list_set}: single list"
 
@@ -388,20 +428,36 @@ def _space_handles(style: RunStyle, models: list[str]) -> list[Line2D]:
     ]
 
 
-def _set_handles(sets: dict[str, bool], labels: dict[str, str] | None = None) -> list[Line2D]:
-    """Legend entries of the list sets: filled marker for medians, open for single lists."""
+def _set_handles(
+    style: RunStyle, list_sets: Iterable[str], labels: Mapping[str, str] | None = None
+) -> list[Line2D]:
+    """Legend entries of the list sets: a grey circle with the set's face (filled: medians,
+    open: single lists)."""
     return [
         Line2D(
             [],
             [],
             marker="o",
             color="0.3",
-            mfc="0.3" if median else "white",
             ls="none",
-            label=(labels or {}).get(list_set, _set_label(list_set, median)),
+            label=(labels or {}).get(list_set, _set_label(list_set, style.median(list_set))),
+            **style.face(list_set, "0.3"),
         )
-        for list_set, median in sets.items()
+        for list_set in list_sets
     ]
+
+
+def _legend_below(ax: Axes, handles: Sequence[Line2D]) -> None:
+    """A legend of the panel under its x label, outside the data and every title."""
+    below = offset_copy(ax.transAxes, fig=ax.figure, y=-BELOW_AXES_PT, units="points")
+    ax.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        bbox_transform=below,
+        fontsize=8,
+        frameon=False,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -426,8 +482,8 @@ def forest_plot(
         raise WeatkitError("summary.csv has no effect sizes for these filters")
     lists = _individual_lists(tables.results, summary)
     models = style.order(summary["embeddings"])
-    multi = _median_sets(summary)
-    slots = [(m, s) for m in models for s in multi]
+    list_sets = list(summary["list_set"].unique())
+    slots = [(m, s) for m in models for s in list_sets]
     band = min(0.8, 0.2 * len(slots))
     offsets = {slot: (i - (len(slots) - 1) / 2) * band / len(slots) for i, slot in enumerate(slots)}
     # The rows of every panel, top to bottom: the languages, then the pooled estimate over
@@ -445,7 +501,7 @@ def forest_plot(
         for ax, test in zip(axes, panels, strict=True):
             panel = summary[summary["test"] == test]
             _forest_lists(ax, lists[lists["test"] == test], y_of, offsets)
-            _forest_panel(ax, panel, y_of, offsets, multi, style)
+            _forest_panel(ax, panel, y_of, offsets, style)
             if not pooled.empty:
                 half = 0.25 if len(slots) == 1 else 0.45 * band / len(slots)
                 _forest_pooled(ax, pooled[pooled["test"] == test], y_of, offsets, style, half)
@@ -459,7 +515,7 @@ def forest_plot(
             for r in bounded.itertuples()
         ]
         shown = [i for i in style.intervals.values() if i in intervals]
-        handles = [*_space_handles(style, models), *_set_handles(multi)]
+        handles = [*_space_handles(style, models), *_set_handles(style, list_sets)]
         handles += [
             Line2D([], [], color="0.3", lw=i.linewidth, ls=i.linestyle, label=i.label)
             for i in shown
@@ -564,7 +620,6 @@ def _forest_panel(
     rows: pd.DataFrame,
     y_of: dict[str, int],
     offsets: dict[tuple[str, str], float],
-    multi: dict[str, bool],
     style: RunStyle,
 ) -> None:
     """One test: each summary row's interval (labelled with its level) and marker (labelled
@@ -584,14 +639,13 @@ def _forest_panel(
                 label=interval.label,
                 zorder=2,
             )
-        filled = multi[row.list_set]
         ax.plot(
             [row.effect_size],
             [y],
             marker=space.marker,
-            ms=6.5 if filled else 5.5,
+            ms=6.5 if style.median(row.list_set) else 5.5,
             color=space.colour,
-            mfc=space.colour if filled else "white",
+            **style.face(row.list_set, space.colour),
             ls="none",
             label=row.embeddings,
             zorder=3,
@@ -614,31 +668,31 @@ def scatter_plot(
     embeddings: Filter = None,
     langs: Filter = None,
 ) -> Figure:
-    """Effect size against ``x`` with the least-squares line and its R² (paper Fig. 3–4).
+    """Effect size against ``x`` with a least-squares line and its R² per space (paper Fig. 3–4).
 
-    ``x`` is an ``iso_<measure>`` column of the summary (points: embeddings × language) or
-    ``count_difference`` from ``asymmetry.csv`` (points: lists). One panel per test; the fit
-    pools all the panel's points (every embeddings and list set), as in Figure 4.
+    ``x`` is an ``iso_<measure>`` column of the summary (points: embeddings × language, each
+    labelled with its language) or ``count_difference`` from ``asymmetry.csv`` (points: lists).
+    One panel per test; in a panel, each embeddings space gets its own line, fitted to its
+    points of every list set (for ``count_difference`` the ``all`` row of
+    ``asymmetry_correlations.csv``), in the space's colour, its R² in the legend under the panel.
     """
     filters = {"tests": tests, "list_sets": list_sets, "embeddings": embeddings, "langs": langs}
     style = run_style(tables)
     points = _scatter_points(tables, x, filters)
     models = style.order(points["embeddings"])
-    per_list = x == COUNT_X  # one point per list: none is a median
-    multi = (
-        dict.fromkeys(points["list_set"].unique(), False) if per_list else _median_sets(points)
-    )
-    labels = {s: f"{s}: {LISTS_LABEL}" for s in multi} if per_list else None
+    per_list = x == COUNT_X  # one point per list
+    list_sets = list(points["list_set"].unique())
+    labels = {s: f"{s}: {LISTS_LABEL}" for s in list_sets} if per_list else None
     panels = list(points["test"].unique())
     with mpl.rc_context(STYLE):
-        fig = new_figure(1.2 + 3.6 * len(panels) + 2.4, 3.6)
+        fig = new_figure(1.2 + 3.6 * len(panels) + 2.4, 3.8 + 0.18 * len(models))
         axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
         for ax, test in zip(axes, panels, strict=True):
-            _scatter_panel(ax, points[points["test"] == test], x, style, multi)
+            _scatter_panel(ax, points[points["test"] == test], x, style, langs=not per_list)
             _set_title(ax, title_of(test), 3.6)
             ax.set_xlabel(_x_label(tables, x))
         axes[0].set_ylabel(D_LABEL)
-        handles = [*_space_handles(style, models), *_set_handles(multi, labels)]
+        handles = [*_space_handles(style, models), *_set_handles(style, list_sets, labels)]
         fig.legend(handles=handles, loc="outside right upper")
     return fig
 
@@ -667,38 +721,52 @@ def _scatter_points(tables: RunTables, x: str, filters: dict[str, Filter]) -> pd
     return points
 
 
-def _scatter_panel(
-    ax: Axes, points: pd.DataFrame, x: str, style: RunStyle, multi: dict[str, bool]
-) -> None:
-    """The points of one test in their space's colour and marker (filled: medians of lists),
-    and the least-squares line with R²."""
-    for (model, list_set), group in points.groupby(["embeddings", "list_set"], sort=False):
+def _scatter_panel(ax: Axes, points: pd.DataFrame, x: str, style: RunStyle, *, langs: bool) -> None:
+    """The points of one test in their space's colour and marker and their list set's face
+    (labelled with their language when ``langs``), and per space the least-squares line, its
+    R² in the legend under the panel."""
+    fits = []
+    for model in style.order(points["embeddings"]):
         space = style.spaces[model]
-        ax.scatter(
-            group[x],
-            group["effect_size"],
-            marker=space.marker,
-            edgecolors=space.colour,
-            facecolors=space.colour if multi[list_set] else "white",
-            s=28,
-            alpha=0.9,
-            label=model,
-            zorder=2,
-        )
-    xs, ds = points[x].to_numpy(float), points["effect_size"].to_numpy(float)
-    fit = least_squares(xs, ds)
-    if fit is not None:
-        slope, intercept, r2 = fit
-        grid = np.linspace(xs.min(), xs.max(), 50)
-        (line,) = ax.plot(
-            grid,
-            intercept + slope * grid,
-            color="0.15",
-            lw=1.2,
-            label=f"least squares, R² = {r2:.3f}",
-            zorder=3,
-        )
-        ax.legend(handles=[line], loc="best")
+        own = points[points["embeddings"] == model]
+        for list_set, group in own.groupby("list_set", sort=False):
+            ax.plot(
+                group[x],
+                group["effect_size"],
+                ls="none",
+                marker=space.marker,
+                ms=5.5,
+                color=space.colour,
+                **style.face(list_set, space.colour),
+                alpha=0.9,
+                label=model,
+                zorder=2,
+            )
+        if langs:
+            for row in own.itertuples():
+                ax.annotate(
+                    row.lang,
+                    (getattr(row, x), row.effect_size),
+                    xytext=(4, 3),
+                    textcoords="offset points",
+                    fontsize=7,
+                    color=space.colour,
+                )
+        xs, ds = own[x].to_numpy(float), own["effect_size"].to_numpy(float)
+        fit = least_squares(xs, ds)
+        if fit is not None:
+            slope, intercept, r2 = fit
+            grid = np.linspace(xs.min(), xs.max(), 50)
+            fits += ax.plot(
+                grid,
+                intercept + slope * grid,
+                color=space.colour,
+                lw=1.2,
+                label=f"{model}: least squares, R² = {r2:.3f}",
+                zorder=3,
+            )
+    if fits:
+        _legend_below(ax, fits)
     ax.axhline(get_measure("weat").neutral, color="0.25", lw=0.8, ls="--", zorder=0)
 
 
