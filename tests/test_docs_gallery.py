@@ -113,3 +113,18 @@ def test_a_page_without_a_figure_fails_the_build() -> None:
         gallery.on_page_markdown(broken, page, None, None)
     other = SimpleNamespace(file=SimpleNamespace(src_uri="measures/weat.md"))
     assert gallery.on_page_markdown("no figures", other, None, None) == "no figures"
+
+
+def test_a_failed_grid_job_fails_in_one_line(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import weatkit
+
+    failed = SimpleNamespace(failed=[{"job": "GloVe/en", "error": "vectors.vec:3: bad line"}])
+    monkeypatch.setattr(weatkit, "grid", lambda *args, **kwargs: failed)
+
+    with pytest.raises(gallery.GalleryError) as caught:
+        gallery.make_figures(tmp_path / "out", tmp_path / "work", gallery.FIGURES[-1:])
+
+    assert str(caught.value) == "gallery: glove.yaml: job GloVe/en: vectors.vec:3: bad line"
+    assert not (tmp_path / "out").exists()

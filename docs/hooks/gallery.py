@@ -206,7 +206,10 @@ def make_figures(
             runs = list(dict.fromkeys(f.run for f in figures))
             prepare(work, runs)
             for run in runs:
-                weatkit.grid(work / RUNS[run], show_progress=False)
+                failed = weatkit.grid(work / RUNS[run], show_progress=False).failed
+                if failed:
+                    job = failed[0]
+                    raise GalleryError(f"gallery: {RUNS[run]}: job {job['job']}: {job['error']}")
             out.mkdir(parents=True, exist_ok=True)
             return [draw(f, work / f.run, out / f.file) for f in figures]
         except WeatkitError as err:
