@@ -9,8 +9,9 @@ message on the command line (naming the flag) as in a file (naming the key).
 * output: :func:`out_option` (``--out``), :func:`format_option` (``--format``, one choice set,
   :data:`~weatkit.report.tables.FORMATS`: the table printed to stdout in that format instead of
   the readable table), :func:`progress_option` (``--progress/--no-progress``, one declaration);
-* sentence measures: :func:`controls_option` (``--controls[=KINDS]`` of ``crows`` and
-  ``stereoset``);
+* sentence measures: :func:`resampling_options` (``--bootstrap``, ``--seed``,
+  ``--confidence``), :func:`seed_option` (``--seed``, also of ``mbe``), :func:`controls_option`
+  (``--controls[=KINDS]`` of ``crows`` and ``stereoset``);
 * models: :func:`model_options` (``--model``/``--layer`` and the schema's transformer options:
   word vectors of a transformer), :func:`language_model_options` (sentence scorers) and
   :func:`model_specs`;
@@ -121,7 +122,7 @@ def resampling_options(
                 help=bootstrap_help,
                 callback=_plan_fits,
             ),
-            click.option("--seed", type=int, default=seed, show_default=True),
+            seed_option("Seed of the bootstrap resamples.", seed),
             click.option(
                 "--confidence",
                 type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -129,6 +130,14 @@ def resampling_options(
                 show_default=True,
             ),
         ]
+    )
+
+
+def seed_option(help_text: str, default: int = 0) -> Decorator:
+    """``--seed`` of a sentence command: a non-negative integer (a numpy seed), checked when
+    parsed (the word-level engine's is declared in :data:`weatkit.config.schema.ENGINE`)."""
+    return click.option(
+        "--seed", type=click.IntRange(min=0), default=default, show_default=True, help=help_text
     )
 
 
