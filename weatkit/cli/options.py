@@ -78,8 +78,9 @@ def format_option(
     Args:
         extra: formats of one command (``export``: ``latex``).
         checked_by_command: leave the value unchecked at parsing time (the command checks it
-            and reports a wrong one as a one-line error, as ``export`` does); the choices are
-            still listed in ``--help``.
+            and reports a wrong one as a one-line error, then calls :func:`check_stdout_format`
+            when it prints to stdout, as ``export`` does); the choices are still listed in
+            ``--help``.
     """
     choices = [*FORMATS, *extra]
     kind: click.ParamType = click.Choice(choices)
@@ -96,13 +97,24 @@ def format_option(
     )
 
 
-def _no_binary_to_terminal(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """Refuse ``--format parquet`` (binary, printed to stdout) when stdout is a terminal."""
-    if value == "parquet" and sys.stdout.isatty():
+#: Formats whose rendering is bytes, not text.
+BINARY_FORMATS = ("parquet",)
+
+
+def check_stdout_format(fmt: str | None) -> None:
+    """The rule for a table printed to stdout in ``--format fmt``, for every command: a binary
+    format is written when stdout is redirected (a file, a pipe) and refused, in one line with
+    exit status 1, when it is a terminal."""
+    if fmt in BINARY_FORMATS and sys.stdout.isatty():
         fail(
-            "--format parquet is binary and stdout is a terminal: redirect it to a file "
-            "(… --format parquet > table.parquet)"
+            f"--format {fmt} is binary and stdout is a terminal: redirect it to a file "
+            f"(… --format {fmt} > table.{fmt})"
         )
+
+
+def _no_binary_to_terminal(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """:func:`check_stdout_format` when ``--format`` is parsed."""
+    check_stdout_format(value)
     return value
 
 
