@@ -268,3 +268,46 @@ def test_cli_prints_and_manifest_records_the_preset_values(tmp_path: Path) -> No
     assert manifest["compat"]["given"] == {"equalize": {"value": "none", "preset": "truncate"}}
     assert manifest["config"]["compat"] == "xweat"
     assert manifest["config"]["engine"]["permutation_count"] == "gt"
+
+
+CALISKAN_TABLE1_D = [1.50, 1.53, 1.41, 1.50, 1.28, 1.81, 1.06, 1.24, 1.38, 1.21]
+
+
+def _caliskan_run(tmp_path: Path, *args: str) -> tuple[object, dict]:
+    out = tmp_path / "run"
+    args = ("--lists", "caliskan", "--compat", "caliskan", *FAST, *args, "--out", str(out))
+    res = CliRunner().invoke(main, ["run", *args, "--force"])
+    assert res.exit_code == 0, res.output
+    return res, json.loads((out / "manifest.json").read_text())
+
+
+def test_caliskan_preset_lower_cases_items_for_uncased_glove(tmp_path: Path) -> None:
+    # GloVe 6B is uncased: items as given lost 'Adam', 'Harry' ... and 6 of the 10 tests
+    res, manifest = _caliskan_run(tmp_path)
+    assert "10 test(s) run, 0 skipped" in res.stderr
+    assert (
+        "note: glove-6b-50d: items lower-cased because the embeddings are uncased "
+        "(compat caliskan leaves casing to the embeddings)"
+    ) in res.stderr.splitlines()
+    assert "lower=auto" in res.stderr.splitlines()[0]
+    assert manifest["compat"]["applied"]["lower"] is None and manifest["skipped"] == []
+    # --no-lower keeps items as given, with a note saying what it costs
+    res, manifest = _caliskan_run(tmp_path, "--no-lower")
+    assert "4 test(s) run, 6 skipped" in res.stderr
+    assert (
+        "note: glove-6b-50d: items looked up as written (lower=false) but the embeddings are "
+        "uncased: capitalised items such as names are missing; --lower lower-cases them"
+    ) in res.stderr.splitlines()
+    assert manifest["compat"]["given"] == {"lower": {"value": False, "preset": None}}
+
+
+def test_caliskan_preset_keeps_items_as_given_on_their_cased_glove(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    vectors = data_dir / "cbn" / "cbn_item_vectors_glove840B300d.txt"
+    res, _ = _caliskan_run(tmp_path, "--embeddings", f"G840={vectors}", "--min-coverage", "1")
+    assert "10 test(s) run, 0 skipped" in res.stderr and "lower" not in res.stderr.split("\n", 1)[1]
+    results = (tmp_path / "run" / "results.csv").read_text().splitlines()
+    header = results[0].split(",")
+    d = [float(row.split(",")[header.index("effect_size")]) for row in results[1:]]
+    assert [round(x, 2) for x in d] == CALISKAN_TABLE1_D

@@ -67,6 +67,7 @@ def _compare_error(tmp_path: Path, text: str) -> str:
     ("key", "value", "problem"),
     [
         ("engine", "{n_bootstrap: -1}", "engine.n_bootstrap: must be >= 0, got -1"),
+        ("engine", "{seed: -1}", "engine.seed: must be >= 0, got -1"),
         ("engine", "{confidence_level: 1.5}", "engine.confidence_level: must be in (0, 1)"),
         ("engine", "{ci_method: bootstrap}", "engine.ci_method: must be one of percentile, bca"),
         ("engine", "{n_bootstrap: many}", "engine.n_bootstrap: expected int, got str 'many'"),
@@ -383,6 +384,7 @@ def _weatkit(*args: str) -> Any:
     ("args", "text", "key"),
     [
         (["--bootstrap", "-1"], "engine: {n_bootstrap: -1}", "engine.n_bootstrap"),
+        (["--seed", "-1"], "engine: {seed: -1}", "engine.seed"),
         (["--confidence", "1.5"], "engine: {confidence_level: 1.5}", "engine.confidence_level"),
         (["--metric", "foo"], "engine: {metric: foo}", "engine.metric"),
         (["--ddof", "2"], "engine: {ddof: 2}", "engine.ddof"),
@@ -409,6 +411,14 @@ def test_weatkit_run_and_a_grid_file_give_one_message(
     result = _weatkit("run", "--lists", "weat", "--no-progress", *args)
     assert result.exit_code == 1, result.output
     assert result.stderr.strip() == f"weatkit: error: {args[0]}: {problem}"
+
+
+@pytest.mark.parametrize("command", ["crows", "gest", "stereoset", "mbe"])
+def test_a_negative_seed_of_a_sentence_command_is_refused_when_parsed(command: str) -> None:
+    # like their --bootstrap; before, numpy's "expected non-negative integer" ended the run
+    result = _weatkit(command, "--seed", "-1")
+    assert result.exit_code == 2
+    assert "Invalid value for '--seed': -1 is not in the range x>=0." in result.output
 
 
 def test_weatkit_run_builds_the_run_a_file_describes(

@@ -99,3 +99,64 @@ def test_cache_command_shows_and_clears_what_the_model_cache_wrote() -> None:
     assert not cache_dir("vectors").exists()
     bad = runner.invoke(main, ["cache", "info", "--kind", "models"])
     assert bad.exit_code == 2 and "'models' is not one of" in bad.output
+
+
+def test_cache_clear_without_a_terminal_needs_yes() -> None:
+    """Before: ``Aborted!`` after an unanswerable question (issue 24, 3.9)."""
+    from click.testing import CliRunner
+
+    from weatkit.cli import main
+
+    _fill()
+    refused = CliRunner().invoke(main, ["cache", "clear"])  # stdin is no terminal
+    assert refused.exit_code == 1
+    assert refused.stderr == (
+        "weatkit: error: cache clear asks before removing anything and stdin is not a terminal: "
+        "pass --yes to remove the caches without asking\n"
+    )
+    assert cache_dir("vectors").is_dir()
+    done = CliRunner().invoke(main, ["cache", "clear", "-y"])
+    assert done.exit_code == 0, done.output
+    assert done.stderr == "removed data, vectors, scores (117 B)\n"
+    assert not cache_dir("vectors").exists()
+    assert "--yes" in CliRunner().invoke(main, ["cache", "clear", "--help"]).stdout
+
+
+def test_cache_info_says_whether_the_root_is_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from weatkit.cli import main
+
+    def first_line() -> str:
+        result = CliRunner().invoke(main, ["cache", "info"])
+        assert result.exit_code == 0, result.output
+        return result.stdout.splitlines()[0]
+
+    assert first_line() == f"cache root: {cache_root()} ($WEATKIT_CACHE)"
+    monkeypatch.delenv("WEATKIT_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # the platform default, not ~/.cache
+    default = tmp_path / "weatkit"
+    assert first_line() == f"cache root: {default} (the default: $WEATKIT_CACHE is unset)"
+
+
+@pytest.mark.parametrize(("answer", "removed"), [("n", False), ("y", True)])
+def test_cache_clear_asks_on_a_terminal(answer: str, removed: bool) -> None:
+    import pty
+    import subprocess
+    import sys
+
+    _fill()
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "weatkit", "cache", "clear"],
+        stdin=follower, stdout=follower, stderr=follower, env=env,
+    )  # fmt: skip
+    os.close(follower)
+    os.write(leader, f"{answer}\n".encode())
+    status = proc.wait(timeout=120)
+    os.close(leader)
+    assert status == (0 if removed else 1)
+    assert cache_dir("vectors").exists() is not removed

@@ -142,13 +142,19 @@ def _run_on_terminal(args: list[str]) -> tuple[int, bytes, bytes]:
     return status, b"".join(chunks), stderr
 
 
-def test_parquet_to_a_terminal_is_refused(tmp_path: Path) -> None:
-    args = ["gest", "--scores", str(tmp_path / "scores.csv"), "--format", "parquet"]
+@pytest.mark.parametrize(
+    "command", [["gest", "--scores", "scores.csv"], ["export", "run-dir"]], ids=["gest", "export"]
+)
+def test_parquet_to_a_terminal_is_refused(tmp_path: Path, command: list[str]) -> None:
+    # one rule for every command; export refused parquet to any stdout before (issue 24, 3.9)
+    args = [*command[:-1], str(tmp_path / command[-1]), "--format", "parquet"]
     status, stdout, stderr = _run_on_terminal(args)
     assert status == 1
-    text = stderr.decode()
-    assert "--format parquet is binary and stdout is a terminal" in text
-    assert len(text.strip().splitlines()) == 1 and b"PAR1" not in stdout
+    assert stderr.decode() == (
+        "weatkit: error: --format parquet is binary and stdout is a terminal: redirect it to a "
+        "file (… --format parquet > table.parquet)\n"
+    )
+    assert b"PAR1" not in stdout
 
 
 def test_parquet_to_a_pipe_is_written(data_dir: Path, tmp_path: Path) -> None:

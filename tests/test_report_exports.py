@@ -488,10 +488,16 @@ def test_export_errors(run_dir: Path, tmp_path: Path, args: list[str], message: 
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
-def test_parquet_needs_out(run_dir: Path) -> None:
-    result = export(str(run_dir), "--format", "parquet")
-    assert_one_line_error(result, "parquet is a binary format: give --out FILE")
-    assert result.stdout == ""
+def test_parquet_to_a_redirected_stdout_is_written_as_by_run(run_dir: Path, tmp_path: Path) -> None:
+    # one rule with run --format parquet > f: refused only on a terminal (test_naming_traps)
+    result = export(str(run_dir), "--format", "parquet", "--table", "summary")
+    assert result.exit_code == 0, result.output
+    written = export(str(run_dir), "--format", "parquet", "--table", "summary", "--out",
+                     str(tmp_path / "summary.parquet"))  # fmt: skip
+    assert written.exit_code == 0, written.output
+    assert result.stdout_bytes == (tmp_path / "summary.parquet").read_bytes()
+    summary = read_table(run_dir / "summary.csv")
+    assert_same_table(pd.read_parquet(io.BytesIO(result.stdout_bytes)), summary)
 
 
 def test_export_of_a_table_the_run_did_not_write(run_dir: Path, tmp_path: Path) -> None:

@@ -631,6 +631,29 @@ def test_cli_predictions_errors(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "predictions file not found" in res.output
 
 
+def test_cli_predictions_of_another_language_name_it_and_lang(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    # the translations share StereoSet's sentence ids; German has 3 examples (9 sentences) fewer
+    german = data_dir / "stereotypes-multi/results/predictions" / f"{MULTI}_de.json.gz"
+    res = runner_invoke("--predictions", str(german))
+    assert res.exit_code == 1
+    assert res.output == (
+        "weatkit: error: no prediction for 9 sentences of the en data (first: "
+        "6a1ae2b323d634124741596b15378055): the prediction ids are those of the de data (the "
+        "translations share ids); give --lang de\n"
+    )
+    assert runner_invoke("--predictions", str(german), "--lang", "de").exit_code == 0
+    # an English file missing some of those 9 sentences is incomplete, not German
+    english = read_predictions(german.with_name(f"{MULTI}_en.json.gz"))
+    de_ids = {s.id for _, s in load_stereoset("de").sentences()}
+    only_en = [sid for sid in english["intrasentence"] if sid not in de_ids]
+    del english["intrasentence"][only_en[0]]
+    res = runner_invoke("--predictions", str(_prediction_file(tmp_path / "en.json", english)))
+    assert res.exit_code == 1
+    assert res.output == f"weatkit: error: no prediction for sentence {only_en[0]}\n"
+
+
 def _prediction_file(path: Path, predictions: dict[str, dict[str, float]]) -> Path:
     entries = {
         split: [{"id": sid, "score": score} for sid, score in scores.items()]

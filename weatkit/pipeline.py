@@ -429,8 +429,7 @@ def run(
             unrunnable[norm] = selection.skipped
             report += selection.report
             sources += [s for s in selection.sources if s not in sources]
-        if lower and config.lower is None:
-            report.append(f"{spec.name}: items lower-cased because the embeddings are uncased")
+        report += _casing_notes(spec, config)
         skipped += [
             {**_keys(spec.name, test), "reason": reason, "oov_items": "", "cause": "lists"}
             for test, reason in unrunnable[norm]
@@ -652,6 +651,23 @@ def _influence_table(jobs: Sequence[_Job], results: Sequence[WeatResult]) -> pd.
         items = influence_rows(res.influence, res.effect_size, job.covered.items)
         rows += [(*keys, *row) for row in items]
     return pd.DataFrame(rows, columns=INFLUENCE_COLUMNS)
+
+
+def _casing_notes(spec: _Source, config: RunConfig) -> list[str]:
+    """The note on how items of ``spec``'s uncased vocabulary are cased, if it is uncased."""
+    if not spec.uncased:
+        return []
+    if config.lower is None:
+        note = f"{spec.name}: items lower-cased because the embeddings are uncased"
+        if config.compat:
+            note += f" (compat {config.compat} leaves casing to the embeddings)"
+        return [note]
+    if not config.lower:
+        return [
+            f"{spec.name}: items looked up as written (lower=false) but the embeddings are "
+            "uncased: capitalised items such as names are missing; --lower lower-cases them"
+        ]
+    return []
 
 
 def _null_baselines(

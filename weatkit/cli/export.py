@@ -15,7 +15,13 @@ import click
 
 from weatkit._io.paths import check_writable
 from weatkit.cli.errors import err_console, friendly
-from weatkit.cli.options import filter_options, filters, format_option, out_option
+from weatkit.cli.options import (
+    check_stdout_format,
+    filter_options,
+    filters,
+    format_option,
+    out_option,
+)
 from weatkit.errors import WeatkitError
 from weatkit.report.latex import VALUES, latex_tables
 from weatkit.report.run_dir import TABLE_NAMES, RunTables, filter_rows, read_run_dir
@@ -38,7 +44,9 @@ _DEFAULT_DIGITS = 2
     "--table",
     help=f"Which table: {', '.join(TABLE_NAMES)} [default: results; latex: summary].",
 )
-@out_option("File to write (default: stdout; parquet needs it).", dest="out_path", file=True)
+@out_option(
+    "File to write (default: stdout; parquet only when redirected).", dest="out_path", file=True
+)
 @filter_options
 @click.option(
     "--digits", type=int, help=f"LaTeX: decimals of every number [default: {_DEFAULT_DIGITS}]."
@@ -51,8 +59,8 @@ def export_command(**opts: Any) -> None:
     fmt = opts["fmt"]
     if fmt not in EXPORT_FORMATS:
         raise WeatkitError(f"unknown format {fmt!r}: choose one of {', '.join(EXPORT_FORMATS)}")
-    if fmt == "parquet" and not opts["out_path"]:
-        raise WeatkitError("parquet is a binary format: give --out FILE")
+    if not opts["out_path"]:
+        check_stdout_format(fmt)
     if fmt != "latex" and (opts["digits"] is not None or opts["value"] is not None):
         raise WeatkitError("--digits and --value are for --format latex")
     if opts["out_path"]:

@@ -32,6 +32,7 @@ from weatkit.cli.options import (
     format_option,
     language_model_options,
     out_option,
+    seed_option,
 )
 from weatkit.cli.tables import fmt_p
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
@@ -149,13 +150,7 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
     help="Pair weight: cosine similarity (paper) or dot product (reference eval.py).",
 )
 @compat_option("mbe")
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Seed of the down-sampling and of McNemar's random indicator.",
-)
+@seed_option("Seed of the down-sampling and of McNemar's random indicator.")
 @click.option(
     "--max-sentences",
     type=click.IntRange(min=1),

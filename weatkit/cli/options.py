@@ -9,8 +9,9 @@ message on the command line (naming the flag) as in a file (naming the key).
 * output: :func:`out_option` (``--out``), :func:`format_option` (``--format``, one choice set,
   :data:`~weatkit.report.tables.FORMATS`: the table printed to stdout in that format instead of
   the readable table), :func:`progress_option` (``--progress/--no-progress``, one declaration);
-* sentence measures: :func:`controls_option` (``--controls[=KINDS]`` of ``crows`` and
-  ``stereoset``);
+* sentence measures: :func:`resampling_options` (``--bootstrap``, ``--seed``,
+  ``--confidence``), :func:`seed_option` (``--seed``, also of ``mbe``), :func:`controls_option`
+  (``--controls[=KINDS]`` of ``crows`` and ``stereoset``);
 * models: :func:`model_options` (``--model``/``--layer`` and the schema's transformer options:
   word vectors of a transformer), :func:`language_model_options` (sentence scorers) and
   :func:`model_specs`;
@@ -77,8 +78,9 @@ def format_option(
     Args:
         extra: formats of one command (``export``: ``latex``).
         checked_by_command: leave the value unchecked at parsing time (the command checks it
-            and reports a wrong one as a one-line error, as ``export`` does); the choices are
-            still listed in ``--help``.
+            and reports a wrong one as a one-line error, then calls :func:`check_stdout_format`
+            when it prints to stdout, as ``export`` does); the choices are still listed in
+            ``--help``.
     """
     choices = [*FORMATS, *extra]
     kind: click.ParamType = click.Choice(choices)
@@ -95,13 +97,24 @@ def format_option(
     )
 
 
-def _no_binary_to_terminal(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """Refuse ``--format parquet`` (binary, printed to stdout) when stdout is a terminal."""
-    if value == "parquet" and sys.stdout.isatty():
+#: Formats whose rendering is bytes, not text.
+BINARY_FORMATS = ("parquet",)
+
+
+def check_stdout_format(fmt: str | None) -> None:
+    """The rule for a table printed to stdout in ``--format fmt``, for every command: a binary
+    format is written when stdout is redirected (a file, a pipe) and refused, in one line with
+    exit status 1, when it is a terminal."""
+    if fmt in BINARY_FORMATS and sys.stdout.isatty():
         fail(
-            "--format parquet is binary and stdout is a terminal: redirect it to a file "
-            "(… --format parquet > table.parquet)"
+            f"--format {fmt} is binary and stdout is a terminal: redirect it to a file "
+            f"(… --format {fmt} > table.{fmt})"
         )
+
+
+def _no_binary_to_terminal(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """:func:`check_stdout_format` when ``--format`` is parsed."""
+    check_stdout_format(value)
     return value
 
 
@@ -121,7 +134,7 @@ def resampling_options(
                 help=bootstrap_help,
                 callback=_plan_fits,
             ),
-            click.option("--seed", type=int, default=seed, show_default=True),
+            seed_option("Seed of the bootstrap resamples.", seed),
             click.option(
                 "--confidence",
                 type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -129,6 +142,14 @@ def resampling_options(
                 show_default=True,
             ),
         ]
+    )
+
+
+def seed_option(help_text: str, default: int = 0) -> Decorator:
+    """``--seed`` of a sentence command: a non-negative integer (a numpy seed), checked when
+    parsed (the word-level engine's is declared in :data:`weatkit.config.schema.ENGINE`)."""
+    return click.option(
+        "--seed", type=click.IntRange(min=0), default=default, show_default=True, help=help_text
     )
 
 

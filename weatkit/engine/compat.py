@@ -10,8 +10,11 @@ What each tool's code does (read in its repository; README "Reproducing referenc
 
 * ``caliskan`` — Caliskan, Bryson & Narayanan (Science 2017): sample standard deviation
   (``ddof=1``) in Cohen's d, one-sided p = Pr_i[s(X_i, Y_i, A, B) > s(X, Y, A, B)] (strictly
-  greater: ``permutation_count=gt``), no equalisation of set sizes, items as given
-  (``lower=False``: their GloVe was cased).
+  greater: ``permutation_count=gt``), no equalisation of set sizes, items as given: their
+  vectors (GloVe 840B Common Crawl, word2vec GoogleNews) are cased, so weatkit's rule
+  (``lower=auto``) looks items up as given there and lower-cases them only for uncased
+  embeddings such as GloVe 6B, where ``Adam`` or ``Harry`` would be missing and 6 of the 10
+  tests skipped (``--no-lower`` still forces items as given).
 * ``ca-weat`` — the CA-WEAT code (cristinae/CA-WEAT ``caweat.py``; España-Bonet &
   Barrón-Cedeño 2022): ``np.std`` (``ddof=0``), sets truncated to equal size from the end,
   every occurrence of a repeated item kept (``duplicates=keep``), items looked up as written
@@ -57,7 +60,7 @@ COMPAT_PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxy
                 "equalize": "none",
                 "alternative": "greater",
                 "permutation_count": "gt",
-                "lower": False,
+                "lower": None,
             },
             "ca-weat": {
                 "ddof": 0,

@@ -103,6 +103,7 @@ class EngineOptions:
             ("n_bootstrap", self.n_bootstrap >= 0, "must be >= 0"),
             ("n_permutations", self.n_permutations >= 0, "must be >= 0"),
             ("max_exact", self.max_exact >= 0, "must be >= 0"),
+            ("seed", self.seed >= 0, "must be >= 0"),
             ("null", self.null >= 0, "must be >= 1 draws (0: no null baseline)"),
             ("confidence_level", 0 < self.confidence_level < 1, "must be in (0, 1)"),
             ("csls_k", self.csls_k >= 1, "must be >= 1"),

@@ -9,6 +9,7 @@ branch name such as ``main``); a local directory is identified by a hash of its 
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import re
@@ -30,6 +31,8 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.
 _MODEL_FILE_SUFFIXES = (".json", ".safetensors", ".bin", ".txt", ".model", ".py", ".pt")
 #: A full git commit hash (what a hub revision resolves to).
 _COMMIT = re.compile(r"[0-9a-f]{40}")
+#: Seconds the one probe of the hub (:func:`hub_reachable`) waits for an answer.
+_PROBE_TIMEOUT_S = 5.0
 
 
 def max_length(tokenizer: Any, config: Any) -> int | None:
@@ -70,11 +73,7 @@ def load_config(model: str, options: LoadOptions) -> Any:
     if not is_local(model) and looks_like_path(model):
         raise ModelError(f"model directory not found: {model}")
     try:
-        return AutoConfig.from_pretrained(
-            os.path.expanduser(model),
-            revision=options.revision,
-            trust_remote_code=options.trust_remote_code,
-        )
+        return AutoConfig.from_pretrained(os.path.expanduser(model), **_pretrained(model, options))
     except ValueError as err:
         if "trust_remote_code" in str(err):
             raise ModelError(
@@ -82,7 +81,75 @@ def load_config(model: str, options: LoadOptions) -> Any:
             ) from err
         raise ModelError(f"cannot load the config of {model}: {first_line(err)}") from err
     except OSError as err:
-        raise ModelError(f"cannot load model {model}: {first_line(err)}") from err
+        raise _not_cached(model, options) or ModelError(
+            f"cannot load model {model}: {first_line(err)}"
+        ) from err
+
+
+@functools.cache
+def hub_reachable() -> bool:
+    """Whether the Hugging Face Hub (``HF_ENDPOINT``) answers one request within
+    ``_PROBE_TIMEOUT_S`` seconds; asked once per process.
+
+    Without this probe every file of an unreachable hub costs five ``Retrying in Ns`` lines and
+    23 s of back-off in ``huggingface_hub`` before it falls back to its cache.
+    """
+    from huggingface_hub import constants
+    from huggingface_hub.utils import get_session
+
+    try:
+        get_session().head(constants.ENDPOINT, timeout=_PROBE_TIMEOUT_S)
+    except Exception:  # any transport failure (DNS, refused, timeout, TLS, proxy): unreachable
+        return False
+    return True
+
+
+def hub_offline(model: str) -> str | None:
+    """Why hub id ``model`` must come from the local cache, or None when the hub may be asked
+    (or ``model`` is a local directory): ``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) is set,
+    or the hub cannot be reached (:func:`hub_reachable`)."""
+    from huggingface_hub import constants
+
+    if is_local(model):
+        return None
+    if constants.HF_HUB_OFFLINE:
+        return "HF_HUB_OFFLINE is set"
+    if not hub_reachable():
+        return f"cannot reach the Hugging Face Hub ({constants.ENDPOINT})"
+    return None
+
+
+def _pretrained(model: str, options: LoadOptions) -> dict[str, Any]:
+    """The ``from_pretrained`` arguments every load shares: revision, remote code, and
+    ``local_files_only`` when the hub is not to be asked (:func:`hub_offline`)."""
+    kwargs: dict[str, Any] = {
+        "revision": options.revision,
+        "trust_remote_code": options.trust_remote_code,
+    }
+    if hub_offline(model) is not None:
+        kwargs["local_files_only"] = True
+    return kwargs
+
+
+def _not_cached(model: str, options: LoadOptions) -> ModelError | None:
+    """The one-line error for a hub model that could only come from the cache and is not
+    there; None when the hub was asked (the error is then another one)."""
+    from huggingface_hub import constants
+
+    why = hub_offline(model)
+    if why is None:
+        return None
+    what = repr(model) if options.revision is None else f"{model!r} (revision {options.revision})"
+    if why.startswith("HF_HUB_OFFLINE"):
+        advice = "unset it to download the model, or pass a local model directory"
+    else:
+        advice = (
+            "use a model cached there (HF_HUB_OFFLINE=1 skips the network) or pass a local "
+            "model directory"
+        )
+    return ModelError(
+        f"{why} and {what} is not in the local cache ({constants.HF_HUB_CACHE}): {advice}"
+    )
 
 
 def first_line(err: BaseException) -> str:
@@ -190,12 +257,13 @@ def load_tokenizer(model: str, options: LoadOptions, **kwargs: Any) -> Any:
 
     try:
         return AutoTokenizer.from_pretrained(
-            os.path.expanduser(model),
-            revision=options.revision,
-            trust_remote_code=options.trust_remote_code,
-            **kwargs,
+            os.path.expanduser(model), **_pretrained(model, options), **kwargs
         )
-    except (OSError, ValueError) as err:
+    except OSError as err:
+        raise _not_cached(model, options) or ModelError(
+            f"cannot load the tokenizer of {model}: {first_line(err)}"
+        ) from err
+    except ValueError as err:
         raise ModelError(f"cannot load the tokenizer of {model}: {first_line(err)}") from err
 
 
@@ -265,9 +333,8 @@ def load_network(
             config=config,
             dtype=DTYPES[options.dtype],
             use_safetensors=None if options.allow_pickle else True,
-            revision=options.revision,
-            trust_remote_code=options.trust_remote_code,
             output_loading_info=True,
+            **_pretrained(model, options),
         )
     except torch.OutOfMemoryError as err:
         raise ModelError(f"out of memory loading {model}; try --dtype float16") from err
@@ -294,7 +361,8 @@ def load_network(
                 f"{model} ({config.__class__.__name__}) is not a {what} language model "
                 f"(kind={head!r})"
             ) from err
-        raise ModelError(f"cannot load the weights of {model}: {message}") from err
+        offline = _not_cached(model, options) if isinstance(err, OSError) else None
+        raise offline or ModelError(f"cannot load the weights of {model}: {message}") from err
     finally:
         hf_logging.set_verbosity(verbosity)
     missing = sorted(info.get("missing_keys") or [])

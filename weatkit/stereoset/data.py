@@ -174,6 +174,22 @@ def load_stereoset(lang: str = "en", path: str | os.PathLike[str] | None = None)
     return _load(str(p), stat.st_mtime_ns, stat.st_size, lang)
 
 
+def other_languages(dataset: StereoSet) -> dict[str, StereoSet]:
+    """The data sets of the other languages of :data:`LANGS`, for a built-in ``dataset`` (none
+    for a user's file): those whose file lies beside its file (data directory or cache), so
+    that nothing is downloaded."""
+    source = Path(dataset.source).as_posix()
+    own = DATASET_FILES.get(dataset.lang)
+    if own is None or not source.endswith("/" + own):
+        return {}
+    root = Path(source[: -len(own)])
+    return {
+        lang: load_stereoset(lang, root / relpath)
+        for lang, relpath in DATASET_FILES.items()
+        if lang != dataset.lang and (root / relpath).is_file()
+    }
+
+
 @functools.lru_cache(maxsize=8)
 def _load(path: str, mtime_ns: int, size: int, lang: str) -> StereoSet:
     obj = _parse_json(read_text_or_gzip(path, "StereoSet dataset"), path)

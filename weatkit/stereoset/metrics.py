@@ -58,7 +58,13 @@ import numpy as np
 import pandas as pd
 
 from weatkit.errors import WeatkitError
-from weatkit.stereoset.data import BIAS_TYPES, GOLD_LABELS, SPLITS, StereoSet
+from weatkit.stereoset.data import (
+    BIAS_TYPES,
+    GOLD_LABELS,
+    SPLITS,
+    StereoSet,
+    other_languages,
+)
 
 #: Columns of :func:`evaluate`'s table.
 COLUMNS: list[str] = [
@@ -118,7 +124,8 @@ def outcomes(
 
     Raises:
         WeatkitError: a sentence of a scored split has no prediction (naming it, or counting
-            them), or the predictions cover no sentence of the dataset.
+            them, or naming the language whose data the predictions score completely), or the
+            predictions cover no sentence of the dataset.
     """
     scores, chosen = _scores_and_splits(dataset, predictions, splits)
     rows: dict[str, list] = {c: [] for c in OUTCOME_COLUMNS[:4]}
@@ -133,6 +140,13 @@ def outcomes(
                 ids[label].append(ex.sentence(label).id)
     missing = [sid for label in GOLD_LABELS for sid in ids[label] if sid not in scores]
     if missing:
+        other = _scored_language(dataset, scores, chosen)
+        if other is not None:
+            raise WeatkitError(
+                f"no prediction for {len(missing)} sentences of the {dataset.lang} data (first: "
+                f"{missing[0]}): the prediction ids are those of the {other} data (the "
+                f"translations share ids); give --lang {other}"
+            )
         if len(missing) == 1:
             raise WeatkitError(f"no prediction for sentence {missing[0]}")
         raise WeatkitError(
@@ -266,6 +280,20 @@ def unknown_ids(dataset: StereoSet, predictions: Predictions) -> tuple[list[str]
         total += len(scores)
         unknown += [str(sid) for sid in scores if sid not in known]
     return unknown, total
+
+
+def _scored_language(
+    dataset: StereoSet, scores: Mapping[str, Any], splits: Sequence[str]
+) -> str | None:
+    """The first other language (:func:`~weatkit.stereoset.data.other_languages`) whose
+    sentences of ``splits`` are exactly the scored ones: each has a prediction, and no scored
+    sentence of ``dataset`` is missing from it. None when no language fits."""
+    scored = {s.id for split in splits for _, s in dataset.sentences(split) if s.id in scores}
+    for lang, other in other_languages(dataset).items():
+        wanted = {s.id for split in splits for _, s in other.sentences(split)}
+        if scored <= wanted and all(sid in scores for sid in wanted):
+            return lang
+    return None
 
 
 def _scores_and_splits(
