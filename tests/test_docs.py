@@ -38,10 +38,11 @@ SNIPPET_TIMEOUT_S = 600
 
 @dataclass(frozen=True)
 class Snippet:
-    """One fenced block: where it is, its language (``bash`` or ``python``) and its code."""
+    """One fenced block: where it is (lines of its fences), its language and its code."""
 
     path: Path
     line: int
+    end: int
     lang: str
     code: str
     runnable: bool
@@ -72,7 +73,15 @@ def fenced_blocks(path: Path) -> list[Snippet]:
         code = textwrap.dedent("\n".join(line.removeprefix(indent) for line in lines[i + 1 : end]))
         lang = LANGUAGES.get(opening["lang"], opening["lang"])
         blocks.append(
-            Snippet(path, i + 1, lang, code + "\n", marker is not None, bool(marker and marker[1]))
+            Snippet(
+                path,
+                i + 1,
+                end + 1,
+                lang,
+                code + "\n",
+                marker is not None,
+                bool(marker and marker[1]),
+            )
         )
         i = end + 1
     return blocks
@@ -91,9 +100,11 @@ def test_markers_precede_bash_or_python_blocks() -> None:
     assert {s.lang for s in SNIPPETS} <= {"bash", "python"}
     for path in DOC_FILES:
         text = path.read_text(encoding="utf-8").splitlines()
-        fences = {b.line for b in fenced_blocks(path)}
+        blocks = fenced_blocks(path)
+        fences = {b.line for b in blocks}
+        inside = {n for b in blocks for n in range(b.line, b.end + 1)}
         for number, line in enumerate(text, start=1):
-            if MARKER.match(line):
+            if MARKER.match(line) and number not in inside:
                 following = next(
                     (n for n in range(number + 1, len(text) + 1) if text[n - 1].strip()), None
                 )
