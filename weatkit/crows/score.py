@@ -19,7 +19,7 @@ sentence (:mod:`weatkit.crows.data`) — each sentence gets one score, higher = 
   2022, "Unmasking the Mask", Eq. 3–4, who report them on CrowS-Pairs;
   :meth:`~weatkit.sentence.masked_lm.MaskedLM.unmasked`).
 
-**Conventions of the reference codes** (issue 18; README "Reproducing reference tools"). Two
+**Conventions of the reference codes** (issue 18; docs/guides/compat.md). Two
 choices of the PLL differ between nyu-mll/crows-pairs ``metric.py`` and the ``cps`` method of
 kanekomasahiro/evaluate_bias_in_mlm ``evaluate.py``; both are options (:data:`PAIR_ORDERS`,
 :data:`SUM_DTYPES`) and the ``--compat`` presets of :mod:`weatkit.measures.compat` select them:

@@ -6,7 +6,7 @@ Each preset names the run options (:class:`~weatkit.pipeline.RunConfig` fields a
 (on the command line or in a file) still win; the manifest (``compat``) and ``weatkit run``
 (one ``compat NAME: ...`` line) show the values applied and those given instead.
 
-What each tool's code does (read in its repository; README "Reproducing reference tools"):
+What each tool's code does (read in its repository; docs/guides/compat.md):
 
 * ``caliskan`` — Caliskan, Bryson & Narayanan (Science 2017): sample standard deviation
   (``ddof=1``) in Cohen's d, one-sided p = Pr_i[s(X_i, Y_i, A, B) > s(X, Y, A, B)] (strictly

@@ -6,7 +6,7 @@ sets (keys are the command's option names, as the CLI passes them). Options the 
 explicitly still win; :func:`preset_summary` says which values were applied and which were given
 instead, :func:`preset_line` in one line (printed to stderr by the commands).
 
-What each tool's code does (read in its repository; README "Reproducing reference tools"):
+What each tool's code does (read in its repository; docs/guides/compat.md):
 
 * ``crows`` / ``crows-pairs`` — nyu-mll/crows-pairs ``metric.py`` (Nangia et al. 2020; commit
   8aaac11): PLL of the shared tokens, scores rounded to 3 decimals before the comparison, ties

@@ -157,7 +157,7 @@ def register(measure: Measure) -> Measure:
 
 
 def get_measure(name: str) -> Measure:
-    """The registered measure ``name`` (WEAT tests, e.g. ``"ca-weat:weat1@-2"``, are all the
+    """The registered measure ``name`` (WEAT tests, e.g. ``"ca-weat:v1:weat1@-2"``, are all the
     measure ``weat``: see :attr:`~weatkit.measures.result.MeasureResult.test`).
 
     Raises:

@@ -34,7 +34,7 @@ class MeasureResult:
             None.
         method: how it was computed (interval method, convention, templates...).
         test: the test within the measure when it has several (WEAT: ``LIST_SET:TEST``, with
-            ``@LAYER`` for a model's layer, e.g. ``"ca-weat:weat1@-2"``); empty otherwise.
+            ``@LAYER`` for a model's layer, e.g. ``"ca-weat:v1:weat1@-2"``); empty otherwise.
     """
 
     measure: str
