@@ -14,7 +14,7 @@ from weatkit._io.paths import check_writable
 from weatkit.cli import main
 from weatkit.errors import WeatkitError
 from weatkit.grid import load_grid_config, run_grid
-from weatkit.report.plots import save_figure
+from weatkit.report.figures import save_figure
 
 
 def invoke(args: list[str]):

@@ -27,21 +27,14 @@ from tests.test_report_exports import (
 from weatkit.cli.plot import plot_command
 from weatkit.crossmethod.plot import correlation_heatmap
 from weatkit.errors import WeatkitError
+from weatkit.report.figures import save_figure
+from weatkit.report.forest_plot import LIST_GREY, forest_plot
+from weatkit.report.heatmap_plot import heatmap_plot
 from weatkit.report.influence_plot import influence_plot
 from weatkit.report.null_plot import null_plot
-from weatkit.report.plots import (
-    LIST_GREY,
-    LISTS_LABEL,
-    MARKERS,
-    forest_plot,
-    heatmap_plot,
-    interval_label,
-    least_squares,
-    run_style,
-    save_figure,
-    scatter_plot,
-)
+from weatkit.report.plot_style import LISTS_LABEL, MARKERS, interval_label, run_style
 from weatkit.report.run_dir import RunTables, read_run_dir
+from weatkit.report.scatter_plot import least_squares, scatter_plot
 from weatkit.stats.correlation import correlation_table
 
 MODELS = ["glove-6b-50d", TOY]

@@ -23,13 +23,12 @@ from weatkit.cli.options import (
     out_option,
 )
 from weatkit.errors import WeatkitError
-from weatkit.report.latex import VALUES, latex_tables
+from weatkit.report.latex import DEFAULT_DIGITS, VALUES, latex_tables
 from weatkit.report.run_dir import TABLE_NAMES, RunTables, filter_rows, read_run_dir
 from weatkit.report.tables import FORMATS, render, write_outputs
 
 #: Formats of ``weatkit export``.
 EXPORT_FORMATS = (*FORMATS, "latex")
-_DEFAULT_DIGITS = 2
 
 
 @click.command("export")
@@ -49,7 +48,7 @@ _DEFAULT_DIGITS = 2
 )
 @filter_options
 @click.option(
-    "--digits", type=int, help=f"LaTeX: decimals of every number [default: {_DEFAULT_DIGITS}]."
+    "--digits", type=int, help=f"LaTeX: decimals of every number [default: {DEFAULT_DIGITS}]."
 )
 @click.option("--value", help=f"LaTeX: {' or '.join(VALUES)} [default: effect_size].")
 @friendly
@@ -84,7 +83,7 @@ def _export_bytes(tables: RunTables, fmt: str, opts: dict[str, Any]) -> bytes:
         text = latex_tables(
             tables.table("summary"),
             value=opts["value"] or "effect_size",
-            digits=_DEFAULT_DIGITS if opts["digits"] is None else opts["digits"],
+            digits=DEFAULT_DIGITS if opts["digits"] is None else opts["digits"],
             confidence=_confidence(tables),
             source=str(Path(opts["run_dir"]) / "summary.csv"),
             **filters(opts),

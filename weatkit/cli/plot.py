@@ -2,7 +2,7 @@
 
 It reads what ``weatkit run --out DIR`` (or ``weatkit grid``) wrote; from Python the same is
 :func:`weatkit.report.run_dir.read_run_dir`, :func:`weatkit.report.plots.plot` and
-:func:`weatkit.report.plots.save_figure`.
+:func:`weatkit.report.figures.save_figure`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from weatkit._io.paths import check_writable
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import filter_options, filters, out_option
 from weatkit.errors import WeatkitError
-from weatkit.report.plots import PLOT_KINDS, figure_format, plot, save_figure
+from weatkit.report.figures import figure_format, save_figure
+from weatkit.report.plots import PLOT_KINDS, plot
 from weatkit.report.run_dir import read_run_dir
 
 

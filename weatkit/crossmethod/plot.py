@@ -9,7 +9,8 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
 from weatkit.errors import WeatkitError
-from weatkit.report.plots import STYLE, interval_label, new_figure
+from weatkit.report.figures import STYLE, new_figure
+from weatkit.report.plot_style import interval_label
 from weatkit.stats.correlation import is_significant
 
 

@@ -49,7 +49,7 @@ from weatkit.models.hub import is_decoder_only, load_config
 from weatkit.models.pool import handles, scope
 from weatkit.pipeline import environment
 from weatkit.progress import progress
-from weatkit.report.plots import figure_bytes
+from weatkit.report.figures import figure_bytes
 from weatkit.report.tables import manifest_bytes, render, write_outputs
 from weatkit.stats.correlation import EXACT_MAX_UNITS, N_PERMUTATIONS, correlation_table
 

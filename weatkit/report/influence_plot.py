@@ -6,7 +6,7 @@ the effect size d when the item is left out; :mod:`weatkit.engine.influence`, af
 Mimno 2021), coloured by the item's set (X, Y, A, B), items sorted by delta. A panel shows at
 most :data:`MAX_ITEMS` items, those with the largest |delta|; items whose delta is undefined
 (NaN) are left out. Panel titles name the test's sets, space, language and list
-(:func:`~weatkit.report.plots.panel_title`); the legend of the sets' colours sits above the
+(:func:`~weatkit.report.plot_style.panel_title`); the legend of the sets' colours sits above the
 panels.
 """
 
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import matplotlib as mpl
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from weatkit.report.plots import PALETTE, STYLE, Filter, panel_title, per_test_panels
+from weatkit.report.figures import STYLE, new_figure
+from weatkit.report.plot_style import PALETTE, Filter, panel_title, per_test_panels
 from weatkit.report.run_dir import RunTables
 
 #: Items per panel at most (the largest |delta|).
@@ -40,7 +40,7 @@ def influence_plot(
     """Bars of every item's influence on d, one panel per test (module docstring).
 
     Raises:
-        WeatkitError: see :func:`~weatkit.report.plots.per_test_panels`.
+        WeatkitError: see :func:`~weatkit.report.plot_style.per_test_panels`.
     """
     panels = per_test_panels(
         tables, "influence", tests=tests, list_sets=list_sets, embeddings=embeddings, langs=langs
@@ -50,14 +50,7 @@ def influence_plot(
     columns = min(len(panels), 4)
     grid_rows = -(-len(panels) // columns)
     with mpl.rc_context(STYLE):
-        fig = Figure(
-            figsize=(
-                round(3.6 * columns + 0.6, 2),
-                round(0.5 + grid_rows * (1.1 + 0.2 * n_rows), 2),
-            ),
-            layout="constrained",
-        )
-        FigureCanvasAgg(fig)
+        fig = new_figure(3.6 * columns + 0.6, 0.5 + grid_rows * (1.1 + 0.2 * n_rows))
         axes = fig.subplots(grid_rows, columns, squeeze=False).ravel()
         for ax, (keys, group), items in zip(axes, panels, shown, strict=False):
             _panel(ax, items, title=panel_title(keys), total=len(group))

@@ -19,8 +19,8 @@ columns, and the header gives each language's number of lists, e.g. ``de (24)``:
 
 A cell ``$v^{+a}_{-b}$`` is the value ``v`` (the median over the language's lists, or the single
 list's value) with ``a = high − v`` and ``b = v − low`` from its confidence interval, all rounded
-to ``digits`` decimals (2 by default; the paper uses 1), a number that rounds to zero printed as
-``0.00``, never ``-0.00``; a CI that excludes its value flips the sign. Without an
+to ``digits`` decimals (:data:`DEFAULT_DIGITS`: 2; the paper uses 1), a number that rounds to
+zero printed as ``0.00``, never ``-0.00``; a CI that excludes its value flips the sign. Without an
 interval (``--bootstrap 0``) the cell is the value alone; a missing cell is ``--``. A
 ``{}^{\dagger}`` in the cell marks an interval whose actual coverage is below the nominal level
 (an order-statistic interval of a median over too few lists; ``ci_level`` in ``summary.csv``).
@@ -56,6 +56,8 @@ _ESCAPES = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
 }
+#: Decimals of every number of a table unless told otherwise (the paper uses 1).
+DEFAULT_DIGITS = 2
 _MAX_DIGITS = 6
 
 
@@ -68,7 +70,7 @@ def latex_tables(
     summary: pd.DataFrame,
     *,
     value: str = "effect_size",
-    digits: int = 2,
+    digits: int = DEFAULT_DIGITS,
     confidence: float = 0.95,
     tests: Sequence[str] | None = None,
     list_sets: Sequence[str] | None = None,

@@ -4,7 +4,7 @@ One panel per test (embeddings × language × list × test) of ``null.csv`` (``w
 K``): a histogram of the K null effect sizes d_k of frequency-matched random target lists
 (:mod:`weatkit.engine.null`, after Dobrzeniecka & Urbaniak 2024 and Valentini et al. 2022), a
 vertical line at the test's observed d (from ``results.csv``) and, in the title, the test's
-sets, space, language and list (:func:`~weatkit.report.plots.panel_title`), the observed d, its
+sets, space, language and list (:func:`~weatkit.report.plot_style.panel_title`), the observed d, its
 percentile in the null, p_null and K. Draws whose d is undefined (NaN) are left out. The legend
 sits above the panels.
 """
@@ -20,7 +20,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from weatkit.report.plots import PALETTE, STYLE, Filter, panel_title, per_test_panels
+from weatkit.report.figures import STYLE
+from weatkit.report.plot_style import PALETTE, Filter, panel_title, per_test_panels
 from weatkit.report.run_dir import RunTables
 from weatkit.report.tables import KEY_COLUMNS
 
@@ -43,7 +44,7 @@ def null_plot(
     """Histograms of the null d per test, the observed d marked (module docstring).
 
     Raises:
-        WeatkitError: see :func:`~weatkit.report.plots.per_test_panels`.
+        WeatkitError: see :func:`~weatkit.report.plot_style.per_test_panels`.
     """
     panels = per_test_panels(
         tables, "null", tests=tests, list_sets=list_sets, embeddings=embeddings, langs=langs
