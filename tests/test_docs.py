@@ -163,7 +163,7 @@ def _command_names() -> list[str]:
 
 
 @pytest.mark.slow
-def test_docs_build_strict(tmp_path: Path) -> None:
+def test_docs_build_strict(tmp_path: Path, data_dir: Path) -> None:  # the gallery reads data
     site = tmp_path / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
@@ -193,6 +193,14 @@ def test_docs_build_strict(tmp_path: Path) -> None:
     for name in names:
         assert f'id="weatkit-{name}"' in cli_page, f"weatkit {name} missing from the CLI reference"
     assert "--influence" in cli_page and "Usage:" in cli_page
+    # the gallery's figures, drawn by its hook during this build (docs/hooks/gallery.py)
+    from tests.test_docs_gallery import check_png, gallery
+
+    for figure in gallery.FIGURES:
+        check_png(site / "gallery" / figure.file)
+    kinds = {(f.kind, f.x) for f in gallery.FIGURES}
+    assert {"forest", "heatmap", "influence", "null"} <= {kind for kind, _ in kinds}
+    assert {("scatter", "iso_gh"), ("scatter", "count_difference")} <= kinds
     api_page = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     for name, target in weatkit._LAZY.items():  # every entry point of `import weatkit`
         attribute = target.partition(":")[2]

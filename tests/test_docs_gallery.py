@@ -28,7 +28,7 @@ def _load_hook() -> ModuleType:
 gallery = _load_hook()
 
 
-def _check_png(path: Path) -> None:
+def check_png(path: Path) -> None:
     """A PNG file with its signature and an IHDR of a figure-sized image."""
     data = path.read_bytes()
     assert data[:8] == PNG_SIGNATURE, path
@@ -52,24 +52,12 @@ def test_glove_figures_are_pngs_and_weatkit_caches_nothing_at_home(
 
     assert [p.name for p in paths] == [f.file for f in figures]
     for path in paths:
-        _check_png(path)
+        check_png(path)
     assert not (tmp_path / "work" / "run-languages").exists()  # only the runs the figures need
     # matplotlib keeps its font list in ~/.cache/matplotlib, as for any user of matplotlib
     assert not (home / ".cache" / "weatkit").exists()
     assert not (home / ".cache" / "huggingface").exists()
     assert "WEATKIT_CACHE" not in gallery.os.environ  # restored
-
-
-@pytest.mark.slow
-def test_every_gallery_figure_is_a_png(data_dir: Path, tmp_path: Path) -> None:
-    paths = gallery.make_figures(tmp_path)
-
-    assert [p.name for p in paths] == [f.file for f in gallery.FIGURES]
-    for path in paths:
-        _check_png(path)
-    kinds = {(f.kind, f.x) for f in gallery.FIGURES}
-    assert {"forest", "heatmap", "influence", "null"} <= {kind for kind, _ in kinds}
-    assert {("scatter", "iso_gh"), ("scatter", "count_difference")} <= kinds
 
 
 def test_missing_data_fails_in_one_line_naming_weatkit_data(

@@ -161,7 +161,8 @@ def prepare(work: Path, runs: Sequence[str] = tuple(RUNS)) -> None:
 
 def draw(figure: Figure, run_dir: Path, out: Path) -> Path:
     """Draw ``figure`` from the run in ``run_dir`` into ``out`` (what its command does)."""
-    from weatkit.report.plots import plot, save_figure
+    from weatkit.report.figures import save_figure
+    from weatkit.report.plots import plot
     from weatkit.report.run_dir import read_run_dir
 
     tables = read_run_dir(run_dir)
