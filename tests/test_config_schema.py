@@ -22,6 +22,7 @@ from weatkit.config.run import run_config_from_cli, run_config_from_mapping
 from weatkit.config.schema import Source
 from weatkit.crossmethod.config import load_compare_config
 from weatkit.embeddings.contextual import SUBWORD_POOLING, ContextualOptions
+from weatkit.stats.sampling import SampleOptions
 from weatkit.embeddings.coverage import EQUALIZE_MODES
 from weatkit.engine.similarity import METRICS
 from weatkit.engine.weat import ALTERNATIVES, CI_METHODS, EngineOptions
@@ -264,6 +265,7 @@ def test_defaults_and_choices_are_the_dataclasses_own() -> None:
         (schema.LISTS, RunConfig),
         (schema.LOADING, RunConfig),
         (schema.POOLING, RunConfig),
+        (schema.SAMPLE, SampleOptions),
     ):
         default = cls()
         names = {f.name for f in fields(cls)}
