@@ -115,7 +115,8 @@ def test_a_stratum_the_measure_needs_must_not_be_empty() -> None:
     with pytest.raises(ConfigError) as info:
         stratified_sample(IDS, STRATA, 2, 0, by="letter", unit="things", least=1)
     assert str(info.value) == (
-        "limit: 2 leaves letter c with 0 of the 1 things the measure needs in each; give at least 3"
+        "limit: 2 leaves letter c without things; the measure needs 1 in each letter: give at "
+        "least 3"
     )
     keep, _ = stratified_sample(IDS, STRATA, 3, 0, by="letter", least=1)
     assert sorted(STRATA[p] for p in keep) == ["a", "b", "c"]

@@ -167,9 +167,10 @@ def stratified_sample(
     counts = allocate(sizes, limit)
     if least and any(counts[h] < min(least, sizes[h]) for h in sizes):
         short = next(h for h in sorted(sizes, key=_label_key) if counts[h] < min(least, sizes[h]))
+        got = f"without {unit}" if counts[short] == 0 else f"with {counts[short]} {unit}"
         raise ConfigError(
-            f"{limit} leaves {by} {short} with {counts[short]} of the {least} {unit} the measure "
-            f"needs in each; give at least {_least_limit(sizes, least, limit, n)}",
+            f"{limit} leaves {by} {short} {got}; the measure needs {least} in each {by}: give "
+            f"at least {_least_limit(sizes, least, limit, n)}",
             field="limit",
         )
     kept: list[int] = []
