@@ -22,7 +22,6 @@ from weatkit.config.run import run_config_from_cli, run_config_from_mapping
 from weatkit.config.schema import Source
 from weatkit.crossmethod.config import load_compare_config
 from weatkit.embeddings.contextual import SUBWORD_POOLING, ContextualOptions
-from weatkit.stats.sampling import SampleOptions
 from weatkit.embeddings.coverage import EQUALIZE_MODES
 from weatkit.engine.similarity import METRICS
 from weatkit.engine.weat import ALTERNATIVES, CI_METHODS, EngineOptions
@@ -30,6 +29,7 @@ from weatkit.errors import ConfigError, WeatkitError
 from weatkit.grid import load_grid_config
 from weatkit.isomorphism.measures import CENTER_OVER, IsoOptions
 from weatkit.pipeline import RunConfig
+from weatkit.stats.sampling import SampleOptions
 
 GRID = "languages: [en]\nembeddings: [{name: a, path: a.vec}]\n"
 COMPARE = "output: o\nlanguages: [en]\nmodels: [{name: A, model: org/m}]\n"
