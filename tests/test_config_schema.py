@@ -29,6 +29,7 @@ from weatkit.errors import ConfigError, WeatkitError
 from weatkit.grid import load_grid_config
 from weatkit.isomorphism.measures import CENTER_OVER, IsoOptions
 from weatkit.pipeline import RunConfig
+from weatkit.stats.sampling import SampleOptions
 
 GRID = "languages: [en]\nembeddings: [{name: a, path: a.vec}]\n"
 COMPARE = "output: o\nlanguages: [en]\nmodels: [{name: A, model: org/m}]\n"
@@ -265,6 +266,7 @@ def test_defaults_and_choices_are_the_dataclasses_own() -> None:
         (schema.LISTS, RunConfig),
         (schema.LOADING, RunConfig),
         (schema.POOLING, RunConfig),
+        (schema.SAMPLE, SampleOptions),
     ):
         default = cls()
         names = {f.name for f in fields(cls)}

@@ -195,6 +195,23 @@ def test_scores_and_gest_errors_name_the_key(tmp_path: Path, text: str, message:
             "max_sentences",
         ),
         (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {limit: 0}\n",
+            r"cmp.yaml: crows\.limit: must be at least 1, got 0",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ngest: {limit: 2.5}\n",
+            r"cmp.yaml: gest\.limit: expected int, got float 2.5",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\nstereoset: {limit: -1}\n",
+            r"stereoset\.limit: must be at least 1, got -1",
+        ),
+        (
+            "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\n"
+            "weat: {lists: [weat], limit: 5}\n",
+            "weat: unknown option 'limit'",
+        ),
+        (
             "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\nplots: 1\n",
             "unknown option 'plots'",
         ),
@@ -243,6 +260,34 @@ def test_errors_name_the_file_and_key(tmp_path: Path, text: str, message: str) -
         load_compare_config(path)
     assert str(path) in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_limit_of_each_sentence_section(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "output: o\nlanguages: [en, de]\nmodels: [{name: A, model: m}]\n"
+        "gest: {limit: 40}\nstereoset: {limit: 30}\ncrows: {method: aul, limit: 20}\n"
+        "mbe: {corpora: {de: x.tsv}, limit: 10}\n",
+    )
+    config = load_compare_config(path)
+    limits = [getattr(config, m).limit for m in ("gest", "stereoset", "crows", "mbe")]
+    assert limits == [40, 30, 20, 10] and config.crows.method == "aul"
+    text = "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\n"
+    assert load_compare_config(_write(tmp_path, text)).crows.limit is None
+
+
+def test_word_vector_entries(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "output: o\nlanguages: [en]\nmodels:\n  - {name: GloVe, path: glove-6b-50d}\n"
+        "  - {name: Mine, path: 'vecs/mine.{lang}.vec'}\nweat: {lists: [weat]}\n",
+    )
+    glove, mine = load_compare_config(path).models
+    assert (glove.model, glove.kind, glove.vectors) == ("", "static", "glove-6b-50d")
+    assert mine.vectors == str(tmp_path / "vecs" / "mine.{lang}.vec")
+    bad = "output: o\nlanguages: [en]\nmodels: [{name: G, path: g.vec, kind: mlm}]\ncrows: {}\n"
+    with pytest.raises(WeatkitError, match=r"models\[1\]: path \(word vectors\) takes no kind"):
+        load_compare_config(_write(tmp_path, bad))
 
 
 def test_checkpoints_expand_to_numbered_units(tmp_path: Path) -> None:

@@ -454,6 +454,57 @@ def test_cli_end_to_end(tiny: Path, tmp_path: Path) -> None:
     assert "overall" in res.stdout and "gender" in res.stdout and "age" not in res.stdout
 
 
+def test_cli_limit_scores_a_stratified_sample(tiny: Path, tmp_path: Path) -> None:
+    """--limit 4 of 10 pairs (gender 5, age 3, socioeconomic 2): q = (2.0, 1.2, 0.8) gives
+    gender 2, age 1, socioeconomic 1; the note, the manifest and the pairs say so."""
+    rows = [(*TINY_PAIRS[k % 5][:3], bias) for k, bias in enumerate(
+        ["gender"] * 5 + ["age"] * 3 + ["socioeconomic"] * 2)]  # fmt: skip
+    table = pd.DataFrame(rows, columns=["sent_more", "sent_less", "stereo_antistereo", "bias_type"])
+    table.insert(0, "pair_id", range(100, 110))
+    data = tmp_path / "pairs.csv"
+    table.to_csv(data, index=False)
+    out = tmp_path / "out"
+    args = ("--model", str(tiny), "--data", str(data), "--bootstrap", "0", "--no-progress",
+            "--limit", "4", "--seed", "5")  # fmt: skip
+    res = invoke(*args, "--out", str(out))
+    assert res.exit_code == 0, res.output
+    note = "note: scoring a sample of 4 of 10 pairs, stratified by bias type (seed 5) (--limit)"
+    assert note in res.stderr
+    pairs = pd.read_csv(out / "pairs.csv", keep_default_na=False)
+    assert pairs.bias_type.value_counts().to_dict() == {"gender": 2, "age": 1, "socioeconomic": 1}
+    summary = pd.read_csv(out / "summary.csv")
+    assert summary.set_index("bias_type").n.to_dict()["overall"] == 4
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest == {
+        "command": "crows",
+        "sample": {
+            "limit": 4, "seed": 5, "n_items": 10, "unit": "pairs", "stratified_by": "bias type",
+            "strata": {"age": {"n": 1, "of": 3}, "gender": {"n": 2, "of": 5},
+                       "socioeconomic": {"n": 1, "of": 2}},
+        },
+    }  # fmt: skip
+    # the same seed draws the same pairs; the library function too
+    again = invoke(*args, "--format", "csv", "--table", "pairs")
+    assert pd.read_csv(io.StringIO(again.stdout)).pair_id.tolist() == pairs.pair_id.tolist()
+    from weatkit.measures import crows
+
+    result = crows(str(tiny), data=data, limit=4, seed=5, n_bootstrap=0, show_progress=False)
+    assert result.pairs.pair_id.tolist() == pairs.pair_id.tolist()
+    assert result.sample is not None and result.sample.to_dict() == manifest["sample"]
+    assert result.measures[0].n == 4 and "sample of 4 of 10 pairs" in result.measures[0].method
+    # --limit 10 (all the pairs) is no sample: no note, no manifest
+    res = invoke(*args[:-4], "--limit", "10", "--out", str(tmp_path / "all"))
+    assert res.exit_code == 0 and "sample" not in res.stderr
+    assert not (tmp_path / "all" / "manifest.json").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "2.5", "x"])
+def test_cli_bad_limit_is_one_line(value: str) -> None:
+    res = invoke("--scores", "s.csv", "--limit", value)
+    assert res.exit_code == 1
+    assert len(res.output.strip().splitlines()) == 1 and "--limit: " in res.output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -466,6 +517,7 @@ def test_cli_end_to_end(tiny: Path, tmp_path: Path) -> None:
         (("--scores", "s.csv", "--decimals", "x"), "--decimals 'x'"),
         (("--model", "MODEL", "--data", "bad.csv"), "bad.csv: line 2: direction"),
         (("--model", "MODEL", "--lang", "ja", "--data", "bad.csv"), "--lang or --data"),
+        (("--scores", "s.csv", "--limit", "3"), "--limit is for --model"),
     ],
 )
 def test_cli_errors_are_one_line(tiny: Path, tmp_path: Path, args, message: str) -> None:

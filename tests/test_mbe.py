@@ -425,6 +425,38 @@ def test_cli_parallel_and_texts(tiny_mlm: Path, data_dir: Path, tmp_path: Path) 
     assert "2 / 2" in res.output
 
 
+def test_cli_limit_scores_a_sample_by_gender(
+    tiny_mlm: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    """5 male and 4 female sentences, equalised to 4 + 4; --limit 5: q = (2.5, 2.5), the tie
+    of equal sides goes to the label that sorts first: 3 female, 2 male."""
+    tsv = _write_tsv(tmp_path / "p.tsv")
+    out = tmp_path / "out"
+    res = invoke("--parallel", str(tsv), "--model", str(tiny_mlm), "--out", str(out),
+                 "--seed", "3", "--limit", "5")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "note: scoring a sample of 5 of 8 sentences, stratified by gender (seed 3)" in (
+        res.stderr
+    )
+    summary = pd.read_csv(out / "summary.csv")
+    assert (summary.loc[0, "n_male"], summary.loc[0, "n_female"]) == (2, 3)
+    assert len(pd.read_csv(out / "sentences.csv")) == 5
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["command"] == "mbe"
+    assert manifest["sample"]["strata"] == {"female": {"n": 3, "of": 4}, "male": {"n": 2, "of": 4}}
+    # the library entry point draws the same sentences
+    from weatkit.measures import mbe
+
+    result = mbe(str(tiny_mlm), corpus=tsv, lang="de", seed=3, limit=5, show_progress=False)
+    assert result.run.sentences["target"].tolist() == (
+        pd.read_csv(out / "sentences.csv")["target"].tolist()
+    )
+    assert result.run.sample is not None and "sample of 5 of 8" in result.measures[0].method
+    assert "--limit: must be at least 1" in _error_line(
+        invoke("--parallel", str(tsv), "--model", str(tiny_mlm), "--limit", "0")
+    )
+
+
 def test_cli_skips_long_sentences(tiny_mlm: Path, data_dir: Path, tmp_path: Path) -> None:
     long = " ".join(["happy"] * 70) + " ."
     tsv = _write_tsv(tmp_path / "p.tsv", [*PAIRS, ("She was happy.", long)])

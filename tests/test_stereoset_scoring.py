@@ -17,6 +17,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from click.testing import CliRunner
@@ -301,3 +302,33 @@ def test_cli_errors(models: dict[str, str], dataset_path: Path, tmp_path: Path) 
     )
     res = invoke("--model", str(tmp_path / "no-model"), "--dataset", str(dataset_path))
     assert res.exit_code == 1 and "weatkit: error:" in res.output
+
+
+def test_cli_limit_scores_a_sample_by_bias_type(
+    models: dict[str, str], dataset_path: Path, dataset, tmp_path: Path
+) -> None:
+    """--limit 3 of the 5 examples (gender 2, profession 2, race 1): q = (1.2, 1.2, 0.6) gives
+    one of each; the predictions hold exactly those 3 × 3 sentences."""
+    out = tmp_path / "out"
+    res = invoke("--model", models["glm"], "--dataset", str(dataset_path), "--device", "cpu",
+                 "--no-cache", "--no-progress", "--limit", "3", "--seed", "2",
+                 "--out", str(out))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "note: scoring a sample of 3 of 5 examples, stratified by bias type (seed 2)" in (
+        res.stderr
+    )
+    predictions = read_predictions(out / "predictions.json")["intrasentence"]
+    examples = {s.split("-")[0] for s in predictions}
+    assert len(predictions) == 9 and len(examples) == 3
+    by_id = {e.id: e.bias_type for e in dataset.intrasentence}
+    assert sorted(by_id[e] for e in examples) == ["gender", "profession", "race"]
+    scores = pd.read_csv(out / "scores.csv")
+    assert scores.set_index("bias_type").loc["overall", "n"] == 3
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["command"] == "stereoset"
+    assert manifest["sample"]["strata"] == {
+        "gender": {"n": 1, "of": 2}, "profession": {"n": 1, "of": 2}, "race": {"n": 1, "of": 1}
+    }  # fmt: skip
+    res = invoke("--predictions", str(out / "predictions.json"), "--dataset", str(dataset_path),
+                 "--limit", "3")  # fmt: skip
+    assert res.exit_code == 1 and "--limit is for --model" in res.output

@@ -53,6 +53,8 @@ def compare_command(**opts: Any) -> None:
         sys.stdout.flush()
     else:
         _print(result)
+    for line in _sample_lines(result):
+        note(line)
     n_na = int((result.skipped["status"] == "not applicable").sum())
     if n_na:
         note(f"{n_na} model × language × method combination(s) not applicable (skipped.csv)")
@@ -66,6 +68,21 @@ def compare_command(**opts: Any) -> None:
             soft_wrap=True,
         )
         sys.exit(1)
+
+
+def _sample_lines(result: CompareResult) -> list[str]:
+    """One line per method and sample size of the scores computed on samples (a section's
+    ``limit``): ``crows scored on samples (manifest.json: samples): sample of 100 of 1,508
+    pairs, stratified by bias type (seed 0)``, the models and languages it was drawn for."""
+    by_sample: dict[tuple[str, str], list[str]] = {}
+    for key, sample in result.samples.items():
+        method, _, where = key.partition(":")
+        model, _, lang = where.rpartition(":")
+        by_sample.setdefault((method, sample.describe()), []).append(f"{model} {lang}")
+    return [
+        f"{method} scored on a {text}: {', '.join(units)} (manifest.json: samples)"
+        for (method, text), units in by_sample.items()
+    ]
 
 
 def _print(result: CompareResult) -> None:

@@ -13,7 +13,6 @@ Modes (exactly one):
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -28,8 +27,11 @@ from weatkit.cli.options import (
     controls_option,
     format_option,
     language_model_options,
+    limit_option,
+    manifest_file,
     out_option,
     resampling_options,
+    sample_note,
     split_values,
 )
 from weatkit.cli.tables import ci_header, rich_controls
@@ -40,7 +42,13 @@ from weatkit.crows.controls import (
     score_controls,
     stack_control_pairs,
 )
-from weatkit.crows.data import CROWS_DATA, DATA_SETS, crows_pairs, read_pair_scores
+from weatkit.crows.data import (
+    CROWS_DATA,
+    DATA_SETS,
+    crows_pairs,
+    read_pair_scores,
+    sample_pairs,
+)
 from weatkit.crows.score import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_CONFIDENCE_LEVEL,
@@ -57,6 +65,7 @@ from weatkit.errors import WeatkitError
 from weatkit.measures.compat import apply_preset, preset_summary
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.masked_lm import MaskedLM
+from weatkit.stats.sampling import ItemSample
 
 _TABLES = ("summary", "pairs", "controls", "control_pairs", "corrections")
 
@@ -127,14 +136,17 @@ def _scoring(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | Non
     return values, summary
 
 
-def _score_with_model(opts: dict[str, Any]) -> dict[str, pd.DataFrame]:
+def _score_with_model(opts: dict[str, Any]) -> tuple[dict[str, pd.DataFrame], ItemSample | None]:
     """The per-pair scores (``pairs``), and the ``corrections`` and, with ``--controls``, the
-    ``originals`` and ``controls`` per-pair scores of the control pairs."""
+    ``originals`` and ``controls`` per-pair scores of the control pairs; and the ``--limit``
+    sample of the pairs (None: all of them)."""
     if opts["controls"] and (opts["lang"] or "en") != "en":
         raise WeatkitError(
             f"--controls exist for English only (Pikuliak et al.), not --lang {opts['lang']}"
         )
     pairs, corrections = _pairs(opts)
+    pairs, sample = sample_pairs(pairs, opts["limit"], opts["seed"])
+    sample_note(sample)
     kinds = opts["controls"]
     control_rows = None
     if kinds:
@@ -153,7 +165,7 @@ def _score_with_model(opts: dict[str, Any]) -> dict[str, pd.DataFrame]:
             f"{len(skipped)} pair{'s' if len(skipped) > 1 else ''} skipped (too long for the "
             f"model), e.g. pair {scores.loc[skipped.index[0], 'pair_id']}: {skipped.iloc[0]}"
         )
-    return tables
+    return tables, sample
 
 
 def _from_scores(opts: dict[str, Any]) -> pd.DataFrame:
@@ -165,6 +177,7 @@ def _from_scores(opts: dict[str, Any]) -> pd.DataFrame:
         ("--compat", "compat"),
         ("--pair-order", "pair_order"),
         ("--sum-dtype", "sum_dtype"),
+        ("--limit", "limit"),
     ):
         if opts[key]:
             raise WeatkitError(f"{option} is for --model; --scores reads scores already computed")
@@ -283,6 +296,7 @@ def _print_controls(controls: pd.DataFrame, level: float) -> None:
     "metric.py) or float32 (torch.sum, as evaluate_bias_in_mlm).",
 )
 @compat_option("crows")
+@limit_option("pairs, stratified by bias type, drawn with --seed; the control pairs in full")
 @resampling_options(
     n_bootstrap=DEFAULT_BOOTSTRAP,
     seed=DEFAULT_SEED,
@@ -308,12 +322,12 @@ def crows_command(**opts: Any) -> None:
         "seed": opts["seed"],
         "confidence_level": opts["confidence"],
     }
-    compat = None
+    compat = sample = None
     if opts["model"]:
         opts["scoring"], compat = _scoring(opts)
         if compat is not None:
             err_console.print(compat["line"], markup=False, highlight=False, soft_wrap=True)
-        scored = _score_with_model(opts)
+        scored, sample = _score_with_model(opts)
         title = f"CrowS-Pairs, {opts['model']} ({opts['scoring']['method']})"
     else:
         scored = {"pairs": _from_scores(opts)}
@@ -330,9 +344,8 @@ def crows_command(**opts: Any) -> None:
         )
     if opts["out_dir"]:
         files = {f"{name}.csv": render(table, "csv") for name, table in tables.items()}
-        if compat is not None:  # the preset's values, as weatkit run's manifest.json
-            manifest = {"command": "crows", "compat": compat}
-            files["manifest.json"] = (json.dumps(manifest, indent=2) + "\n").encode()
+        # the preset's values, as weatkit run's manifest.json, and the --limit sample
+        files.update(manifest_file("crows", sample, compat=compat))
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

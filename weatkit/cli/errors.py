@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
@@ -16,7 +16,7 @@ from weatkit.errors import WeatkitError, one_line
 err_console = Console(stderr=True)
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print ``weatkit: error: message`` on stderr and exit with status 1."""
     err_console.print(
         f"[bold red]weatkit: error:[/] {escape(message)}", highlight=False, soft_wrap=True

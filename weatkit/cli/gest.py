@@ -28,12 +28,15 @@ from weatkit.cli.options import (
     compat_values,
     format_option,
     language_model_options,
+    limit_option,
+    manifest_file,
     out_option,
     resampling_options,
+    sample_note,
     split_values,
 )
 from weatkit.cli.tables import ci_header
-from weatkit.config.schema import CONTEXTUAL, options_from_cli
+from weatkit.config.schema import CONTEXTUAL, SAMPLE, Source, named_by, options_from_cli
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import (
@@ -45,23 +48,27 @@ from weatkit.gest.aggregate import (
     aggregate_by_template,
     template_spread,
 )
-from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores
+from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores, sample_gest
 from weatkit.gest.eurogest import CODE, COINCIDING, DEFAULT_CODE, LANGUAGES
 from weatkit.gest.mt import mt_metrics
-from weatkit.gest.scoring import score_samples
+from weatkit.gest.scoring import score_gest
 from weatkit.report.tables import render, write_outputs
+from weatkit.stats.sampling import ItemSample
 
 _TABLES = ("stereotypes", "summary")
 
 
-def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
-    """Per-sample scores of ``--model`` for every requested template (``template`` column)."""
-    samples = load_gest(opts["gest_version"])
+def _score_with_model(opts: dict[str, Any]) -> tuple[pd.DataFrame, ItemSample | None]:
+    """Per-sample scores of ``--model`` for every requested template (``template`` column), and
+    the ``--limit`` sample of the samples (None: all of them)."""
     templates = [_template_id(t) for t in split_values(opts["templates"])] or None
     options = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
-    scores = score_samples(
+    with named_by(Source.command_line(), SAMPLE):  # a limit too small names --limit
+        samples, sample = sample_gest(load_gest(opts["gest_version"]), opts["limit"], opts["seed"])
+    sample_note(sample)
+    scores = score_gest(
         opts["model"],
-        samples["sentence"].tolist(),
+        samples,
         kind=opts["kind"],
         templates=templates,
         log_base=opts["log_base"],
@@ -72,8 +79,7 @@ def _score_with_model(opts: dict[str, Any]) -> pd.DataFrame:
     if n_skipped:
         reasons = scores.loc[scores["skipped"] != "", "skipped"].value_counts()
         note(f"{n_skipped} sample(s) skipped: {reasons.index[0]} ({reasons.iloc[0]})")
-    merged = scores.merge(samples, on="sample_id", how="left", validate="many_to_one")
-    return merged[["template", "sample_id", "sentence", "stereotype", "score", "skipped"]]
+    return scores, sample
 
 
 def _template_id(text: str) -> int:
@@ -143,32 +149,36 @@ def _print_eurogest(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: flo
     )
 
 
-def _eurogest(opts: dict[str, Any]) -> tuple[pd.DataFrame, GestSummary]:
-    """EuroGEST of ``--model`` in ``--lang`` through the public API."""
+def _eurogest(opts: dict[str, Any]) -> tuple[pd.DataFrame, GestSummary, ItemSample | None]:
+    """EuroGEST of ``--model`` in ``--lang`` through the public API, and the ``--limit``
+    sample of its items."""
     from weatkit.measures import gest
 
     if not opts["model"]:
         raise WeatkitError(f"--lang {opts['lang']}: EuroGEST scores a model; give --model ID")
     if split_values(opts["templates"]):
         raise WeatkitError("--templates applies to English GEST; EuroGEST picks its templates")
-    result = gest(
-        opts["model"],
-        lang=opts["lang"],
-        code=opts["eurogest_code"],
-        coinciding=opts["coinciding"],
-        kind=opts["kind"],
-        n_bootstrap=opts["n_bootstrap"],
-        seed=opts["seed"],
-        confidence_level=opts["confidence"],
-        options=options_from_cli(ContextualOptions, CONTEXTUAL, opts),
-        show_progress=opts["progress"],
-    )
+    with named_by(Source.command_line(), SAMPLE):  # a limit too small names --limit
+        result = gest(
+            opts["model"],
+            lang=opts["lang"],
+            code=opts["eurogest_code"],
+            coinciding=opts["coinciding"],
+            kind=opts["kind"],
+            n_bootstrap=opts["n_bootstrap"],
+            seed=opts["seed"],
+            confidence_level=opts["confidence"],
+            options=options_from_cli(ContextualOptions, CONTEXTUAL, opts),
+            show_progress=opts["progress"],
+            limit=opts["limit"],
+        )
+    sample_note(result.sample)
     for line in result.notes:
         note(line)
     reasons = result.scores.loc[result.scores["skipped"] != "", "skipped"].value_counts()
     for reason, count in reasons.items():
         note(f"{count} item(s) skipped: {reason}")
-    return result.scores, result.summary
+    return result.scores, result.summary, result.sample
 
 
 def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
@@ -258,6 +268,10 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     "the published g_s); e = natural logs (q = the paper's geometric mean).",
 )
 @compat_option("gest")
+@limit_option(
+    "samples (EuroGEST: items), stratified by stereotype (each keeps at least one), drawn with "
+    "--seed"
+)
 @resampling_options(
     n_bootstrap=DEFAULT_BOOTSTRAP,
     seed=DEFAULT_SEED,
@@ -285,13 +299,17 @@ def gest_command(**opts: Any) -> None:
     modes = [m for m in ("scores_path", "genders_path", "model") if opts[m]]
     if len(modes) != 1:
         raise WeatkitError("give exactly one of --scores FILE, --translations FILE or --model ID")
+    if opts["limit"] is not None and not opts["model"]:
+        raise WeatkitError("--limit is for --model; --scores and --translations are read whole")
     version = opts["gest_version"]
     if lang != "en":
-        inputs, result = _eurogest({**opts, "lang": lang})
-        _finish(opts, {"stereotypes": result.stereotypes, "summary": result.summary}, inputs)
+        inputs, result, sample = _eurogest({**opts, "lang": lang})
+        tables = {"stereotypes": result.stereotypes, "summary": result.summary}
+        _finish(opts, tables, inputs, sample=sample)
         if not opts["fmt"]:
             _print_eurogest(result.stereotypes, result.summary, opts["confidence"])
         return
+    sample = None
     if opts["genders_path"]:
         inputs = read_genders_csv(opts["genders_path"], version)
         result = mt_metrics(inputs, confidence_level=opts["confidence"])
@@ -300,7 +318,7 @@ def gest_command(**opts: Any) -> None:
         if opts["scores_path"]:
             inputs = read_scores(opts["scores_path"], version)
         else:
-            inputs = _score_with_model(opts)
+            inputs, sample = _score_with_model(opts)
         result = _aggregate(inputs, opts)
         input_name = "scores.csv"
         skipped = int(result.summary["n_skipped"].iloc[0])
@@ -312,7 +330,7 @@ def gest_command(**opts: Any) -> None:
     if not opts["genders_path"] and by_template:
         spread = template_spread(result)
         extra = {"template_spread": spread}
-    _finish(opts, tables, inputs, input_name, extra)
+    _finish(opts, tables, inputs, input_name, extra, sample)
     if opts["fmt"]:
         return
     if opts["genders_path"]:
@@ -344,12 +362,15 @@ def _finish(
     inputs: pd.DataFrame,
     input_name: str = "scores.csv",
     extra: dict[str, pd.DataFrame] | None = None,
+    sample: ItemSample | None = None,
 ) -> None:
-    """Write the ``--out`` files (``extra`` tables too) and print the ``--format`` table."""
+    """Write the ``--out`` files (``extra`` tables too; manifest.json with the ``--limit``
+    sample) and print the ``--format`` table."""
     if opts["out_dir"]:
         files = {input_name: render(inputs, "csv")}
         written = {**tables, **(extra or {})}
         files.update({f"{name}.csv": render(table, "csv") for name, table in written.items()})
+        files.update(manifest_file("gest", sample))
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

@@ -13,7 +13,7 @@ from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import out_option, progress_option, verbose_option
 from weatkit.cli.tables import rich_comparisons, rich_correlations, rich_summary
 from weatkit.errors import WeatkitError
-from weatkit.grid.config import GridConfig, check_inputs, load_grid_config
+from weatkit.grid.config import GridConfig, load_grid_config, missing_inputs
 from weatkit.grid.executors import Executor, LocalExecutor
 from weatkit.grid.ray_executor import RayExecutor, import_ray
 from weatkit.grid.runner import PlannedJob, plan, run_grid
@@ -21,7 +21,12 @@ from weatkit.grid.runner import PlannedJob, plan, run_grid
 
 @click.command("grid")
 @click.argument("experiment", type=click.Path(dir_okay=False))
-@click.option("--dry-run", is_flag=True, help="Show the jobs and the work left; run nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show the jobs and the work left, then every missing input file (exit status 1 when "
+    "one is missing); run nothing.",
+)
 @out_option("Output directory (overrides the file's `output`).", dest="output")
 @click.option("--force", is_flag=True, help="Recompute every job, even finished ones.")
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failing job.")
@@ -78,8 +83,14 @@ def grid_command(**opts: Any) -> None:
     config = load_grid_config(opts["experiment"], opts["output"])
     executor = _executor(opts)
     if opts["dry_run"]:
-        check_inputs(config)
-        _print_plan(config, plan(config, force=opts["force"]))
+        missing = missing_inputs(config)
+        try:
+            _print_plan(config, plan(config, force=opts["force"]))
+        except WeatkitError as err:  # planning reads the list files
+            if not missing:
+                raise
+            note(f"no plan without the missing inputs: {err}")
+        _check_missing(missing)
         return
     try:
         result = run_grid(
@@ -162,6 +173,21 @@ def _print_plan(config: GridConfig, planned: list[PlannedJob]) -> None:
         f"{engine.n_permutations} permutations)",
         highlight=False,
         soft_wrap=True,
+    )
+
+
+def _check_missing(missing: list[str]) -> None:
+    """The dry run's ``missing inputs:`` list under the plan, and a one-line error (exit
+    status 1) when there is one."""
+    if not missing:
+        return
+    console = Console(soft_wrap=True)
+    console.print("missing inputs:", highlight=False)
+    for line in missing:
+        console.print(f"  {line}", markup=False, highlight=False)
+    n = len(missing)
+    raise WeatkitError(
+        f"{n} missing input{'s' if n > 1 else ''} (listed above): the grid cannot run"
     )
 
 

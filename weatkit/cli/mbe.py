@@ -31,6 +31,8 @@ from weatkit.cli.options import (
     compat_values,
     format_option,
     language_model_options,
+    limit_option,
+    manifest_file,
     out_option,
     seed_option,
 )
@@ -156,6 +158,10 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
     type=click.IntRange(min=1),
     help="Keep at most this many sentences per side (a seeded sample, after down-sampling).",
 )
+@limit_option(
+    "sentences of both sides together, stratified by gender (each side keeps one), drawn with "
+    "--seed after the sides are equalised"
+)
 @click.option(
     "--skip-long/--no-skip-long",
     default=True,
@@ -178,6 +184,7 @@ def mbe_command(**opts: Any) -> None:
         "skip_long": opts["skip_long"],
         "show_progress": opts["progress"],
         "on_note": note,
+        "limit": opts["limit"],
     }
     if mode == "set":
         run = run_mbe_set(lm, opts["mbe_set"], opts["corpus"], **settings)
@@ -195,6 +202,7 @@ def mbe_command(**opts: Any) -> None:
         files = {
             "sentences.csv": render(run.sentences, "csv"),
             "summary.csv": render(summary, "csv"),
+            **manifest_file("mbe", run.sample),
         }
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)

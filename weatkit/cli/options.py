@@ -11,7 +11,8 @@ message on the command line (naming the flag) as in a file (naming the key).
   the readable table), :func:`progress_option` (``--progress/--no-progress``, one declaration);
 * sentence measures: :func:`resampling_options` (``--bootstrap``, ``--seed``,
   ``--confidence``), :func:`seed_option` (``--seed``, also of ``mbe``), :func:`controls_option`
-  (``--controls[=KINDS]`` of ``crows`` and ``stereoset``);
+  (``--controls[=KINDS]`` of ``crows`` and ``stereoset``), :func:`limit_option` (``--limit N``,
+  the schema's :data:`SAMPLE`);
 * models: :func:`model_options` (``--model``/``--layer`` and the schema's transformer options:
   word vectors of a transformer), :func:`language_model_options` (sentence scorers) and
   :func:`model_specs`;
@@ -22,15 +23,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from weatkit.cli.errors import fail
-from weatkit.config.schema import CONTEXTUAL, click_options
+from weatkit.cli.errors import fail, note
+from weatkit.config.schema import CONTEXTUAL, SAMPLE, click_options, options_from_cli
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.report.tables import FORMATS
+
+if TYPE_CHECKING:
+    from weatkit.stats.sampling import ItemSample
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -188,6 +192,52 @@ def _control_kinds(
         return None
     kinds = split_values([value])
     return True if not kinds or kinds == ("all",) else kinds
+
+
+def limit_option(what: str) -> Decorator:
+    """``--limit N``: the schema's :data:`~weatkit.config.schema.SAMPLE` option (a compare
+    file's ``limit``), read while parsing so that 0, -3 or 2.5 is a one-line error naming the
+    flag; the command receives ``limit`` (None or N ≥ 1). ``what`` names the items and strata of
+    the command (``pairs, stratified by bias type``)."""
+    option = SAMPLE["limit"]
+    return click.option(
+        option.flag,
+        "limit",
+        metavar="N",
+        default=None,
+        help=f"With --model: {option.help} Here: {what}.",
+        callback=_limit,
+    )
+
+
+def _limit(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    from weatkit.stats.sampling import SampleOptions
+
+    try:
+        return options_from_cli(SampleOptions, SAMPLE, {"limit": value}).limit
+    except ConfigError as err:
+        fail(str(err))
+
+
+def sample_note(sample: ItemSample | None) -> None:
+    """The ``note:`` line of a ``--limit`` sample, printed before scoring (none without one)."""
+    if sample is not None:
+        note(f"scoring a {sample.describe()} (--limit)")
+
+
+def manifest_file(command: str, sample: ItemSample | None, **entries: Any) -> dict[str, bytes]:
+    """``{"manifest.json": ...}`` recording the ``--limit`` sample
+    (:meth:`~weatkit.stats.sampling.ItemSample.to_dict`) and the ``entries`` that are not None
+    (``compat``: a preset's values), or {} when there is nothing to record: what a sentence
+    command writes beside its tables with ``--out``."""
+    from weatkit.report.tables import manifest_bytes
+
+    given = {k: v for k, v in entries.items() if v is not None}
+    if sample is not None:
+        given["sample"] = sample.to_dict()
+    if not given:
+        return {}
+    return {"manifest.json": manifest_bytes({"command": command, **given})}
 
 
 def progress_option() -> Decorator:

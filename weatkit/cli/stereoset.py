@@ -27,8 +27,11 @@ from weatkit.cli.options import (
     controls_option,
     format_option,
     language_model_options,
+    limit_option,
+    manifest_file,
     out_option,
     resampling_options,
+    sample_note,
     stereoset_scoring_options,
 )
 from weatkit.cli.tables import rich_controls
@@ -45,7 +48,7 @@ from weatkit.stereoset.controls import (
     load_genderswap,
     score_genderswap,
 )
-from weatkit.stereoset.data import LANGS, load_stereoset, read_predictions
+from weatkit.stereoset.data import LANGS, load_stereoset, read_predictions, sample_examples
 from weatkit.stereoset.metrics import COLUMNS, evaluate, to_nested, unknown_ids
 
 _SPLIT_TITLES = {
@@ -128,6 +131,10 @@ def _print_tables(table: pd.DataFrame, lang: str) -> None:
     "flag a control scored as biased as its originals. Their race and profession controls "
     "cannot be built (StereoSet's stereoset.json is not in the data)."
 )
+@limit_option(
+    "intrasentence examples, stratified by bias type, drawn with --seed; the --controls items "
+    "in full"
+)
 @resampling_options(
     n_bootstrap=DEFAULT_BOOTSTRAP,
     seed=DEFAULT_SEED,
@@ -169,7 +176,10 @@ def stereoset_command(**opts: Any) -> None:
     items = load_genderswap(kinds) if kinds else None  # checked before any scoring
     files: dict[str, bytes] = {}
     tables: dict[str, pd.DataFrame] = {}
+    sample = None
     if opts["predictions_path"]:
+        if opts["limit"] is not None:
+            raise WeatkitError("--limit is for --model; --predictions are scores already computed")
         predictions = read_predictions(opts["predictions_path"])
         unknown, total = unknown_ids(dataset, predictions)
         if unknown and len(unknown) < total:  # all unknown: evaluate refuses
@@ -181,6 +191,8 @@ def stereoset_command(**opts: Any) -> None:
     else:
         from weatkit.stereoset.scoring import to_predictions
 
+        dataset, sample = sample_examples(dataset, opts["limit"], opts["seed"])
+        sample_note(sample)
         scores, scorer = _score_with_model(dataset, opts)
         predictions = {"intrasentence": scores}
         files["predictions.json"] = (json.dumps(to_predictions(scores), indent=1) + "\n").encode()
@@ -195,6 +207,7 @@ def stereoset_command(**opts: Any) -> None:
     if opts["out_dir"]:
         files["scores.csv"] = render(table, "csv")
         files.update({f"{name}.csv": render(t, "csv") for name, t in tables.items()})
+        files.update(manifest_file("stereoset", sample))
         written = write_outputs(opts["out_dir"], files)
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"] and opts["table"] != "scores":

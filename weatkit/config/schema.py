@@ -15,7 +15,9 @@ Sections (each an options dataclass, or the fields of :class:`~weatkit.pipeline.
 - :data:`LOADING` → static-vector loading fields of ``RunConfig`` (top level);
 - :data:`CONTEXTUAL` → ``ContextualOptions`` (file section ``contextual``);
 - :data:`ISO` → ``IsoOptions`` (file section ``isomorphism``);
-- :data:`POOLING` → the pooling field of ``RunConfig`` (top level).
+- :data:`POOLING` → the pooling field of ``RunConfig`` (top level);
+- :data:`SAMPLE` → ``SampleOptions`` (``--limit`` of the sentence commands; ``limit`` of a
+  compare file's method section).
 
 This module imports neither torch nor the library's option classes (the caller passes the
 class), so that a command line can build its options from it cheaply (:func:`click_options`).
@@ -91,7 +93,14 @@ class Option:
         raise AssertionError(kind)
 
     def from_cli(self, value: Any, flag: str) -> Any:
-        """The value click parsed for :func:`click_options`, in the dataclass's type."""
+        """The value click parsed for :func:`click_options`, in the dataclass's type (an
+        ``int`` option given as text, as ``--limit`` is, is read here: one line if it is not
+        a whole number)."""
+        if self.kind == "int" and isinstance(value, str):
+            try:
+                return int(value)
+            except ValueError:
+                raise ConfigError(f"{flag}: expected a whole number, not {value!r}") from None
         if self.kind == "names":
             names = tuple(v.strip() for text in value or () for v in text.split(",") if v.strip())
             return names or self.default
@@ -709,6 +718,24 @@ POOLING = Section(
     ),
 )
 
+# --------------------------------------------------------------------------------------------
+# issue 24, trying a sentence measure quickly: weatkit.stats.sampling.SampleOptions
+
+SAMPLE = Section(
+    "",
+    (
+        Option(
+            "limit",
+            "int",
+            None,
+            "Score a seeded sample of N items, stratified by the data set's strata (bias type, "
+            "stereotype, gender) in proportion to their sizes; all items when N is at least "
+            "their number. The output and manifest.json say it is a sample.",
+            "--limit",
+        ),
+    ),
+)
+
 #: Every section, by its name in this module.
 SECTIONS = {
     "ENGINE": ENGINE,
@@ -717,4 +744,5 @@ SECTIONS = {
     "CONTEXTUAL": CONTEXTUAL,
     "ISO": ISO,
     "POOLING": POOLING,
+    "SAMPLE": SAMPLE,
 }

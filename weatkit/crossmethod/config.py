@@ -9,6 +9,8 @@ from the file's directory. Example (YAML)::
     models:
       - {name: mBERT, model: bert-base-multilingual-cased}
       - {name: XLM-R, model: xlm-roberta-base, kind: mlm}     # kind: mlm or glm (auto)
+      - {name: GloVe, path: glove-6b-50d}     # word vectors (a file, {lang} for one per
+                                              # language): word-level measures only
       - name: MultiBERTs                 # several checkpoints (seeds) of one model:
         checkpoints: [google/multiberts-seed_0, google/multiberts-seed_1]  # units MultiBERTs#1..
     contextual: {batch_size: 32, device: auto}   # model loading options (all methods)
@@ -22,7 +24,7 @@ from the file's directory. Example (YAML)::
                                          # EuroGEST in its 29 languages (eurogest: false: off)
                                          # also: eurogest_code: 2025-12, coinciding: other
     stereoset: {}                        # en, de, fr, es, tr
-    crows: {method: pll}                 # en, fr (all bias types); ja, ru (gender, MBE's)
+    crows: {method: pll, limit: 200}     # en, fr (all bias types); ja, ru (gender, MBE's)
     mbe:                                 # masked LMs; a parallel corpus per language
       method: aula
       weight: cosine
@@ -32,6 +34,12 @@ from the file's directory. Example (YAML)::
                   seed_units: checkpoints}   # or mean: one unit per model (the seed mean)
     scores: {n_bootstrap: 1000, seed: 0, confidence_level: 0.95}   # CIs of sentence scores
 
+``limit: N`` in a sentence-level section (``gest``, ``stereoset``, ``crows``, ``mbe``) scores a
+seeded sample of N items stratified as ``--limit N`` of the method's command does
+(:mod:`weatkit.stats.sampling`; declared once, :data:`weatkit.config.schema.SAMPLE`), drawn with
+the ``scores`` section's seed (``mbe``: the section's own ``seed``); ``manifest.json`` records
+each sample under ``samples``.
+
 The ``gest`` section scores English GEST (``gest:g_s``) in ``en`` and EuroGEST
 (``eurogest:g_s``, Rowe et al. 2025; :func:`weatkit.measures.gest` with ``lang``) in each of
 its 29 languages, with ``eurogest_code`` (upstream code version) and ``coinciding`` (items whose
@@ -39,6 +47,12 @@ masculine and feminine strings coincide) as in ``weatkit gest --lang``; the temp
 English only. ``scores`` sets the percentile bootstrap of every sentence-level score's CI
 (:mod:`weatkit.crossmethod.uncertainty`; 0 resamples: no CIs); ``correlation`` that of the
 correlations.
+
+A ``path`` entry is static word vectors (as a grid's ``path``: a ``.vec``/``.bin``/... file,
+``{lang}`` in it for one file per language, or ``glove-6b-50d``): only the word-level ``weat``
+section applies to it (its columns have no ``@LAYER``); the sentence-level measures are recorded
+as not applicable, as they are for a model without a trained language-model head (e.g. a
+sentence-transformers encoder such as all-MiniLM-L6-v2, whose word vectors ``weat`` still reads).
 
 A model entry gives ``model`` (one hub id or directory) or ``checkpoints`` (at least two: the
 same model trained with different seeds, e.g. MultiBERTs; Aribandi et al. 2021). Each
@@ -70,7 +84,7 @@ from weatkit.config.files import (
     typed,
 )
 from weatkit.config.run import run_config_from_mapping
-from weatkit.config.schema import CONTEXTUAL, Source, options_from_file
+from weatkit.config.schema import CONTEXTUAL, SAMPLE, Source, options_from_file
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
@@ -79,10 +93,11 @@ from weatkit.gest.eurogest import COINCIDING
 from weatkit.gest.eurogest import DEFAULT_CODE as EUROGEST_DEFAULT_CODE
 from weatkit.pipeline import RunConfig
 from weatkit.stats.resampling import check_plan_size
+from weatkit.stats.sampling import SampleOptions
 
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
 _TOP_KEYS = {"output", "languages", "models", "contextual", "correlation", "scores", *METHODS}
-_MODEL_KEYS = {"name", "model", "checkpoints", "kind"}
+_MODEL_KEYS = {"name", "model", "checkpoints", "kind", "path"}
 #: Separates a model's name from its checkpoint number in a unit's name (``MultiBERTs#2``).
 CHECKPOINT_MARK = "#"
 SEED_UNITS = ("checkpoints", "mean")
@@ -95,13 +110,16 @@ class ModelEntry:
     """One language model: display ``name``, hub id or local directory, and its LM kind.
 
     With ``checkpoints`` (hub ids or directories of the same model trained with different
-    seeds) ``model`` is empty and every checkpoint is a unit of its own (:meth:`units`).
+    seeds) ``model`` is empty and every checkpoint is a unit of its own (:meth:`units`). With
+    ``vectors`` (static word vectors: a file, a ``{lang}`` template or ``glove-6b-50d``)
+    ``model`` is empty and ``kind`` is ``static``.
     """
 
     name: str
     model: str
     kind: str | None = None
     checkpoints: tuple[str, ...] = ()
+    vectors: str = ""
 
     def units(self) -> tuple[ModelEntry, ...]:
         """The models actually scored: the entry itself, or one entry per checkpoint named
@@ -152,6 +170,7 @@ class GestSection:
     eurogest: bool = True
     eurogest_code: str = EUROGEST_DEFAULT_CODE
     coinciding: str = "other"
+    limit: int | None = None
 
     def validate(self) -> None:
         if self.eurogest_code not in EUROGEST_CODE:
@@ -171,6 +190,7 @@ class GestSection:
 @dataclass(frozen=True)
 class CrowsSection:
     method: str = "pll"
+    limit: int | None = None
 
     def validate(self) -> None:
         if self.method not in ("pll", "aul", "aula"):
@@ -186,11 +206,12 @@ class MbeSection:
     weight: str = "cosine"
     max_sentences: int | None = None
     seed: int = 0
+    limit: int | None = None
 
 
 @dataclass(frozen=True)
 class StereosetSection:
-    pass
+    limit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -330,6 +351,15 @@ def _models(value: Any, base: Path, source: Source) -> tuple[ModelEntry, ...]:
         kind = item.get("kind")
         if kind is not None and kind not in ("mlm", "glm"):
             raise ConfigError(f"{at.key('kind')}: choose mlm or glm, not {kind!r}")
+        if "path" in item:
+            others = [k for k in ("model", "checkpoints", "kind") if k in item]
+            if others:
+                raise ConfigError(f"{at}: path (word vectors) takes no {others[0]}")
+            location = typed(item["path"], str, at.key("path"))
+            if location.lower() != "glove-6b-50d":  # the embedded vectors, as in a grid
+                location = config_path(location, base, at.key("path"))
+            entries.append(ModelEntry(name, "", "static", vectors=location))
+            continue
         if "checkpoints" not in item:
             model = model_location(item.get("model"), base, at.key("model"))
             entries.append(ModelEntry(name, model, kind))
@@ -355,14 +385,27 @@ def _models(value: Any, base: Path, source: Source) -> tuple[ModelEntry, ...]:
 def _section(
     method: str, value: Any, base: Path, source: Source, contextual: ContextualOptions
 ) -> Any:
-    where = str(source)
-    values = dict(mapping(value if value is not None else {}, where))
+    values = dict(mapping(value if value is not None else {}, str(source)))
     if method == "weat":
         layers = layer_numbers(values.pop("layers", [0, -2]), source.key("layers"))
         run = run_config_from_mapping(
             values, source, base, keys=_WEAT_RUN_KEYS, contextual=contextual
         )
         return WeatSection(run, layers)
+    limit = _limit(values, source)
+    return replace(_sentence_section(method, values, base, source), limit=limit)
+
+
+def _limit(values: dict[str, Any], source: Source) -> int | None:
+    """The section's ``limit`` (removed from ``values``), read by the schema's declaration of
+    ``--limit`` (:data:`~weatkit.config.schema.SAMPLE`): ``cmp.yaml: crows.limit: ...``."""
+    given = {"limit": values.pop("limit")} if "limit" in values else {}
+    return options_from_file(SampleOptions, SAMPLE, given, source).limit
+
+
+def _sentence_section(method: str, values: dict[str, Any], base: Path, source: Source) -> Any:
+    """The section of a sentence-level method (its ``limit`` read by :func:`_limit`)."""
+    where = str(source)
     if method == "gest":
         chosen = {
             key: _integers(values.pop(key), source.key(key))

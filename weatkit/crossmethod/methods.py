@@ -16,7 +16,9 @@ MEASURES`. WEAT columns are ``SET:TEST@L`` (effect size d of the word vectors at
 EuroGEST's g_s in its 29 languages; StereoSet gives SS, LMS and ICAT of the intrasentence split,
 per target term. Every sentence-level score has a percentile bootstrap CI over its items (the
 file's ``scores`` section, :class:`~weatkit.crossmethod.config.ScoreOptions`) and, where it has a
-neutral value, a test of it (:mod:`weatkit.crossmethod.uncertainty`).
+neutral value, a test of it (:mod:`weatkit.crossmethod.uncertainty`). A section's ``limit``
+scores a seeded, stratified sample of its items (:mod:`weatkit.stats.sampling`, the seed of the
+``scores`` section; MBE: the section's), recorded in :attr:`MethodContext.samples`.
 """
 
 from __future__ import annotations
@@ -44,14 +46,14 @@ from weatkit.crossmethod.uncertainty import (
     mbe_wins,
     stereoset_term_intervals,
 )
-from weatkit.crows.data import load_crows
+from weatkit.crows.data import load_crows, sample_pairs
 from weatkit.crows.score import crows_metric, score_crows
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.spec import parse_embeddings_specs
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import aggregate_by_template
-from weatkit.gest.data import load_gest
-from weatkit.gest.scoring import score_samples
+from weatkit.gest.data import load_gest, sample_gest
+from weatkit.gest.scoring import score_gest
 from weatkit.lists.sources import available_languages
 from weatkit.mbe.run import run_mbe_parallel
 from weatkit.measures import (
@@ -64,9 +66,11 @@ from weatkit.measures import (
     stereoset_measures,
     weat_measures,
 )
+from weatkit.measures.result import on_sample
 from weatkit.pipeline import run
 from weatkit.sentence import MaskedLM
-from weatkit.stereoset.data import load_stereoset
+from weatkit.stats.sampling import ItemSample
+from weatkit.stereoset.data import load_stereoset, sample_examples
 from weatkit.stereoset.metrics import evaluate, outcomes
 from weatkit.stereoset.scoring import score_intrasentence
 
@@ -83,13 +87,29 @@ class NotApplicable(Exception):
 @dataclass
 class MethodContext:
     """What every method shares: loading options, progress bars, the bootstrap of the scores'
-    CIs (the file's ``scores`` section), loaded masked LMs."""
+    CIs (the file's ``scores`` section), loaded masked LMs, and the samples of the sections
+    with a ``limit`` (``samples``: ``METHOD:MODEL:LANG`` -> the sample scored)."""
 
     options: ContextualOptions
     show_progress: bool | None = None
     masked: dict[str, MaskedLM] = field(default_factory=dict)
     extractors: ExtractorPool = field(default_factory=ExtractorPool)
     scores: ScoreOptions = field(default_factory=ScoreOptions)
+    samples: dict[str, ItemSample] = field(default_factory=dict)
+
+    def record(
+        self,
+        method: str,
+        entry: ModelEntry,
+        lang: str,
+        results: list[MeasureResult],
+        sample: ItemSample | None,
+    ) -> list[MeasureResult]:
+        """``results`` computed on ``sample`` (:func:`~weatkit.measures.result.on_sample`), the
+        sample kept in :attr:`samples` (nothing without one)."""
+        if sample is not None:
+            self.samples[f"{method}:{entry.name}:{lang}"] = sample
+        return on_sample(results, sample)
 
     @property
     def plan(self) -> dict[str, Any]:
@@ -165,19 +185,21 @@ def _with_ci(
 def weat_rows(
     entry: ModelEntry, kind: str, lang: str, section: WeatSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
-    """Effect sizes of the model's word vectors at each layer in one language."""
+    """Effect sizes of the model's word vectors at each layer (of a ``path`` entry's static
+    word vectors) in one language."""
     check_applicable("weat", entry, kind, lang)
     if not any(lang in available_languages(spec) for spec in section.lists):
         raise NotApplicable(f"no lists for {lang} in {', '.join(section.lists)}")
     name = entry.name
     layers = ",".join(str(x) for x in section.layers)
-    specs = parse_embeddings_specs(f"{name}=hf:{entry.model}@{layers}", ctx.options)
+    location = entry.vectors or f"hf:{entry.model}@{layers}"  # word vectors, or the layers
+    specs = parse_embeddings_specs(f"{name}={location}", ctx.options)
     config = replace(section.run, langs=(lang,), embeddings=tuple(specs), contextual=ctx.options)
     result = run(
         config, show_progress=ctx.show_progress, extractors=ctx.extractors, allow_empty=True
     )
-    # one layer: the embeddings are named without "@LAYER"
-    layer = section.layers[0] if len(section.layers) == 1 else None
+    # one layer: the embeddings are named without "@LAYER"; word vectors have no layer
+    layer = section.layers[0] if len(section.layers) == 1 and not entry.vectors else None
     return score_rows(weat_measures(result.summary, source=name, layer=layer))
 
 
@@ -194,22 +216,22 @@ def gest_rows(
         return eurogest_rows(entry, kind, lang, section, ctx)
     check_applicable("gest:g_s", entry, kind, lang)
     name = entry.name
-    samples = load_gest("1.0")
-    scores = score_samples(
+    samples, sample = sample_gest(load_gest("1.0"), section.limit, ctx.scores.seed)
+    scores = score_gest(
         entry.model,
-        samples["sentence"].tolist(),
+        samples,
         kind=kind,
         templates=section.templates(kind),
         options=ctx.options,
         show_progress=ctx.show_progress,
     )
-    scores = scores.merge(samples, on="sample_id", how="left", validate="many_to_one")
     if scores.empty:
         raise WeatkitError(f"{name}: no GEST template scored")
     summary = aggregate_by_template(scores, n_bootstrap=0)
     _, low, high = gest_template_mean_interval(scores, **ctx.plan)
     how = "percentile bootstrap over samples within stereotype"
     results = gest_measures(summary, source=name, lang=lang)
+    results = ctx.record("gest", entry, lang, results, sample)
     level = ctx.scores.confidence_level
     return score_rows([_with_ci(m, low, high, how, level) for m in results])
 
@@ -237,9 +259,10 @@ def eurogest_rows(
         options=ctx.options,
         show_progress=ctx.show_progress,
         name=entry.name,
+        limit=section.limit,
         **ctx.plan,
     )
-    return score_rows(result.measures)
+    return score_rows(ctx.record("gest", entry, lang, result.measures, result.sample))
 
 
 def crows_rows(
@@ -249,9 +272,8 @@ def crows_rows(
     bootstrap CI over pairs (``weatkit crows``' own) and the exact binomial p of #wins of N."""
     check_applicable(f"crows:{section.method}", entry, kind, lang)
     lm = ctx.masked_lm(entry, kind, "CrowS-Pairs")
-    per_pair = score_crows(
-        lm, load_crows(lang=lang), method=section.method, show_progress=ctx.show_progress
-    )
+    pairs, sample = sample_pairs(load_crows(lang=lang), section.limit, ctx.scores.seed)
+    per_pair = score_crows(lm, pairs, method=section.method, show_progress=ctx.show_progress)
     summary = crows_metric(per_pair, **ctx.plan)
     results = crows_measures(
         summary,
@@ -260,6 +282,7 @@ def crows_rows(
         method=section.method,
         confidence_level=ctx.scores.confidence_level,
     )
+    results = ctx.record("crows", entry, lang, results, sample)
     overall = results[0]
     n = int(overall.n or 0)
     wins = round(overall.value * n / 100.0) if n else 0  # metric = 100 · #wins / N
@@ -275,7 +298,7 @@ def stereoset_rows(
     within term (:func:`~weatkit.crossmethod.uncertainty.stereoset_term_intervals`) and, for SS,
     the exact binomial p of Σ pro of N examples."""
     check_applicable("stereoset:ss_term", entry, kind, lang)
-    dataset = load_stereoset(lang)
+    dataset, sample = sample_examples(load_stereoset(lang), section.limit, ctx.scores.seed)
     scores = score_intrasentence(
         entry.model, dataset, kind=kind, options=ctx.options, show_progress=ctx.show_progress
     )
@@ -284,6 +307,7 @@ def stereoset_rows(
     results = stereoset_measures(
         table, source=entry.name, lang=lang, split="intrasentence", conventions=("term",)
     )
+    results = ctx.record("stereoset", entry, lang, results, sample)
     per_example = outcomes(dataset, predictions, ["intrasentence"])
     cis = stereoset_term_intervals(per_example, **ctx.plan)
     how = "percentile bootstrap over examples within term"
@@ -312,6 +336,7 @@ def mbe_rows(
         seed=section.seed,
         max_sentences=section.max_sentences,
         show_progress=ctx.show_progress,
+        limit=section.limit,
     )
     sentences = run_.sentences
     male = (sentences["set"] == "male").to_numpy()
@@ -321,8 +346,9 @@ def mbe_rows(
     low, high = mbe_interval(values[male], values[~male], weights, **ctx.plan)
     wins = mbe_wins(values[male], values[~male])
     how = "percentile bootstrap over male and female sentences"
+    measures = mbe_measures(run_.result, source=entry.name, lang=lang)
     results = [
         _with_ci(r, low, high, how, ctx.scores.confidence_level)
-        for r in mbe_measures(run_.result, source=entry.name, lang=lang)
+        for r in ctx.record("mbe", entry, lang, measures, run_.sample)
     ]
     return score_rows(results, {results[0].column: binomial_p(wins, run_.result.n_pairs)})

@@ -45,13 +45,14 @@ from weatkit.crossmethod.methods import (
 )
 from weatkit.crossmethod.plot import correlation_heatmap
 from weatkit.errors import one_line
-from weatkit.models.hub import is_decoder_only, load_config
+from weatkit.models.hub import UntrainedHeadError, is_decoder_only, load_config
 from weatkit.models.pool import handles, scope
 from weatkit.pipeline import environment
 from weatkit.progress import progress
 from weatkit.report.figures import figure_bytes
 from weatkit.report.tables import manifest_bytes, render, write_outputs
 from weatkit.stats.correlation import EXACT_MAX_UNITS, N_PERMUTATIONS, correlation_table
+from weatkit.stats.sampling import ItemSample
 
 SKIPPED_COLUMNS = ["model", "lang", "method", "status", "reason"]
 #: Columns of ``seeds.csv`` (:func:`seed_table`).
@@ -68,7 +69,9 @@ RUNNERS = {
 
 @dataclass
 class CompareResult:
-    """Tables of a comparison (columns: see the module docstring)."""
+    """Tables of a comparison (columns: see the module docstring), and the samples scored
+    where a section has a ``limit`` (``METHOD:MODEL:LANG`` -> the sample; also in the
+    manifest's ``samples``)."""
 
     scores: pd.DataFrame
     table: pd.DataFrame
@@ -76,6 +79,7 @@ class CompareResult:
     skipped: pd.DataFrame
     manifest: dict[str, Any] = field(default_factory=dict)
     seeds: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SEED_COLUMNS))
+    samples: dict[str, ItemSample] = field(default_factory=dict)
 
     @property
     def n_failed(self) -> int:
@@ -167,7 +171,7 @@ def run_compare(
         t0 = time.perf_counter()
         try:
             rows.extend(compute())
-        except NotApplicable as err:
+        except (NotApplicable, UntrainedHeadError) as err:  # e.g. an encoder without an LM head
             skipped.append(_skip(model, lang, method, "not applicable", str(err)))
         except Exception as err:  # WeatkitError, or torch / transformers on this model
             skipped.append(_skip(model, lang, method, "failed", one_line(err)))
@@ -254,6 +258,8 @@ def run_compare(
                 "seed": corr.seed,
             },
         },
+        # the sections with a limit: the seeded, stratified sample each score was computed on
+        "samples": {key: sample.to_dict() for key, sample in ctx.samples.items()},
         "weights_loaded": weights_loaded,  # times each model's weights were read from disk
         "environment": environment(),
         "timings_s": timings,
@@ -265,6 +271,7 @@ def run_compare(
         skipped=pd.DataFrame(skipped, columns=SKIPPED_COLUMNS),
         manifest=manifest,
         seeds=seeds,
+        samples=dict(ctx.samples),
     )
 
 

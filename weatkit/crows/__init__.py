@@ -27,6 +27,7 @@ from weatkit.crows.data import (
     crows_pairs,
     load_crows,
     read_pair_scores,
+    sample_pairs,
 )
 from weatkit.crows.score import (
     METHODS,
@@ -54,6 +55,7 @@ __all__ = [
     "load_crows",
     "pair_outcomes",
     "read_pair_scores",
+    "sample_pairs",
     "score_controls",
     "score_crows",
     "shared_positions",

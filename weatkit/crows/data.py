@@ -46,6 +46,7 @@ from weatkit._io.csvrows import Rows, csv_header, csv_rows
 from weatkit._io.textfile import read_text_or_gzip
 from weatkit.data import fetch
 from weatkit.errors import DataError, WeatkitError
+from weatkit.stats.sampling import ItemSample, sample_rows
 
 CrowsLang = Literal["en", "fr", "ja", "ru"]
 CrowsData = Literal["original", "revised"]
@@ -208,6 +209,18 @@ def crows_pairs(
             "of a pairs file"
         )
     return load_crows(name), pd.DataFrame(columns=CORRECTION_COLUMNS)
+
+
+def sample_pairs(
+    pairs: pd.DataFrame, limit: int | None, seed: int
+) -> tuple[pd.DataFrame, ItemSample | None]:
+    """A seeded sample of ``limit`` pairs stratified by bias type
+    (:func:`weatkit.stats.sampling.stratified_sample`, ids ``pair_id``), and its description;
+    every pair and None without ``limit`` or when there are no more pairs than that."""
+    return sample_rows(
+        pairs, limit, seed, id_column="pair_id", stratum_column="bias_type", by="bias type",
+        unit="pairs",
+    )  # fmt: skip
 
 
 def _raw_labels(relpath: str) -> list[tuple[int, str]]:

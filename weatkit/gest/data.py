@@ -41,6 +41,7 @@ from weatkit._io.csvrows import csv_header, csv_rows
 from weatkit._io.textfile import read_text_file, read_text_or_gzip
 from weatkit.data import fetch, registry
 from weatkit.errors import DataError, WeatkitError
+from weatkit.stats.sampling import ItemSample, sample_rows
 
 GestVersion = Literal["1.0", "1.1"]
 
@@ -135,6 +136,19 @@ def load_gest(version: GestVersion | str = "1.0") -> pd.DataFrame:
     """
     path = fetch(GEST_FILES[_check_version(version)])
     return _load_gest(version, path, path.stat().st_mtime_ns).copy()
+
+
+def sample_gest(
+    samples: pd.DataFrame, limit: int | None, seed: int
+) -> tuple[pd.DataFrame, ItemSample | None]:
+    """A seeded sample of ``limit`` GEST samples stratified by stereotype
+    (:func:`weatkit.stats.sampling.stratified_sample`, ids ``sample_id``), and its description
+    (None: every sample). g_s needs all 16 stereotypes, so a ``limit`` that leaves one without a
+    sample is a :class:`~weatkit.errors.ConfigError` naming the least that does not."""
+    return sample_rows(
+        samples, limit, seed, id_column="sample_id", stratum_column="stereotype",
+        by="stereotype", unit="samples", least=1,
+    )  # fmt: skip
 
 
 def family_mask(

@@ -40,6 +40,12 @@ from weatkit.stats.intervals import percentile_interval
 #: Version 2026-04's least number of items per stereotype.
 MIN_ITEMS_B = 10
 
+
+def least_items(code: str) -> int:
+    """The least scored items per stereotype of a code version's g_s: :data:`MIN_ITEMS_B` for
+    2026-04, else 1 (every stereotype needs one)."""
+    return MIN_ITEMS_B if code == "2026-04" else 1
+
 STEREOTYPE_COLUMNS = [
     "stereotype",
     "name",
@@ -113,7 +119,7 @@ def eurogest_summary(
     table = scored.loc[keep]
     ids = list(STEREOTYPES)
     groups = [table.loc[table["stereotype"] == i, "r"].to_numpy(dtype=np.float64) for i in ids]
-    least = min_items if min_items is not None else MIN_ITEMS_B if code == "2026-04" else 1
+    least = min_items if min_items is not None else least_items(code)
     for i, g in zip(ids, groups, strict=True):
         if len(g) < least:
             raise WeatkitError(

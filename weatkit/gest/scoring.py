@@ -404,6 +404,34 @@ def score_samples(
     )
 
 
+def score_gest(
+    model: str,
+    samples: pd.DataFrame,
+    *,
+    kind: str | None = None,
+    templates: Sequence[int] | None = None,
+    log_base: str = "10",
+    options: ContextualOptions | None = None,
+    show_progress: bool | None = None,
+) -> pd.DataFrame:
+    """:func:`score_samples` of a GEST samples table (:func:`weatkit.gest.data.load_gest`, or a
+    sample of it: :func:`weatkit.gest.data.sample_gest`): ``template, sample_id, sentence,
+    stereotype, score, skipped``, with the table's own sample ids."""
+    scored = score_samples(
+        model,
+        samples["sentence"].tolist(),
+        kind=kind,
+        templates=templates,
+        log_base=log_base,
+        options=options,
+        show_progress=show_progress,
+    )
+    rows = samples.iloc[scored["sample_id"].to_numpy(dtype=np.int64)].reset_index(drop=True)
+    scored = scored.drop(columns="sample_id")
+    table = pd.concat([scored, rows], axis=1)
+    return table[["template", "sample_id", "sentence", "stereotype", "score", "skipped"]]
+
+
 def score_pairs(
     model: str,
     pairs: Sequence[tuple[str, str]],

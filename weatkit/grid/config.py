@@ -158,25 +158,39 @@ def _build_config(data: dict[str, Any], file: Path, sha256: str, output: str | N
 
 
 def check_inputs(config: GridConfig) -> None:
-    """Check that every file the experiment reads exists, before any job runs.
+    """Check that every file the experiment reads exists, before any job runs
+    (:func:`missing_inputs`).
+
+    Raises:
+        ConfigError: the first missing input, naming the experiment file, the key and the path,
+            and how many more there are (``weatkit grid --dry-run`` lists them all).
+    """
+    missing = missing_inputs(config)
+    if missing:
+        more = len(missing) - 1
+        tail = f" (and {more} more missing input{'s' if more > 1 else ''}; --dry-run lists them)"
+        raise ConfigError(missing[0] + (tail if more else ""))
+
+
+def missing_inputs(config: GridConfig) -> list[str]:
+    """Every input of the experiment that is missing, one line each, in file order.
 
     Checked: each list file of ``lists``, each static embeddings file for every language (and
     for the isomorphism reference language), each local model directory, the isomorphism word
     lists and the asymmetry corpus of every language (or that wordfreq has the language).
     Hub models are not checked (that needs the network); a file that exists but is malformed is
-    reported by the job that reads it.
-
-    Raises:
-        ConfigError: the first missing input, naming the experiment file, the key and the path.
+    reported by the job that reads it. Each line names the experiment file, the key and the
+    path (``exp.yaml: embeddings[2].path: no file for language 'de': vecs/de.vec not found``).
     """
     from weatkit.lists.sources import canonical_name
 
+    missing: list[str] = []
     source = Source(str(config.path))
     run = config.run
     for i, spec in enumerate(run.lists, 1):
         if canonical_name(spec) is None and not Path(spec).is_file():
             key = source.key(f"lists[{i}]" if len(run.lists) > 1 else "lists")
-            raise ConfigError(f"{key}: no list set or list file {spec!r} (file not found)")
+            missing.append(f"{key}: no list set or list file {spec!r} (file not found)")
     langs = list(config.languages)
     if run.isomorphism and run.isomorphism not in langs:
         langs.append(run.isomorphism)
@@ -189,16 +203,20 @@ def check_inputs(config: GridConfig) -> None:
             location = spec.path_for(lang)
             if spec.is_contextual:  # a local directory is absolute here, a hub id is not
                 if Path(location).is_absolute() and not Path(location).is_dir():
-                    raise ConfigError(f"{at.key('model')}: no model directory {location}")
+                    line = f"{at.key('model')}: no model directory {location}"
+                    if line not in missing:  # one directory for every language
+                        missing.append(line)
                 continue
             if not Path(location).exists():
                 where = f" for language {lang!r}" if spec.per_language else ""
-                raise ConfigError(f"{at.key('path')}: no file{where}: {location} not found")
+                line = f"{at.key('path')}: no file{where}: {location} not found"
+                if line not in missing:
+                    missing.append(line)
     if run.iso_words and run.isomorphism:
         for lang in langs:
             words = run.iso_words.replace("{lang}", lang)
             if not Path(words).is_file():
-                raise ConfigError(
+                missing.append(
                     f"{source.key('isomorphism.words')}: no word list for language {lang!r}: "
                     f"{words} not found"
                 )
@@ -209,15 +227,16 @@ def check_inputs(config: GridConfig) -> None:
             try:
                 wordfreq_language(lang)
             except WeatkitError as err:
-                raise ConfigError(f"{source.key('asymmetry.counts')}: {err}") from None
+                missing.append(f"{source.key('asymmetry.counts')}: {err}")
     elif config.asymmetry is not None:
         for lang in config.languages:
             corpus = config.asymmetry.replace("{lang}", lang)
             if not Path(corpus).is_file():
-                raise ConfigError(
+                missing.append(
                     f"{source.key('asymmetry.counts')}: no corpus for language {lang!r}: "
                     f"{corpus} not found"
                 )
+    return missing
 
 
 def _sources(

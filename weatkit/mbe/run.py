@@ -8,7 +8,8 @@ Kaneko et al. (2022), §3–4, as ``weatkit mbe`` runs it:
    (:func:`sentences_from_set`);
 2. sentences longer than the model takes are skipped (or an error, ``skip_long=False``);
 3. both sides are down-sampled to equal size (and to ``max_sentences``) with ``seed``
-   (:func:`~weatkit.mbe.data.downsample`);
+   (:func:`~weatkit.mbe.data.downsample`); with ``limit`` a seeded sample of that many
+   sentences stratified by gender is kept (:func:`sample_sentences`);
 4. :func:`~weatkit.mbe.score.evaluate_mbe` scores them.
 
 Steps 2–4 are :func:`run_mbe`. :func:`run_mbe_parallel` (a TSV file or an ``(english, target)``
@@ -40,6 +41,7 @@ from weatkit.mbe.data import (
 )
 from weatkit.mbe.score import MbeResult, Method, Weight, evaluate_mbe
 from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
+from weatkit.stats.sampling import ItemSample, stratified_sample
 
 PathLike = str | os.PathLike[str]
 #: Called with each note as it is made (e.g. a printer).
@@ -75,6 +77,8 @@ class MbeRun:
         notes: the notes of the run, in order (the lines ``weatkit mbe`` prints as ``note:``).
         embedding: the sentence embeddings of the weights C(T_m, T_f), one row per row of
             ``sentences`` (e.g. for a bootstrap of the score without scoring again).
+        sample: with ``limit``, the sample of sentences scored
+            (:class:`~weatkit.stats.sampling.ItemSample`), else None.
     """
 
     result: MbeResult
@@ -83,6 +87,7 @@ class MbeRun:
     n_long: int = 0
     notes: list[str] = field(default_factory=list)
     embedding: np.ndarray | None = field(default=None, repr=False)
+    sample: ItemSample | None = None
 
     def summary(self, model: str) -> pd.DataFrame:
         """The one-row summary ``weatkit mbe`` writes as ``summary.csv``.
@@ -222,6 +227,27 @@ def _drop_long(
     return short_m, short_f, n_long
 
 
+def sample_sentences(
+    male: Sequence[MbeSentence], female: Sequence[MbeSentence], limit: int | None, seed: int
+) -> tuple[list[MbeSentence], list[MbeSentence], ItemSample | None]:
+    """A seeded sample of ``limit`` of the male and female sentences stratified by gender
+    (:func:`weatkit.stats.sampling.stratified_sample`; an item's id is its side and position,
+    ``male:3``), and its description; both sides whole and None without ``limit`` or when
+    there are no more sentences than that. Each side keeps at least one sentence (MBE compares
+    pairs of a male and a female sentence)."""
+    sides = [("male", s) for s in male] + [("female", s) for s in female]
+    ids = [f"male:{i}" for i in range(len(male))] + [f"female:{i}" for i in range(len(female))]
+    keep, sample = stratified_sample(
+        ids, [side for side, _ in sides], limit, seed, by="gender", unit="sentences", least=1
+    )
+    chosen = [sides[i] for i in keep]
+    return (
+        [s for side, s in chosen if side == "male"],
+        [s for side, s in chosen if side == "female"],
+        sample,
+    )
+
+
 def run_mbe(
     lm: MaskedLM,
     male: Sequence[MbeSentence],
@@ -236,6 +262,7 @@ def run_mbe(
     show_progress: bool | None = None,
     notes: list[str] | None = None,
     on_note: NoteHook | None = None,
+    limit: int | None = None,
 ) -> MbeRun:
     """MBE of ``lm`` on male and female sentences (Steps 2–4 of the module docstring).
 
@@ -253,6 +280,8 @@ def run_mbe(
         notes: the run's notes are appended to this list (which becomes
             :attr:`MbeRun.notes`); a new list if None.
         on_note: called with each note as it is made.
+        limit: score a sample of this many sentences (both sides together) stratified by
+            gender, drawn with ``seed`` after the down-sampling (:func:`sample_sentences`).
 
     Returns:
         The :class:`MbeRun`; ``sentences`` has ``english`` and ``target`` columns when any
@@ -274,6 +303,9 @@ def run_mbe(
     kept_m, kept_f = downsample(kept_m, kept_f, seed, max_sentences)
     if (len(kept_m), len(kept_f)) != n_before:
         note(f"down-sampled {n_before[0]} male and {n_before[1]} female to {len(kept_m)} each")
+    kept_m, kept_f, sample = sample_sentences(kept_m, kept_f, limit, seed)
+    if sample is not None:
+        note(f"scoring a {sample.describe()}")
     result, sentences, embedding = evaluate_mbe(
         lm,
         [s.tokens for s in kept_m],
@@ -291,7 +323,7 @@ def run_mbe(
             f"the MBE score {result.score:.2f} is outside 0–100: some similarity weights are "
             "negative and the weighted mean is unstable; compare with --weight dot"
         )
-    return MbeRun(result, sentences, data, n_long, note.lines, embedding)
+    return MbeRun(result, sentences, data, n_long, note.lines, embedding, sample)
 
 
 def run_mbe_parallel(
@@ -308,6 +340,7 @@ def run_mbe_parallel(
     show_progress: bool | None = None,
     notes: list[str] | None = None,
     on_note: NoteHook | None = None,
+    limit: int | None = None,
 ) -> MbeRun:
     """MBE of ``lm`` on a parallel corpus: what ``weatkit mbe --parallel``/``--english`` runs.
 
@@ -319,8 +352,8 @@ def run_mbe_parallel(
         male_words: English male words, one per line (default: GN-GloVe's list;
             :func:`~weatkit.mbe.data.load_gender_words`).
         female_words: likewise, female.
-        method, weight, seed, max_sentences, skip_long, show_progress, notes, on_note: as in
-            :func:`run_mbe`.
+        method, weight, seed, max_sentences, skip_long, show_progress, notes, on_note, limit:
+            as in :func:`run_mbe`.
 
     Returns:
         The :class:`MbeRun`; :attr:`MbeRun.data` is the file name or ``"english + target"``.
@@ -354,6 +387,7 @@ def run_mbe_parallel(
         show_progress=show_progress,
         notes=lines,
         on_note=on_note,
+        limit=limit,
     )
 
 
@@ -370,6 +404,7 @@ def run_mbe_set(
     show_progress: bool | None = None,
     notes: list[str] | None = None,
     on_note: NoteHook | None = None,
+    limit: int | None = None,
 ) -> MbeRun:
     """MBE of ``lm`` on a shipped token-id set: what ``weatkit mbe --mbe-set`` runs.
 
@@ -389,4 +424,5 @@ def run_mbe_set(
         show_progress=show_progress,
         notes=notes,
         on_note=on_note,
+        limit=limit,
     )

@@ -20,10 +20,11 @@ from weatkit.crows.score import (
 )
 from weatkit.errors import WeatkitError
 from weatkit.measures.compat import apply_preset
-from weatkit.measures.result import MeasureResult
+from weatkit.measures.result import MeasureResult, on_sample
 
 if TYPE_CHECKING:
     from weatkit.embeddings.contextual import ContextualOptions
+    from weatkit.stats.sampling import ItemSample
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class CrowsResult:
             None.
         control_pairs: with ``controls=True``, the per-pair scores of the original pairs and
             then of the control pairs (a ``side`` column: ``original``/``control``), else None.
+        sample: with ``limit``, the sample of pairs scored
+            (:class:`~weatkit.stats.sampling.ItemSample`), else None.
     """
 
     pairs: pd.DataFrame
@@ -51,6 +54,7 @@ class CrowsResult:
     corrections: pd.DataFrame = field(default_factory=pd.DataFrame)
     controls: pd.DataFrame | None = None
     control_pairs: pd.DataFrame | None = None
+    sample: ItemSample | None = None
 
 
 def crows_measures(
@@ -101,6 +105,7 @@ def crows(
     options: ContextualOptions | None = None,
     show_progress: bool | None = None,
     name: str | None = None,
+    limit: int | None = None,
 ) -> CrowsResult:
     """CrowS-Pairs metric of a masked LM, or of per-pair scores.
 
@@ -139,6 +144,9 @@ def crows(
         show_progress: progress bar (None: when on a terminal).
         name: the source name in :attr:`CrowsResult.measures` (default ``model`` or
             ``"pairs"``).
+        limit: score a sample of this many pairs, stratified by bias type and drawn with
+            ``seed`` (:func:`weatkit.crows.data.sample_pairs`); with ``model``. The control
+            pairs are scored in full.
 
     Citation:
         Nangia, Vania, Bhalerao & Bowman (2020), EMNLP; Kaneko & Bollegala (2022), AAAI.
@@ -162,10 +170,12 @@ def crows(
     scoring = {k: defaults[k] if v is None else v for k, v in given.items()}
     scoring = apply_preset("crows", compat, explicit, {**scoring, "decimals": decimals})
     method = scoring["method"]
-    if model is None and (controls or str(data) != "original"):
-        raise WeatkitError("data and controls are for a model; pairs are scores already computed")
+    if model is None and (controls or str(data) != "original" or limit is not None):
+        raise WeatkitError(
+            "data, controls and limit are for a model; pairs are scores already computed"
+        )
     corrections = pd.DataFrame(columns=CORRECTION_COLUMNS)
-    control_table = control_pairs = None
+    control_table = control_pairs = sample = None
     if model is not None:
         from weatkit.crows.controls import (
     control_summary,
@@ -173,13 +183,14 @@ def crows(
     score_controls,
     stack_control_pairs,
 )
-        from weatkit.crows.data import crows_pairs
+        from weatkit.crows.data import crows_pairs, sample_pairs
         from weatkit.crows.score import score_crows
         from weatkit.sentence import MaskedLM
 
         if controls and lang != "en":
             raise WeatkitError(f"controls exist for English only (Pikuliak et al.), not {lang!r}")
         shipped, corrections = crows_pairs(lang, data)
+        shipped, sample = sample_pairs(shipped, limit, seed)
         control_rows = load_controls() if controls else None
         lm = MaskedLM(model, options)
         table = score_crows(lm, shipped, **scoring, show_progress=show_progress)
@@ -205,4 +216,12 @@ def crows(
     measures = crows_measures(
         summary, source=source, lang=lang, method=method, confidence_level=confidence_level
     )
-    return CrowsResult(table, summary, measures, corrections, control_table, control_pairs)
+    return CrowsResult(
+        table,
+        summary,
+        on_sample(measures, sample),
+        corrections,
+        control_table,
+        control_pairs,
+        sample,
+    )

@@ -20,10 +20,11 @@ from weatkit.gest.aggregate import (
     GestSummary,
     aggregate_by_template,
 )
-from weatkit.measures.result import MeasureResult
+from weatkit.measures.result import MeasureResult, on_sample
 
 if TYPE_CHECKING:
     from weatkit.embeddings.contextual import ContextualOptions
+    from weatkit.stats.sampling import ItemSample
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,15 @@ class GestResult:
         measures: ``gest:g_s`` (EuroGEST: ``eurogest:g_s``) as one
             :class:`~weatkit.measures.result.MeasureResult` (:func:`gest_measures`).
         notes: what a user must know about the data (EuroGEST: the coinciding forms handled).
+        sample: with ``limit``, the sample of samples (EuroGEST: items) scored
+            (:class:`~weatkit.stats.sampling.ItemSample`), else None.
     """
 
     scores: pd.DataFrame
     summary: GestSummary
     measures: list[MeasureResult] = field(default_factory=list)
     notes: tuple[str, ...] = ()
+    sample: ItemSample | None = None
 
 
 def gest_measures(summary: GestSummary, *, source: str, lang: str = "en") -> list[MeasureResult]:
@@ -101,6 +105,7 @@ def gest(
     lang: str = "en",
     code: str = "2025-12",
     coinciding: str = "other",
+    limit: int | None = None,
 ) -> GestResult:
     """GEST stereotype rate of a language model, or of per-sample scores.
 
@@ -137,6 +142,8 @@ def gest(
             :data:`weatkit.gest.eurogest.CODE`).
         coinciding: EuroGEST items whose masculine and feminine strings coincide: ``other``
             (the language's other template), ``refuse`` (error) or ``keep`` (r = 0.5).
+        limit: score a sample of this many samples (EuroGEST: items), stratified by stereotype
+            and drawn with ``seed`` (:func:`weatkit.gest.data.sample_gest`); with ``model``.
 
     Citation:
         Pikuliak, Hrckova, Oresko & Simko (2023), arXiv:2311.18711.
@@ -150,6 +157,8 @@ def gest(
     """
     if (model is None) == (scores is None):
         raise WeatkitError("give a model or a scores table, not both or neither")
+    if model is None and limit is not None:
+        raise WeatkitError("limit is for a model; scores are already computed")
     if str(lang).strip().lower() != "en":
         if model is None:
             raise WeatkitError(f"EuroGEST ({lang}) scores a model: give model, not scores")
@@ -165,22 +174,23 @@ def gest(
             options=options,
             show_progress=show_progress,
             name=name,
+            limit=limit,
         )
+    sample = None
     if model is not None:
-        from weatkit.gest.data import load_gest
-        from weatkit.gest.scoring import score_samples
+        from weatkit.gest.data import load_gest, sample_gest
+        from weatkit.gest.scoring import score_gest
 
-        samples = load_gest(version)
-        scored = score_samples(
+        samples, sample = sample_gest(load_gest(version), limit, seed)
+        table = score_gest(
             model,
-            samples["sentence"].tolist(),
+            samples,
             kind=kind,
             templates=templates,
             log_base=log_base,
             options=options,
             show_progress=show_progress,
         )
-        table = scored.merge(samples, on="sample_id", how="left", validate="many_to_one")
     elif isinstance(scores, pd.DataFrame):
         table = scores
     else:
@@ -195,7 +205,8 @@ def gest(
         confidence_level=confidence_level,
     )
     source = name or (str(model) if model is not None else "scores")
-    return GestResult(table, summary, gest_measures(summary, source=source))
+    measures = on_sample(gest_measures(summary, source=source), sample)
+    return GestResult(table, summary, measures, sample=sample)
 
 
 def eurogest(
@@ -211,6 +222,7 @@ def eurogest(
     options: ContextualOptions | None = None,
     show_progress: bool | None = None,
     name: str | None = None,
+    limit: int | None = None,
 ) -> GestResult:
     """EuroGEST stereotype rate of a language model in one of 29 languages (Rowe et al. 2025)::
 
@@ -221,20 +233,27 @@ def eurogest(
     normalises it (:mod:`weatkit.gest.eurogest_scoring`); items, templates and the coinciding
     forms: :mod:`weatkit.gest.eurogest`; metrics and bootstrap:
     :mod:`weatkit.gest.eurogest_metrics`. The measure is ``eurogest:g_s`` in ``lang`` (not
-    ``gest:g_s``: the formula differs, :mod:`weatkit.measures.registry`).
+    ``gest:g_s``: the formula differs, :mod:`weatkit.measures.registry`). ``limit``: a sample
+    of that many items stratified by stereotype, drawn with ``seed``, each stereotype keeping
+    the items the code version needs (:func:`weatkit.gest.eurogest_metrics.least_items`).
 
     Citation:
         Rowe, Klimaszewski, Guillou, Vallor & Birch (2025), EuroGEST, EMNLP 2025,
         arXiv:2506.03867.
     """
     from weatkit.gest.eurogest import eurogest_items
-    from weatkit.gest.eurogest_metrics import eurogest_summary
+    from weatkit.gest.eurogest_metrics import eurogest_summary, least_items
     from weatkit.gest.eurogest_scoring import score_items
+    from weatkit.stats.sampling import sample_rows
 
     built = eurogest_items(lang, code, coinciding)
+    items, sample = sample_rows(
+        built.items, limit, seed, id_column="sample_id", stratum_column="stereotype",
+        by="stereotype", unit="items", least=least_items(code),
+    )  # fmt: skip
     scored = score_items(
         model,
-        built.items,
+        items,
         code=code,
         kind=kind,
         options=options,
@@ -269,4 +288,4 @@ def eurogest(
         method,
     )
     notes = (built.note,) if built.note else ()
-    return GestResult(scored, summary, [measure], notes)
+    return GestResult(scored, summary, on_sample([measure], sample), notes, sample)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from weatkit.errors import WeatkitError
-from weatkit.measures.result import MeasureResult
+from weatkit.measures.result import MeasureResult, on_sample
 
 if TYPE_CHECKING:
     from weatkit.embeddings.contextual import ContextualOptions
@@ -58,6 +58,7 @@ def mbe(
     options: ContextualOptions | None = None,
     show_progress: bool | None = None,
     name: str | None = None,
+    limit: int | None = None,
 ) -> MbeMeasure:
     """The MBE score of a masked LM in one language.
 
@@ -76,7 +77,9 @@ def mbe(
         mbe_set: the name of a shipped token-id set of ``lang``
             (:func:`weatkit.mbe.run.run_mbe_set`).
         lang: the target language.
-        method, weight, seed, max_sentences: as in :func:`weatkit.mbe.run.run_mbe`.
+        method, weight, seed, max_sentences, limit: as in :func:`weatkit.mbe.run.run_mbe`
+            (``limit``: a sample of that many sentences stratified by gender, drawn with
+            ``seed``; :attr:`MbeRun.sample <weatkit.mbe.run.MbeRun.sample>`).
         options: model loading options.
         show_progress: progress bar (None: when on a terminal).
         name: the source name in the measures (default ``model``).
@@ -101,9 +104,11 @@ def mbe(
         "seed": seed,
         "max_sentences": max_sentences,
         "show_progress": show_progress,
+        "limit": limit,
     }
     if corpus is not None:
         run = run_mbe_parallel(lm, corpus, **common)
     else:
         run = run_mbe_set(lm, lang, str(mbe_set), **common)
-    return MbeMeasure(run, mbe_measures(run.result, source=name or str(model), lang=lang))
+    measures = mbe_measures(run.result, source=name or str(model), lang=lang)
+    return MbeMeasure(run, on_sample(measures, run.sample))

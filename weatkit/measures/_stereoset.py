@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from weatkit.errors import WeatkitError
-from weatkit.measures.result import MeasureResult
+from weatkit.measures.result import MeasureResult, on_sample
 from weatkit.stereoset.metrics import OVERALL, evaluate
 
 if TYPE_CHECKING:
     from weatkit.embeddings.contextual import ContextualOptions
+    from weatkit.stats.sampling import ItemSample
     from weatkit.stereoset.scoring import StereosetScoring
 
 #: The aggregation conventions (:mod:`weatkit.stereoset.metrics`): ``term`` = StereoSet's
@@ -48,12 +49,15 @@ class StereosetResult:
         control_items: with ``controls``, the per-item scores of the originals and then of the
             gender-swapped items (``side`` = ``original``/``control``;
             :func:`weatkit.stereoset.controls.score_genderswap`), else None.
+        sample: with ``limit``, the sample of intrasentence examples scored
+            (:class:`~weatkit.stats.sampling.ItemSample`), else None.
     """
 
     table: pd.DataFrame
     measures: list[MeasureResult] = field(default_factory=list)
     controls: pd.DataFrame | None = None
     control_items: pd.DataFrame | None = None
+    sample: ItemSample | None = None
 
 
 def stereoset_measures(
@@ -112,6 +116,7 @@ def stereoset(
     scoring: StereosetScoring | None = None,
     show_progress: bool | None = None,
     name: str | None = None,
+    limit: int | None = None,
 ) -> StereosetResult:
     """StereoSet SS, LMS and ICAT of a language model, or of a predictions file.
 
@@ -149,6 +154,9 @@ def stereoset(
             preset).
         show_progress: progress bar (None: when on a terminal).
         name: the source name in the measures (default ``model`` or ``"predictions"``).
+        limit: score a sample of this many intrasentence examples, stratified by bias type and
+            drawn with ``seed`` (:func:`weatkit.stereoset.data.sample_examples`); with
+            ``model``. The control items are scored in full.
 
     Citation:
         Nadeem, Bethke & Reddy (2021), ACL; Öztürk et al. (multilingual StereoSet).
@@ -157,10 +165,12 @@ def stereoset(
         >>> result = stereoset(predictions="predictions.json")  # doctest: +SKIP
         >>> [(m.measure, round(m.value, 2)) for m in result.measures]  # doctest: +SKIP
     """
-    from weatkit.stereoset.data import load_stereoset, read_predictions
+    from weatkit.stereoset.data import load_stereoset, read_predictions, sample_examples
 
     if (model is None) == (predictions is None):
         raise WeatkitError("give a model or predictions, not both or neither")
+    if model is None and limit is not None:
+        raise WeatkitError("limit is for a model; predictions are scores already computed")
     kinds: tuple[str, ...] = ()
     if not (isinstance(controls, bool) and not controls):
         from weatkit.stereoset.controls import control_kinds
@@ -170,7 +180,7 @@ def stereoset(
         if lang != "en":
             raise WeatkitError(f"controls exist for English only (Pikuliak et al.), not {lang!r}")
         kinds = control_kinds(controls)
-    dataset = load_stereoset(lang)
+    dataset, sample = sample_examples(load_stereoset(lang), limit, seed)
     control_table = control_items = None
     if model is not None:
         from weatkit.stereoset.scoring import IntrasentenceScorer
@@ -197,4 +207,4 @@ def stereoset(
     table = evaluate(dataset, preds)
     source = name or (str(model) if model is not None else "predictions")
     measures = stereoset_measures(table, source=source, lang=lang, split=split)
-    return StereosetResult(table, measures, control_table, control_items)
+    return StereosetResult(table, on_sample(measures, sample), control_table, control_items, sample)

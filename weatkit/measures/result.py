@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from weatkit.stats.sampling import ItemSample
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,18 @@ class MeasureResult:
         """The column name of this measure in ``weatkit compare``'s joined table: ``test``
         when there is one, else ``measure``."""
         return self.test or self.measure
+
+
+def on_sample(results: list[MeasureResult], sample: ItemSample | None) -> list[MeasureResult]:
+    """``results`` with ``method`` saying they were computed on ``sample`` (``--limit``:
+    ``...; sample of 100 of 1,508 pairs, stratified by bias type (seed 0)``); unchanged
+    without a sample."""
+    if sample is None:
+        return results
+    return [
+        replace(r, method=f"{r.method}; {sample.describe()}" if r.method else sample.describe())
+        for r in results
+    ]
 
 
 #: Columns of :func:`to_frame`, in order (the fields of :class:`MeasureResult`).

@@ -5,4 +5,5 @@ aggregation and rank correlations.
 * :mod:`weatkit.stats.intervals` — percentile, BCa and Agresti–Coull intervals
 * :mod:`weatkit.stats.aggregate` — CA-WEAT median and its order-statistic CI
 * :mod:`weatkit.stats.correlation` — Spearman / Kendall correlations with bootstrap CIs
+* :mod:`weatkit.stats.sampling` — the seeded, stratified sample of ``--limit N`` items
 """

@@ -40,13 +40,14 @@ import math
 import os
 import string
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from weatkit._io.textfile import read_text_or_gzip
 from weatkit.data import fetch
 from weatkit.errors import WeatkitError
+from weatkit.stats.sampling import ItemSample, stratified_sample
 
 #: Languages with a dataset in the data directory.
 LANGS: tuple[str, ...] = ("en", "de", "fr", "es", "tr")
@@ -188,6 +189,23 @@ def other_languages(dataset: StereoSet) -> dict[str, StereoSet]:
         for lang, relpath in DATASET_FILES.items()
         if lang != dataset.lang and (root / relpath).is_file()
     }
+
+
+def sample_examples(
+    dataset: StereoSet, limit: int | None, seed: int
+) -> tuple[StereoSet, ItemSample | None]:
+    """``dataset`` with a seeded sample of ``limit`` intrasentence examples (the split a model
+    scores) stratified by bias type (:func:`weatkit.stats.sampling.stratified_sample`, ids the
+    example ids), and its description; the dataset itself and None without ``limit`` or when
+    there are no more examples than that. The intersentence split is kept as it is."""
+    examples = dataset.intrasentence
+    keep, sample = stratified_sample(
+        [e.id for e in examples], [e.bias_type for e in examples], limit, seed,
+        by="bias type", unit="examples",
+    )  # fmt: skip
+    if sample is None:
+        return dataset, None
+    return replace(dataset, intrasentence=tuple(examples[i] for i in keep)), sample
 
 
 @functools.lru_cache(maxsize=8)
