@@ -1,0 +1,89 @@
+"""What every model backend offers: :class:`Scorer` and the shape of its answers.
+
+A causal LM scores a text ``t`` split by its own tokenizer into tokens ``w_1 … w_n`` as
+
+.. math:: \\log P(t) = \\sum_{i=1}^{n} \\log P(w_i \\mid w_{<i}),
+
+each term one entry of :attr:`TokenLogprobs.logprobs`. A backend that conditions the first token
+on a beginning-of-sequence token gives its log-probability; one that cannot (no BOS, or a server
+that returns ``null`` for the first prompt token) gives NaN there, and measures sum with
+``nansum`` over the tokens they read (lm-evaluation-harness's ``loglikelihood`` does the same:
+the first token of a context is never scored).
+
+Backends differ in tokenisation, so token strings and character offsets come with the numbers:
+a measure that scores only some tokens of a text (CrowS-Pairs' shared tokens, the continuation
+of a GEST template) selects them by character span, never by a token index of another tokenizer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from weatkit.scoring.spec import ModelSpec
+
+#: What a backend can be asked: ``causal`` (:meth:`Scorer.causal_logprobs`) and ``embed``
+#: (:meth:`Scorer.embed`).
+CAPABILITIES = ("causal", "embed")
+
+
+@dataclass(frozen=True)
+class TokenLogprobs:
+    """The tokens of one text and the log-probability of each given the ones before it.
+
+    Attributes:
+        text: the text scored.
+        tokens: the tokens as the backend's tokenizer wrote them (display only).
+        offsets: ``(start, end)`` character span of each token in ``text`` (a token that adds
+            text, such as BOS, has an empty span ``(0, 0)`` and is not listed).
+        logprobs: float64 array, ``log P(w_i | w_<i)`` in nats, NaN where the backend gives no
+            conditional (the first token without BOS).
+    """
+
+    text: str
+    tokens: tuple[str, ...]
+    offsets: tuple[tuple[int, int], ...]
+    logprobs: np.ndarray
+
+    def __post_init__(self) -> None:
+        if not len(self.tokens) == len(self.offsets) == len(self.logprobs):
+            raise ValueError(
+                f"{len(self.tokens)} tokens, {len(self.offsets)} offsets and "
+                f"{len(self.logprobs)} log-probabilities for {self.text!r}"
+            )
+
+    def total(self) -> float:
+        """``Σ_i log P(w_i | w_<i)`` over the tokens that have a conditional (NaN skipped)."""
+        return float(np.nansum(self.logprobs))
+
+    def within(self, start: int, end: int) -> np.ndarray:
+        """A boolean mask of the tokens whose span lies inside ``[start, end)`` of the text."""
+        spans = np.asarray(self.offsets, dtype=np.int64).reshape(-1, 2)
+        return (spans[:, 0] >= start) & (spans[:, 1] <= end) & (spans[:, 1] > spans[:, 0])
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """One model reached through one backend.
+
+    Attributes:
+        spec: the model spec it was made from.
+        identity: what cache keys use: the commit of a hub revision, a content hash of a local
+            directory, or the server's base URL with the model name (never an API key).
+        capabilities: the subset of :data:`CAPABILITIES` this model offers.
+    """
+
+    spec: ModelSpec
+    identity: str
+    capabilities: frozenset[str]
+
+    def causal_logprobs(self, texts: Sequence[str]) -> list[TokenLogprobs]:
+        """Per-token log-probabilities of each text under a causal LM, in the input order."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One float32 vector per text, shape ``(len(texts), dim)``, in the input order."""
+        ...

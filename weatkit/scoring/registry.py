@@ -1,0 +1,90 @@
+"""The backends, registered once with their metadata, and :func:`get_scorer`.
+
+Each backend is one module of this package (``weatkit.scoring.<name>``) with a ``make_scorer
+(spec, options) -> Scorer`` function, imported only when a spec names it (lm-evaluation-harness
+keeps one file per model backend behind one registry the same way).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from weatkit.errors import ConfigError
+from weatkit.scoring.base import Scorer
+from weatkit.scoring.spec import ModelSpec, parse_model_spec
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One backend's metadata.
+
+    Attributes:
+        name: the spec prefix (``hf``, ``vllm``, ``openai``).
+        module: the module implementing it (``make_scorer``).
+        capabilities: what its models can offer (a model may offer less: a server without
+            prompt log-probabilities has no ``causal``).
+        requires: import names the backend needs, with the pip extra that installs them.
+        description: one line for ``--help`` and the docs.
+    """
+
+    name: str
+    module: str
+    capabilities: frozenset[str]
+    requires: tuple[tuple[str, str], ...]
+    description: str
+
+    def check_installed(self) -> None:
+        """A one-line :class:`~weatkit.errors.ConfigError` naming the extra when a required
+        package is missing."""
+        for package, extra in self.requires:
+            if importlib.util.find_spec(package) is None:
+                raise ConfigError(
+                    f"the {self.name} backend needs {package}: pip install 'weatkit[{extra}]'"
+                )
+
+
+BACKENDS: Mapping[str, Backend] = MappingProxyType(
+    {
+        "hf": Backend(
+            "hf",
+            "weatkit.scoring.hf",
+            frozenset({"causal", "embed"}),
+            (("transformers", "weatkit"),),
+            "in process, Hugging Face transformers (dtype, device map, quantization)",
+        ),
+        "vllm": Backend(
+            "vllm",
+            "weatkit.scoring.vllm",
+            frozenset({"causal"}),
+            (("vllm", "vllm"),),
+            "vLLM's offline engine with prompt log-probabilities (CUDA)",
+        ),
+        "openai": Backend(
+            "openai",
+            "weatkit.scoring.openai",
+            frozenset({"causal", "embed"}),
+            (("openai", "openai"),),
+            "an OpenAI-compatible server: /v1/completions (echo, logprobs), /v1/embeddings",
+        ),
+    }
+)
+
+
+def get_scorer(spec: str | ModelSpec, options: Any = None) -> Scorer:
+    """The :class:`~weatkit.scoring.base.Scorer` of ``spec`` under ``options`` (the backend's
+    own options object, or None for its defaults)."""
+    parsed = parse_model_spec(spec) if isinstance(spec, str) else spec
+    backend = BACKENDS[parsed.backend]
+    backend.check_installed()
+    try:
+        module = importlib.import_module(backend.module)
+    except ModuleNotFoundError as exc:
+        if exc.name != backend.module:
+            raise
+        raise ConfigError(f"the {backend.name} backend is not available in this version") from None
+    return module.make_scorer(parsed, options)
