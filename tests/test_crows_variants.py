@@ -198,7 +198,7 @@ def test_api_controls_and_corrections(data_dir: Path, tiny: Path, tmp_path: Path
         crows(str(tiny), lang="fr", controls=True)
     with pytest.raises(WeatkitError, match="unknown data set 'revisd'"):
         crows(str(tiny), data="revisd")
-    with pytest.raises(WeatkitError, match="data and controls are for a model"):
+    with pytest.raises(WeatkitError, match="data, controls and limit are for a model"):
         crows(pairs=tiny_pairs(), controls=True)
 
 
