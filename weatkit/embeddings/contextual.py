@@ -43,7 +43,8 @@ from weatkit.errors import ConfigError, WeatkitError
 from weatkit.models.batching import run_batches
 from weatkit.models.cache import VectorCache
 from weatkit.models.handle import ModelHandle
-from weatkit.models.hub import DTYPES, lowercases, max_length
+from weatkit.models.hub import lowercases, max_length
+from weatkit.models.options import DTYPES
 from weatkit.models.pool import get_model
 
 SUBWORD_POOLING = ("sum", "mean", "first", "last")

@@ -14,7 +14,7 @@ import os
 import pickle
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 from safetensors import SafetensorError, safe_open
@@ -22,11 +22,8 @@ from safetensors import SafetensorError, safe_open
 from weatkit._io.fingerprint import file_fingerprint
 from weatkit.engine.device import resolve_device
 from weatkit.errors import ModelError
+from weatkit.models.options import DTYPES, LoadOptions
 
-if TYPE_CHECKING:  # pragma: no cover
-    from weatkit.models.handle import LoadOptions
-
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 #: Files of a local model directory that define its vectors (for the content hash).
 _MODEL_FILE_SUFFIXES = (".json", ".safetensors", ".bin", ".txt", ".model", ".py", ".pt")
 #: A full git commit hash (what a hub revision resolves to).
@@ -378,7 +375,5 @@ def load_network(
     try:
         network.to(device)
     except torch.OutOfMemoryError as err:
-        raise ModelError(
-            f"out of memory moving {model} to {device}; try --dtype float16"
-        ) from err
+        raise ModelError(f"out of memory moving {model} to {device}; try --dtype float16") from err
     return network, device
