@@ -65,7 +65,8 @@ class ModelHandle:
         options: the loading options (``revision`` as given).
         config: the model's ``AutoConfig``.
         identity: what identifies the weights in cache keys: ``{"model", "revision": commit}``
-            for a hub model, ``{"model": absolute path, "content": file hashes}`` for a directory.
+            for a hub model, ``{"model": absolute path, "content": file hashes}`` for a directory,
+            and ``"quantization"`` when the weights are quantized (the dtype is in every key).
         n_loads: how many times weights were read from disk (a head replacing the bare network
             counts again).
 
@@ -80,6 +81,7 @@ class ModelHandle:
         self.model_name = str(model)
         self.options = options or LoadOptions()
         self.options.validate()
+        self.options.check_installed()
         self.config = load_config(self.model_name, self.options)
         self.identity = model_identity(self.model_name, self.config, self.options)
         # tokenizer and weights come from the commit the config was read from
