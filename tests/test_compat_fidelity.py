@@ -22,10 +22,10 @@ from click.testing import CliRunner
 
 from weatkit.cli import main
 from weatkit.config import schema
-from weatkit.config.run import run_config_from_mapping
+from weatkit.config.run import run_config_from_mapping, with_compat
 from weatkit.config.schema import Source
 from weatkit.embeddings.vectors import WordVectors
-from weatkit.engine.compat import COMPAT_PRESETS, compat_summary, with_compat
+from weatkit.engine.compat import COMPAT_PRESETS
 from weatkit.engine.weat import EngineOptions, weat
 from weatkit.errors import ConfigError
 from weatkit.lists.normalize import Normalization, normalize_item
@@ -242,7 +242,7 @@ def test_file_compat_applies_preset_under_given_keys(tmp_path: Path) -> None:
         "keep",
         "gt",
     )
-    summary = compat_summary(config)
+    summary = config.compat_summary()
     assert summary["given"] == {
         "ddof": {"value": 1, "preset": 0},
         "equalize": {"value": "none", "preset": "truncate"},

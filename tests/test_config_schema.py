@@ -89,7 +89,19 @@ def test_a_bad_run_value_reads_the_same_in_grid_and_compare_files(
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
-        ("{batch_size: 0}", "contextual.batch_size: must be a positive integer, got 0"),
+        ("{batch_size: 0}", "contextual.batch_size: must be a positive integer or auto, got 0"),
+        ("{batch_size: big}", "contextual.batch_size: expected int or auto, got str 'big'"),
+        ("{quantization: 3bit}", "contextual.quantization: unknown quantization '3bit'"),
+        ("{device_map: everywhere}", "contextual.device_map: unknown device map 'everywhere'"),
+        ("{max_memory: 0=1GiB}", "contextual.max_memory: needs a device map"),
+        (
+            "{device_map: auto, max_memory: 0=lots}",
+            "contextual.max_memory: '0=lots': 'lots' is not a size such as 20GiB",
+        ),
+        (
+            "{device_map: auto, device: cpu}",
+            "contextual.device_map: places the layers itself over every GPU and the CPU",
+        ),
         ("{subwords: max}", "contextual.subwords: unknown pooling 'max'"),
         ("{template: no slot}", "contextual.template: 'no slot' must contain exactly one '{}'"),
         ("{dtype: float8}", "contextual.dtype: unknown dtype 'float8'"),

@@ -15,7 +15,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,7 @@ import torch
 
 import weatkit
 from weatkit._io.fingerprint import file_fingerprint
+from weatkit.compat_report import preset_report
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.coverage import EQUALIZE_MODES, CoverageError, CoveredTest, cover_test
 from weatkit.embeddings.spec import (
@@ -33,7 +34,7 @@ from weatkit.embeddings.spec import (
 )
 from weatkit.embeddings.static import detect_format
 from weatkit.embeddings.vectors import WordVectors
-from weatkit.engine.compat import COMPAT_PRESETS, compat_summary
+from weatkit.engine.compat import COMPAT_PRESETS, ENGINE_KEYS
 from weatkit.engine.device import resolve_device
 from weatkit.engine.influence import influence_rows
 from weatkit.engine.null import (
@@ -102,7 +103,7 @@ class RunConfig:
             every occurrence (the CA-WEAT and XWEAT code).
         invisible: ``drop`` or ``keep`` invisible marks such as U+200E (the CA-WEAT code keeps).
         compat: the reference tool whose conventions the builder applied
-            (:func:`weatkit.engine.compat.with_compat`); the manifest and the CLI report its values
+            (:func:`weatkit.config.run.with_compat`); the manifest and the CLI report its values
             and the options given instead.
         engine: statistics options (ddof, resamples, seed, device, ...).
         contextual: how ``hf:`` models are encoded (pooling, template, dtype, device, ...).
@@ -167,6 +168,22 @@ class RunConfig:
                 "set n_bootstrap > 0",
                 field="pool",
             )
+
+    def compat_summary(self) -> dict[str, Any]:
+        """What the ``compat`` preset set, for the manifest.
+
+        Returns:
+            ``{"preset": NAME, "applied": {option: value}, "given": {option: {"value": v,
+            "preset": p}}, "line": "compat NAME: ..."}``: ``applied`` has the preset's options
+            whose value the run uses, ``given`` those the user set to another value.
+        """
+        if self.compat is None:
+            raise ValueError("config has no compat preset")
+        return preset_report(
+            self.compat,
+            COMPAT_PRESETS[self.compat],
+            lambda key: getattr(self.engine if key in ENGINE_KEYS else self, key),
+        )
 
     def normalization(self, *, lower: bool, join_phrases: str | None) -> Normalization:
         """The list normalisation of this run, with the case and phrase joining of one source."""
@@ -528,7 +545,7 @@ def run(
             "spaces": null_spaces,
         }
     if config.compat is not None:
-        manifest["compat"] = compat_summary(config)
+        manifest["compat"] = config.compat_summary()
     manifest["contextual_models"] = extractors.describe()
     return RunResult(
         results_df, summary_df, skipped, report, manifest, iso_df, correlations, pooled,

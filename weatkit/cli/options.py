@@ -227,12 +227,16 @@ def sample_note(sample: ItemSample | None) -> None:
 
 def manifest_file(command: str, sample: ItemSample | None, **entries: Any) -> dict[str, bytes]:
     """``{"manifest.json": ...}`` recording the ``--limit`` sample
-    (:meth:`~weatkit.stats.sampling.ItemSample.to_dict`) and the ``entries`` that are not None
-    (``compat``: a preset's values), or {} when there is nothing to record: what a sentence
-    command writes beside its tables with ``--out``."""
+    (:meth:`~weatkit.stats.sampling.ItemSample.to_dict`), the ``entries`` that are not None
+    (``compat``: a preset's values) and the batch sizes ``--batch-size auto`` ran at
+    (``batch_size_used``: ``{model: N}``), or {} when there is nothing to record: what a
+    sentence command writes beside its tables with ``--out``."""
+    from weatkit.models.batching import auto_batch_sizes
     from weatkit.report.tables import manifest_bytes
 
     given = {k: v for k, v in entries.items() if v is not None}
+    if auto_batch_sizes():
+        given["batch_size_used"] = auto_batch_sizes()
     if sample is not None:
         given["sample"] = sample.to_dict()
     if not given:

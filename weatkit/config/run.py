@@ -18,6 +18,7 @@ A run's keys in a file (an experiment's top level, a comparison's ``weat`` secti
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from weatkit.config.schema import (
     values_from_file,
 )
 from weatkit.embeddings.contextual import ContextualOptions
-from weatkit.engine.compat import with_compat
+from weatkit.engine.compat import COMPAT_PRESETS, ENGINE_KEYS
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
 from weatkit.isomorphism.measures import IsoOptions
@@ -163,7 +164,7 @@ def run_config_from_cli(
         embeddings: the ``embeddings`` entries (``--embeddings`` and ``--model``/``--layer``).
         iso_prefix: the prefix of the isomorphism flags.
         explicit: the options given on the command line (by field name): a ``--compat`` preset
-            does not change them (:func:`weatkit.engine.compat.with_compat`).
+            does not change them (:func:`with_compat`).
     """
     engine = options_from_cli(EngineOptions, ENGINE, opts)
     values = values_from_cli(LISTS, opts) | values_from_cli(LOADING, opts)
@@ -179,3 +180,25 @@ def run_config_from_cli(
             iso_words=opts.get("iso_words"),
         )
         return with_compat(config, explicit)
+
+
+def with_compat(config: RunConfig, explicit: Collection[str] = ()) -> RunConfig:
+    """``config`` with the values of its ``compat`` preset
+    (:data:`weatkit.engine.compat.COMPAT_PRESETS`), except the options in ``explicit``.
+
+    Args:
+        config: a run configuration whose ``compat`` names a preset (None: returned as is).
+        explicit: option names the user gave (a command line's flags, a file's keys): their
+            values in ``config`` are kept.
+
+    Example:
+        >>> cfg = with_compat(RunConfig(compat="xweat"), explicit={"equalize"})
+        >>> cfg.engine.ddof, cfg.equalize, cfg.duplicates
+        (0, 'none', 'keep')
+    """
+    if config.compat is None:
+        return config
+    preset = {k: v for k, v in COMPAT_PRESETS[config.compat].items() if k not in explicit}
+    engine = {k: v for k, v in preset.items() if k in ENGINE_KEYS}
+    run = {k: v for k, v in preset.items() if k not in ENGINE_KEYS}
+    return replace(config, **run, engine=replace(config.engine, **engine))

@@ -36,7 +36,18 @@ from weatkit.errors import ConfigError
 _T = TypeVar("_T")
 
 #: Kinds of value: how a file's value and a command-line value are read.
-KINDS = ("int", "float", "bool", "optional_bool", "str", "optional_str", "names", "ints", "counts")
+KINDS = (
+    "int",
+    "int_or_auto",
+    "float",
+    "bool",
+    "optional_bool",
+    "str",
+    "optional_str",
+    "names",
+    "ints",
+    "counts",
+)
 
 
 @dataclass(frozen=True)
@@ -45,9 +56,10 @@ class Option:
 
     Attributes:
         name: the field of the options dataclass it sets.
-        kind: one of :data:`KINDS` (``names``: a list of names, comma-separated on the command
-            line; ``ints``: a list of integers, ``0,1`` on the command line; ``counts``: a
-            mapping of names to integers, ``NAME=N`` or ``N`` for all on the command line).
+        kind: one of :data:`KINDS` (``int_or_auto``: an integer or ``auto``; ``names``: a list
+            of names, comma-separated on the command line; ``ints``: a list of integers, ``0,1``
+            on the command line; ``counts``: a mapping of names to integers, ``NAME=N`` or ``N``
+            for all on the command line).
         default: the dataclass's default (a test keeps the two equal).
         help: one sentence for ``--help`` and the documentation.
         flag: the command-line flag (``--bootstrap``), or None when only files set it.
@@ -75,6 +87,10 @@ class Option:
             return None
         if kind == "int":
             return typed(value, int, at)
+        if kind == "int_or_auto":
+            if value == "auto" or (isinstance(value, int) and not isinstance(value, bool)):
+                return value
+            raise ConfigError(f"{at}: expected int or auto, got {describe(value)}")
         if kind == "float":
             return float(typed(value, (int, float), at))
         if kind in ("bool", "optional_bool"):
@@ -96,11 +112,14 @@ class Option:
         """The value click parsed for :func:`click_options`, in the dataclass's type (an
         ``int`` option given as text, as ``--limit`` is, is read here: one line if it is not
         a whole number)."""
-        if self.kind == "int" and isinstance(value, str):
+        if self.kind in ("int", "int_or_auto") and isinstance(value, str):
+            if value == "auto" and self.kind == "int_or_auto":
+                return value
             try:
                 return int(value)
             except ValueError:
-                raise ConfigError(f"{flag}: expected a whole number, not {value!r}") from None
+                expected = "a whole number" + (" or auto" if self.kind == "int_or_auto" else "")
+                raise ConfigError(f"{flag}: expected {expected}, not {value!r}") from None
         if self.kind == "names":
             names = tuple(v.strip() for text in value or () for v in text.split(",") if v.strip())
             return names or self.default
@@ -614,7 +633,13 @@ CONTEXTUAL = Section(
             "--dtype",
             choices=("float32", "float16", "bfloat16"),
         ),
-        Option("batch_size", "int", 64, "Items per forward pass.", "--batch-size"),
+        Option(
+            "batch_size",
+            "int_or_auto",
+            64,
+            "Items per forward pass, or auto: the largest that fits (halved on out-of-memory).",
+            "--batch-size",
+        ),
         Option("device", "str", "auto", "auto, cpu, cuda[:N] or mps.", "--device"),
         Option(
             "revision",
@@ -643,6 +668,30 @@ CONTEXTUAL = Section(
             True,
             "Reuse and store computed vectors and scores in the on-disk cache.",
             "--cache",
+        ),
+        Option(
+            "device_map",
+            "optional_str",
+            None,
+            "Shard the model's layers over every GPU, then CPU memory (accelerate).",
+            "--device-map",
+            choices=("auto", "balanced", "sequential"),
+        ),
+        Option(
+            "max_memory",
+            "optional_str",
+            None,
+            "Memory each device may hold when the layers are sharded, e.g. 0=20GiB,cpu=64GiB.",
+            "--max-memory",
+        ),
+        Option(
+            "quantization",
+            "optional_str",
+            None,
+            "8-bit or 4-bit weights through bitsandbytes (CUDA only; pip install "
+            "'weatkit[quant]').",
+            "--quantization",
+            choices=("8bit", "4bit"),
         ),
     ),
 )

@@ -40,10 +40,11 @@ import torch
 
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import ConfigError, WeatkitError
-from weatkit.models.batching import run_batches
+from weatkit.models.batching import auto_batch_sizes, check_batch_size, run_batches
 from weatkit.models.cache import VectorCache
 from weatkit.models.handle import ModelHandle
-from weatkit.models.hub import DTYPES, lowercases, max_length
+from weatkit.models.hub import lowercases, max_length
+from weatkit.models.options import LoadOptions
 from weatkit.models.pool import get_model
 
 SUBWORD_POOLING = ("sum", "mean", "first", "last")
@@ -63,12 +64,15 @@ class ContextualOptions:
         lower: lower-case items before encoding (the vectors answer for the items as written).
         dtype: model weights' dtype: ``float32``, ``float16`` or ``bfloat16`` (vectors are pooled
             and returned in float32).
-        batch_size: items per forward pass.
+        batch_size: items per forward pass, or ``auto``: the largest that fits, halved on each
+            out-of-memory (:func:`weatkit.models.batching.run_batches`).
         device: ``auto`` (CUDA when available), ``cpu``, ``cuda[:N]`` or ``mps``.
         revision: hub revision (branch, tag or commit) of a hub model.
         trust_remote_code: allow models whose code lives in their repository (runs that code).
         allow_pickle: allow ``pytorch_model.bin`` weights (a pickle); safetensors otherwise.
         cache: read and write the on-disk cache.
+        device_map, max_memory, quantization: how a large model is placed and quantized
+            (:class:`weatkit.models.options.LoadOptions`).
     """
 
     subwords: str = "sum"
@@ -76,29 +80,26 @@ class ContextualOptions:
     template: str | None = None
     lower: bool = False
     dtype: str = "float32"
-    batch_size: int = 64
+    batch_size: int | str = 64
     device: str = "auto"
     revision: str | None = None
     trust_remote_code: bool = False
     allow_pickle: bool = False
     cache: bool = True
+    device_map: str | None = None
+    max_memory: str | None = None
+    quantization: str | None = None
 
     def validate(self) -> None:
-        """:class:`ConfigError` naming the field of an unknown pooling or dtype, a bad batch
-        size or template."""
+        """:class:`ConfigError` naming the field of an unknown pooling, a bad batch size or
+        template, or loading options that cannot be (:meth:`LoadOptions.validate`)."""
         if self.subwords not in SUBWORD_POOLING:
             raise ConfigError(
                 f"unknown pooling {self.subwords!r}: choose {', '.join(SUBWORD_POOLING)}",
                 field="subwords",
             )
-        if self.dtype not in DTYPES:
-            raise ConfigError(
-                f"unknown dtype {self.dtype!r}: choose {', '.join(DTYPES)}", field="dtype"
-            )
-        if not isinstance(self.batch_size, int) or self.batch_size < 1:
-            raise ConfigError(
-                f"must be a positive integer, got {self.batch_size!r}", field="batch_size"
-            )
+        check_batch_size(self.batch_size)
+        LoadOptions.of(self).validate()
         if self.template is not None and (
             self.template.count("{}") != 1 or set("{}") & set(self.template.replace("{}", ""))
         ):
@@ -434,13 +435,21 @@ class ExtractorPool:
         return len({id(ex.handle) for ex in self.extractors.values() if ex.model_loaded})
 
     def describe(self) -> list[dict[str, object]]:
-        """Model identities, options and extraction counts, for the manifest."""
+        """Model identities, options and extraction counts, for the manifest (and the batch
+        size ``--batch-size auto`` ran at: ``batch_size_used``)."""
         return [
             {
                 "model": model,
                 "identity": ex.identity,
                 "options": asdict(options),
                 "stats": asdict(ex.stats),
+                **_auto_size(model, options),
             }
             for (model, options), ex in self.extractors.items()
         ]
+
+
+def _auto_size(model: str, options: ContextualOptions) -> dict[str, int]:
+    """``{"batch_size_used": N}`` of a ``--batch-size auto`` model that ran, else {}."""
+    used = auto_batch_sizes().get(model) if options.batch_size == "auto" else None
+    return {} if used is None else {"batch_size_used": used}

@@ -1,10 +1,11 @@
-"""Presets that reproduce a reference tool's conventions, and the report of what they set.
+"""Presets that reproduce a reference tool's conventions.
 
 Each preset names the run options (:class:`~weatkit.pipeline.RunConfig` fields and
 :class:`~weatkit.engine.weat.EngineOptions` fields, by the name of their declaration in
 :mod:`weatkit.config.schema`) with the value the reference code uses. Options given explicitly
-(on the command line or in a file) still win; the manifest (``compat``) and ``weatkit run``
-(one ``compat NAME: ...`` line) show the values applied and those given instead.
+(on the command line or in a file) still win (:func:`weatkit.config.run.with_compat` applies a
+preset); the manifest (``compat``, :meth:`weatkit.pipeline.RunConfig.compat_summary`) and
+``weatkit run`` (one ``compat NAME: ...`` line) show the values applied and those given instead.
 
 What each tool's code does (read in its repository; docs/guides/compat.md):
 
@@ -38,16 +39,11 @@ What each tool's code does (read in its repository; docs/guides/compat.md):
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import fields, replace
+from dataclasses import fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from weatkit.compat_report import preset_report
 from weatkit.engine.weat import EngineOptions
-
-if TYPE_CHECKING:  # pragma: no cover
-    from weatkit.pipeline import RunConfig
 
 #: Preset name -> option values (keys are the ``weatkit run`` option names).
 COMPAT_PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxyType(
@@ -111,45 +107,7 @@ COMPAT_PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxy
     }
 )
 
-_ENGINE_FIELDS = frozenset(f.name for f in fields(EngineOptions))
-
-
-def with_compat(config: RunConfig, explicit: Collection[str] = ()) -> RunConfig:
-    """``config`` with the values of its ``compat`` preset, except the options in ``explicit``.
-
-    Args:
-        config: a run configuration whose ``compat`` names a preset (None: returned as is).
-        explicit: option names the user gave (a command line's flags, a file's keys): their
-            values in ``config`` are kept.
-
-    Example:
-        >>> from weatkit.pipeline import RunConfig
-        >>> cfg = with_compat(RunConfig(compat="xweat"), explicit={"equalize"})
-        >>> cfg.engine.ddof, cfg.equalize, cfg.duplicates
-        (0, 'none', 'keep')
-    """
-    if config.compat is None:
-        return config
-    preset = {k: v for k, v in COMPAT_PRESETS[config.compat].items() if k not in explicit}
-    engine = {k: v for k, v in preset.items() if k in _ENGINE_FIELDS}
-    run = {k: v for k, v in preset.items() if k not in _ENGINE_FIELDS}
-    return replace(config, **run, engine=replace(config.engine, **engine))
-
-
-def _value(config: RunConfig, key: str) -> Any:
-    return getattr(config.engine if key in _ENGINE_FIELDS else config, key)
-
-
-def compat_summary(config: RunConfig) -> dict[str, Any]:
-    """What the ``compat`` preset of ``config`` set, for the manifest.
-
-    Returns:
-        ``{"preset": NAME, "applied": {option: value}, "given": {option: {"value": v,
-        "preset": p}}, "line": "compat NAME: ..."}``: ``applied`` has the preset's options whose
-        value the run uses, ``given`` those the user set to another value.
-    """
-    if config.compat is None:
-        raise ValueError("config has no compat preset")
-    return preset_report(
-        config.compat, COMPAT_PRESETS[config.compat], lambda key: _value(config, key)
-    )
+#: The preset options that are :class:`EngineOptions` fields (the others are ``RunConfig``
+#: fields): where :func:`weatkit.config.run.with_compat` sets them and
+#: :meth:`weatkit.pipeline.RunConfig.compat_summary` reads them.
+ENGINE_KEYS = frozenset(f.name for f in fields(EngineOptions))

@@ -14,7 +14,8 @@ d = (mean_X s − mean_Y s) / std_{w∈X∪Y} s(w). A positive delta means that 
 
 Exact and batched: leaving out item i of K is the resample whose weights are all 1 except a 0
 at i (:func:`weatkit.stats.resampling.jackknife_weights`). The ``n_x + n_y + n_a + n_b``
-leave-one-out samples of a test are the rows of one weight matrix (:func:`leave_one_out_weights`),
+leave-one-out samples of a test are the rows of one weight matrix
+(:func:`weatkit.engine.leave_one_out.leave_one_out_weights`),
 so all of them come from one matrix product with the similarities the engine has already
 computed (:func:`weatkit.engine.association.weighted_statistics`) — no re-embedding and no
 similarity recomputed. The same values are the jackknife of the BCa intervals.
@@ -37,60 +38,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-import torch
 
-from weatkit.engine.association import Weights, weighted_statistics
+from weatkit.engine.leave_one_out import SET_NAMES
+from weatkit.engine.weat import EngineOptions, WeatInput, run_weat
 from weatkit.errors import WeatkitError
-from weatkit.stats.resampling import Sizes, jackknife_weights
 
-SET_NAMES = ("X", "Y", "A", "B")
 #: Columns of :func:`influence` (and, after the test's keys, of ``influence.csv``).
 ITEM_COLUMNS = ["set", "item", "d_without", "delta"]
-
-
-def leave_one_out_weights(sizes: Sizes, like: torch.Tensor) -> Weights:
-    """The weights of every leave-one-out sample of a test: ``R = n_x + n_y + n_a + n_b`` rows,
-    X's items left out first, then Y's, A's and B's (each row all ones but one 0)."""
-    total = sum(sizes)
-    blocks = []
-    start = 0
-    for n in sizes:
-        block = np.ones((total, n))
-        block[start : start + n] = jackknife_weights(n)
-        blocks.append(torch.as_tensor(block, dtype=like.dtype, device=like.device))
-        start += n
-    return Weights(*blocks)
-
-
-def leave_one_out(sim: torch.Tensor, sizes: Sizes, ddof: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """S and d of every leave-one-out sample, ``(T, n_x + n_y + n_a + n_b)`` each (columns in
-    the order of :func:`leave_one_out_weights`); undefined ones NaN (module docstring).
-
-    Args:
-        sim: ``(T, n_x + n_y, n_a + n_b)`` similarities of the engine.
-        sizes: ``(n_x, n_y, n_a, n_b)``.
-        ddof: of the pooled standard deviation, as in the engine.
-    """
-    weights = leave_one_out_weights(sizes, sim)
-    stat, eff = weighted_statistics(sim, sizes[0], sizes[2], weights, ddof)
-    undefined = torch.as_tensor(_undefined(sizes, ddof), device=sim.device)
-    nan = torch.tensor(float("nan"), dtype=sim.dtype, device=sim.device)
-    return torch.where(undefined, nan, stat), torch.where(undefined, nan, eff)
-
-
-def _undefined(sizes: Sizes, ddof: int) -> np.ndarray:
-    """Which leave-one-out samples have an empty set or too few targets for the std."""
-    flags = []
-    for key, n in zip(SET_NAMES, sizes, strict=True):
-        empty = n == 1
-        too_few = key in "XY" and sizes[0] + sizes[1] - 1 - ddof <= 0
-        flags.append(np.full(n, empty or too_few))
-    return np.concatenate(flags)
-
-
-def split_by_set(values: np.ndarray, sizes: Sizes) -> list[np.ndarray]:
-    """``(T, Σn)`` leave-one-out values as four ``(T, n_set)`` arrays (X, Y, A, B)."""
-    return np.split(values, np.cumsum(sizes)[:-1], axis=-1)
 
 
 def influence_rows(
@@ -153,8 +107,6 @@ def influence(
         >>> bool(np.isclose(table.d_without[0], reduced.effect_size))
         True
     """
-    from weatkit.engine.weat import EngineOptions, WeatInput, run_weat
-
     sets = {"X": X, "Y": Y, "A": A, "B": B}
     for key, names in (items or {}).items():
         if key not in sets or len(names) != len(sets[key]):

@@ -20,7 +20,7 @@ import torch
 
 from weatkit.engine.association import Weights, associations, unit_weights, weighted_statistics
 from weatkit.engine.device import engine_dtype, resolve_device
-from weatkit.engine.influence import leave_one_out, split_by_set
+from weatkit.engine.leave_one_out import leave_one_out, split_by_set
 from weatkit.engine.similarity import METRICS, similarity_matrix
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.stats.intervals import bca_interval, percentile_interval

@@ -14,6 +14,13 @@ duration, extrapolated from the first batch by padded size::
 (|b| items of at most L_b tokens in batch b; the first batch holds the shortest inputs, and
 attention cost grows faster than length, so long inputs can take longer than this). It is
 printed only when T ≥ :data:`weatkit.progress.LOG_EVERY_S` (long work).
+
+**``--batch-size auto``**: the largest batch that fits. The first batch has :data:`AUTO_START`
+items; a batch that runs out of accelerator memory (``torch.OutOfMemoryError``, or a
+``RuntimeError`` saying "out of memory") is retried at half the size, down to 1, and the
+batches after it keep the size that ran. That size is remembered per model and device, so the
+next call starts there, and reported for the manifest (:func:`auto_batch_sizes`). The numbers
+are those of a fixed batch size up to the last bits that padding changes.
 """
 
 from __future__ import annotations
@@ -26,9 +33,34 @@ import numpy as np
 import torch
 
 from weatkit import progress as _progress
-from weatkit.errors import WeatkitError
+from weatkit.errors import ConfigError, WeatkitError
 
 T = TypeVar("T")
+
+#: ``--batch-size auto``: the size of the first batch, halved on each out-of-memory.
+AUTO_START = 256
+#: The ``auto`` batch size that last ran, per (model, device): where the next call starts.
+_FITTED: dict[tuple[str, str], int] = {}
+
+
+def check_batch_size(value: object) -> None:
+    """:class:`ConfigError` (``field="batch_size"``) unless ``value`` is a positive integer or
+    ``"auto"``."""
+    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+        return
+    raise ConfigError(f"must be a positive integer or auto, got {value!r}", field="batch_size")
+
+
+def auto_batch_sizes() -> dict[str, int]:
+    """``{model: batch size}`` of the ``--batch-size auto`` runs of this process: the size
+    each model's forward passes last ran at (for the manifest)."""
+    return {model: size for (model, _), size in _FITTED.items()}
+
+
+def _out_of_memory(err: BaseException) -> bool:
+    return isinstance(err, torch.OutOfMemoryError) or (
+        isinstance(err, RuntimeError) and "out of memory" in str(err).lower()
+    )
 
 
 def run_batches(
@@ -36,7 +68,7 @@ def run_batches(
     compute: Callable[[list[T]], np.ndarray],
     *,
     length: Callable[[T], int],
-    batch_size: int,
+    batch_size: int | str,
     desc: str,
     model_name: str,
     device: object,
@@ -48,42 +80,62 @@ def run_batches(
     """``compute`` over batches of ``items`` of similar length; results in ``items`` order.
 
     ``compute`` returns one row (or value) per item of its batch. Sorting by length keeps the
-    padding small. Returns the stacked results and the number of batches; running out of
-    accelerator memory is a one-line WeatkitError naming ``--batch-size`` (``action`` says what
-    was being done: ``scoring``, ``encoding``). Progress goes through
+    padding small. Returns the stacked results and the number of batches. ``batch_size``
+    ``"auto"`` finds the largest size that fits (module docstring); with a fixed size, running
+    out of accelerator memory is a one-line WeatkitError naming ``--batch-size`` (``action``
+    says what was being done: ``scoring``, ``encoding``). Progress goes through
     :func:`weatkit.progress.progress` (``show_progress`` as there); ``inputs`` says what the
     forward passes are for in the estimate line (e.g. ``"of 3016 sentences"``).
     """
+    check_batch_size(batch_size)
+    auto = batch_size == "auto"
+    fitted = (model_name, str(device))
+    size = _FITTED.get(fitted, AUTO_START) if auto else int(batch_size)
     order = sorted(range(len(items)), key=lambda i: length(items[i]))
-    batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
     parts: list[np.ndarray] = []
+    start = n_batches = 0
     with _progress.progress(total=len(items), desc=desc, unit=unit, show=show_progress) as bar:
-        for k, indices in enumerate(batches):
-            batch = [items[i] for i in indices]
+        while start < len(order):
+            batch = [items[i] for i in order[start : start + size]]
             started = time.perf_counter()
             try:
                 parts.append(np.asarray(compute(batch)))
-            except torch.OutOfMemoryError as err:
-                raise WeatkitError(
-                    f"out of memory on {device} {action} with {model_name} at --batch-size "
-                    f"{batch_size} ({len(batch)} {_progress.plural(unit)} of up to "
-                    f"{max(length(b) for b in batch)} tokens); "
-                    "try a smaller --batch-size or --dtype float16"
-                ) from err
-            if k == 0 and show_progress is not False and _on_cpu(device):
-                sizes = [(len(b), max(length(items[i]) for i in b)) for b in batches]
+            except RuntimeError as err:  # torch.OutOfMemoryError is one
+                if not _out_of_memory(err):
+                    raise
+                if not auto or size == 1:
+                    raise WeatkitError(
+                        _oom_message(batch, batch_size, length, device, action, model_name, unit)
+                    ) from err
+                failed = True
+            else:
+                failed = False
+            if failed:  # retried outside the handler, so the failed batch's memory is free
+                size //= 2
+                _free_accelerator_memory()
+                continue
+            if n_batches == 0 and show_progress is not False and _on_cpu(device):
+                lengths = [length(items[i]) for i in order]
+                sizes = [
+                    (len(lengths[k : k + size]), max(lengths[k : k + size]))
+                    for k in range(0, len(lengths), size)
+                ]
                 line = estimate_line(
-                    desc, sizes, time.perf_counter() - started, device, batch_size, inputs
+                    desc, sizes, time.perf_counter() - started, device, size, inputs
                 )
                 if line:
                     _progress.note(line)
+            start += len(batch)
+            n_batches += 1
             bar.update(len(batch))
+    if auto and n_batches:
+        _FITTED[fitted] = size
     if not parts:
         return np.zeros(0), 0
     stacked = np.concatenate(parts)
     out = np.empty_like(stacked)
     out[order] = stacked
-    return out, len(batches)
+    return out, n_batches
 
 
 def estimate_line(
@@ -113,6 +165,33 @@ def estimate_line(
         f"({len(sizes)} batches); first batch {first_s:.1f}s, roughly "
         f"{_progress.duration(estimate)} in all"
     )
+
+
+def _oom_message(
+    batch: list[T],
+    batch_size: int | str,
+    length: Callable[[T], int],
+    device: object,
+    action: str,
+    model_name: str,
+    unit: str,
+) -> str:
+    what = f"{len(batch)} {_progress.plural(unit)} of up to {max(map(length, batch))} tokens"
+    if batch_size == "auto":
+        return (
+            f"out of memory on {device} {action} with {model_name} even at batch size 1 "
+            f"(--batch-size auto; {what}); try --dtype float16, --quantization 8bit or "
+            "--device-map auto"
+        )
+    return (
+        f"out of memory on {device} {action} with {model_name} at --batch-size {batch_size} "
+        f"({what}); try a smaller --batch-size (or auto) or --dtype float16"
+    )
+
+
+def _free_accelerator_memory() -> None:
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def _on_cpu(device: object) -> bool:

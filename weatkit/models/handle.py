@@ -1,10 +1,11 @@
 """One loaded Hugging Face model: config, tokenizer and weights, loaded once and shared.
 
 A :class:`ModelHandle` stands for one model (a hub id or a local directory) under one set of
-loading options (:class:`LoadOptions`: revision, dtype, device, ``allow_pickle``,
-``trust_remote_code``). It reads the config at once (cheap) and resolves the identity of the
-weights, which every cache key uses: the commit a hub revision resolves to (never the moving
-``main``), or a content hash of a local directory (:func:`weatkit.models.hub.model_identity`).
+loading options (:class:`~weatkit.models.options.LoadOptions`: revision, dtype, device,
+``allow_pickle``, ``trust_remote_code``). It reads the config at once (cheap) and resolves the
+identity of the weights, which every cache key uses: the commit a hub revision resolves to (never
+the moving ``main``), or a content hash of a local directory
+(:func:`weatkit.models.hub.model_identity`).
 The tokenizer and the weights are loaded on first need and kept.
 
 It gives three things, each from one right-padded batch ``input_ids`` / ``attention_mask``:
@@ -30,7 +31,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,6 @@ import torch
 from weatkit.engine.device import resolve_device
 from weatkit.errors import ModelError
 from weatkit.models.hub import (
-    DTYPES,
     UntrainedHeadError,
     checkpoint_head,
     count_layers,
@@ -51,44 +51,10 @@ from weatkit.models.hub import (
     model_identity,
     pad_id,
 )
+from weatkit.models.options import LoadOptions
 
 #: LM heads: ``mlm`` = ``AutoModelForMaskedLM``, ``glm`` = ``AutoModelForCausalLM``.
 HEADS = ("mlm", "glm")
-
-
-@dataclass(frozen=True)
-class LoadOptions:
-    """How a model's weights are loaded (everything that makes two loads differ).
-
-    Attributes:
-        dtype: weights' dtype: ``float32``, ``float16`` or ``bfloat16``.
-        device: ``auto`` (CUDA when available, then MPS, then the CPU), ``cpu``, ``cuda[:N]``,
-            ``mps``.
-        revision: hub revision (branch, tag or commit); resolved to a commit hash.
-        trust_remote_code: allow models whose code lives in their repository (runs that code).
-        allow_pickle: allow ``pytorch_model.bin`` weights (a pickle); safetensors otherwise.
-    """
-
-    dtype: str = "float32"
-    device: str = "auto"
-    revision: str | None = None
-    trust_remote_code: bool = False
-    allow_pickle: bool = False
-
-    @classmethod
-    def of(cls, options: object | None) -> LoadOptions:
-        """The loading options of any options object with these attributes (e.g.
-        :class:`weatkit.embeddings.contextual.ContextualOptions`); None gives the defaults."""
-        if options is None:
-            return cls()
-        if isinstance(options, cls):
-            return options
-        return cls(**{f.name: getattr(options, f.name) for f in fields(cls)})
-
-    def validate(self) -> None:
-        """ModelError for an unknown dtype."""
-        if self.dtype not in DTYPES:
-            raise ModelError(f"unknown dtype {self.dtype!r}: choose {', '.join(DTYPES)}")
 
 
 class ModelHandle:
@@ -99,7 +65,8 @@ class ModelHandle:
         options: the loading options (``revision`` as given).
         config: the model's ``AutoConfig``.
         identity: what identifies the weights in cache keys: ``{"model", "revision": commit}``
-            for a hub model, ``{"model": absolute path, "content": file hashes}`` for a directory.
+            for a hub model, ``{"model": absolute path, "content": file hashes}`` for a directory,
+            and ``"quantization"`` when the weights are quantized (the dtype is in every key).
         n_loads: how many times weights were read from disk (a head replacing the bare network
             counts again).
 
@@ -114,6 +81,7 @@ class ModelHandle:
         self.model_name = str(model)
         self.options = options or LoadOptions()
         self.options.validate()
+        self.options.check_installed()
         self.config = load_config(self.model_name, self.options)
         self.identity = model_identity(self.model_name, self.config, self.options)
         # tokenizer and weights come from the commit the config was read from

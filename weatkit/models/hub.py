@@ -14,7 +14,7 @@ import os
 import pickle
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 from safetensors import SafetensorError, safe_open
@@ -22,11 +22,8 @@ from safetensors import SafetensorError, safe_open
 from weatkit._io.fingerprint import file_fingerprint
 from weatkit.engine.device import resolve_device
 from weatkit.errors import ModelError
+from weatkit.models.options import DTYPES, LoadOptions, parse_max_memory
 
-if TYPE_CHECKING:  # pragma: no cover
-    from weatkit.models.handle import LoadOptions
-
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 #: Files of a local model directory that define its vectors (for the content hash).
 _MODEL_FILE_SUFFIXES = (".json", ".safetensors", ".bin", ".txt", ".model", ".py", ".pt")
 #: A full git commit hash (what a hub revision resolves to).
@@ -159,26 +156,29 @@ def first_line(err: BaseException) -> str:
 
 
 def model_identity(model: str, config: Any, options: LoadOptions) -> dict[str, object]:
-    """What identifies the weights: a content hash for a local directory, else id + commit.
+    """What identifies the weights: a content hash for a local directory, else id + commit;
+    and the quantization of quantized weights (``"quantization": "8bit"``: other weights, other
+    scores).
 
     The commit is the one the config was read from (``config._commit_hash`` where
     ``transformers`` sets it, else :func:`resolve_commit`); a revision that cannot be resolved
     is a ModelError rather than a key on a moving branch.
     """
+    quantized = {"quantization": options.quantization} if options.quantization else {}
     if is_local(model):
         root = Path(os.path.expanduser(model))
         files = sorted(
             p for p in root.rglob("*") if p.is_file() and p.suffix in _MODEL_FILE_SUFFIXES
         )
         fingerprints = [{**file_fingerprint(p), "path": str(p.relative_to(root))} for p in files]
-        return {"model": str(root.resolve()), "content": fingerprints}
+        return {"model": str(root.resolve()), "content": fingerprints, **quantized}
     commit = getattr(config, "_commit_hash", None) or resolve_commit(model, options.revision)
     if commit is None:
         raise ModelError(
             f"cannot resolve {model} revision {options.revision or 'main'!r} to a commit hash "
             "(needed to key cached results); give the commit with --revision"
         )
-    return {"model": model, "revision": commit}
+    return {"model": model, "revision": commit, **quantized}
 
 
 def resolve_commit(model: str, revision: str | None) -> str | None:
@@ -310,7 +310,9 @@ _AUTO_CLASSES = {None: "AutoModel", "mlm": "AutoModelForMaskedLM", "glm": "AutoM
 def load_network(
     model: str, config: Any, options: LoadOptions, head: str | None = None
 ) -> tuple[Any, torch.device]:
-    """The model in eval mode on the chosen device.
+    """The model in eval mode, and the device its inputs go to: the whole model on the chosen
+    device, or its layers placed by accelerate (``options.device_map``), its weights quantized
+    by bitsandbytes (``options.quantization``).
 
     Args:
         head: None for the bare network (its encoder for encoder-decoder models), ``"mlm"``
@@ -324,6 +326,7 @@ def load_network(
 
     auto = getattr(transformers, _AUTO_CLASSES[head])
     device = resolve_device(options.device)
+    placement = _placement(options, device)
     hf_logging.disable_progress_bar()  # one "Loading weights" bar per model is noise here
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # the load report is checked below, not printed
@@ -334,10 +337,14 @@ def load_network(
             dtype=DTYPES[options.dtype],
             use_safetensors=None if options.allow_pickle else True,
             output_loading_info=True,
+            **placement,
             **_pretrained(model, options),
         )
     except torch.OutOfMemoryError as err:
-        raise ModelError(f"out of memory loading {model}; try --dtype float16") from err
+        raise ModelError(
+            f"out of memory loading {model}; try --dtype bfloat16, --quantization 8bit or "
+            "--device-map auto"
+        ) from err
     except (SafetensorError, RuntimeError, EOFError, pickle.UnpicklingError) as err:
         # a truncated or corrupt weights file (an interrupted download, a full disk), or
         # weights that do not fit the config
@@ -375,10 +382,43 @@ def load_network(
     if head is None and getattr(config, "is_encoder_decoder", False):
         network = network.get_encoder()
     network.eval()
+    if placement:  # accelerate or bitsandbytes placed the weights
+        offloaded = [k for k, v in getattr(network, "hf_device_map", {}).items() if v == "disk"]
+        if offloaded:
+            raise ModelError(
+                f"{model} does not fit in the memory --max-memory {options.max_memory or '(free)'} "
+                f"allows: {len(offloaded)} of its modules would be read from disk; give the "
+                "devices more (e.g. cpu=64GiB) or use --quantization 8bit"
+            )
+        return network, network.get_input_embeddings().weight.device
     try:
         network.to(device)
     except torch.OutOfMemoryError as err:
         raise ModelError(
-            f"out of memory moving {model} to {device}; try --dtype float16"
+            f"out of memory moving {model} to {device}; try --dtype bfloat16, "
+            "--quantization 8bit or --device-map auto"
         ) from err
     return network, device
+
+
+def _placement(options: LoadOptions, device: torch.device) -> dict[str, Any]:
+    """The ``from_pretrained`` arguments that place and quantize the weights: accelerate's
+    ``device_map`` and ``max_memory``, bitsandbytes' ``quantization_config`` (a quantized model
+    without a device map goes whole onto ``device``); {} for a plain load."""
+    placement: dict[str, Any] = {}
+    if options.device_map is not None:
+        placement["device_map"] = options.device_map
+        if options.max_memory is not None:
+            placement["max_memory"] = parse_max_memory(options.max_memory)
+    if options.quantization is not None:
+        from transformers import BitsAndBytesConfig
+
+        bits = {"8bit": {"load_in_8bit": True}, "4bit": {"load_in_4bit": True}}
+        extra = (
+            {"bnb_4bit_compute_dtype": DTYPES[options.dtype]}
+            if options.quantization == "4bit"
+            else {}
+        )
+        placement["quantization_config"] = BitsAndBytesConfig(**bits[options.quantization], **extra)
+        placement.setdefault("device_map", {"": device})
+    return placement

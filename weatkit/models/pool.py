@@ -2,7 +2,7 @@
 
 :func:`get_model` returns the one :class:`~weatkit.models.handle.ModelHandle` of a model under
 given loading options (key: the model — a local directory by its absolute path — and the
-:class:`~weatkit.models.handle.LoadOptions`), so word-vector extraction, GEST, StereoSet, CrowS and
+:class:`~weatkit.models.options.LoadOptions`), so word-vector extraction, GEST, StereoSet, CrowS and
 MBE scoring of the same model in one run share one tokenizer and one set of weights.
 
 Release policy: a handle keeps its weights until it is released. :func:`release` drops one model
@@ -21,8 +21,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from weatkit.models.handle import LoadOptions, ModelHandle
+from weatkit.models.handle import ModelHandle
 from weatkit.models.hub import is_local
+from weatkit.models.options import LoadOptions
 
 _HANDLES: dict[tuple[str, LoadOptions], ModelHandle] = {}
 _LOCK = threading.RLock()
