@@ -151,6 +151,6 @@ def test_bad_texts_are_one_line_errors(causal: Path) -> None:
         scorer.causal_logprobs(["ok", " "])
     with pytest.raises(ModelError, match="a list of texts, not one string"):
         scorer.causal_logprobs("ok")
-    with pytest.raises(ModelError, match=r"^text 0 is \d+ tokens long; .* takes 64"):
-        scorer.causal_logprobs(["tree " * 70])
+    with pytest.raises(ModelError, match=r"^text 0 is \d+ tokens long; .* takes 256"):
+        scorer.causal_logprobs(["tree " * 300])
     assert scorer.causal_logprobs([]) == []

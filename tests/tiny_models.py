@@ -574,6 +574,8 @@ def make_word_glm(path: Path, words: list[str], *, seed: int = 6) -> Path:
 #: Architectures of :func:`make_causal_lm`: GPT-2 (no BOS added; BOS = EOS = ``<|endoftext|>``),
 #: Llama (the tokenizer adds ``<s>``), Qwen2 (no BOS token at all; EOS ``<|endoftext|>``).
 CAUSAL_ARCHS = ("gpt2", "llama", "qwen2")
+#: Tokens the causal LMs of :func:`make_causal_lm` take (real sentences are many byte tokens).
+CAUSAL_MAX_LENGTH = 256
 
 
 def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
@@ -608,13 +610,15 @@ def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
         names = {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>"}
     else:
         names = {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"}
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, model_max_length=64, **names)
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, model_max_length=CAUSAL_MAX_LENGTH, **names)
     tok.add_special_tokens({k: v for k, v in names.items()})
     size = dict(hidden_size=24, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2,
-                num_key_value_heads=1, max_position_embeddings=64)  # fmt: skip
+                num_key_value_heads=1, max_position_embeddings=CAUSAL_MAX_LENGTH)  # fmt: skip
     if arch == "gpt2":
         eot = vocab["<|endoftext|>"]
-        model = GPT2LMHeadModel(_gpt2_config(len(vocab), bos=eot, eos=eot))
+        config = _gpt2_config(len(vocab), bos=eot, eos=eot)
+        config.n_positions = CAUSAL_MAX_LENGTH
+        model = GPT2LMHeadModel(config)
     elif arch == "llama":
         config = LlamaConfig(vocab_size=len(vocab), bos_token_id=vocab["<s>"],
                              eos_token_id=vocab["</s>"], **size)  # fmt: skip
@@ -652,10 +656,15 @@ def make_char_mlm(path: Path, *, seed: int = 8) -> Path:
     vocab_file = path / "vocab.txt"
     vocab_file.write_text("\n".join(vocab) + "\n", encoding="utf-8")
     tok = BertTokenizerFast(str(vocab_file), do_lower_case=False)
-    tok.model_max_length = 128
+    tok.model_max_length = 256
     assert tok.tokenize("tall she") == ["t", "##a", "##l", "##l", "she"]
     config = _bert_config(len(vocab))
-    config.max_position_embeddings = 128
-    BertForMaskedLM(config).eval().save_pretrained(path)
+    config.max_position_embeddings = 256
+    model = BertForMaskedLM(config)
+    with torch.no_grad():  # weights large enough that a token's context changes its score
+        for p in model.parameters():
+            if p.dim() > 1:
+                p.normal_(0.0, 0.3)
+    model.eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path
