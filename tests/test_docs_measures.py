@@ -24,7 +24,7 @@ def test_index_lists_every_registered_measure_with_its_neutral_value() -> None:
         name: line
         for line in _text("index.md").splitlines()
         if line.startswith("| `")
-        for name in re.findall(r"`([a-z-]+(?::[a-z_]+)?)`", line.split("|")[1])
+        for name in re.findall(r"`([a-z-]+(?::[a-z0-9_-]+)?)`", line.split("|")[1])
     }
     assert set(MEASURES) <= set(rows)
     for name, measure in MEASURES.items():

@@ -52,8 +52,12 @@ PAPERS = {
     "crows:pll": (50.0, "above", None, ("mlm",), CROWS_LANGS, "Nangia"),
     "crows:aul": (50.0, "above", None, ("mlm",), CROWS_LANGS, "Kaneko & Bollegala"),
     "crows:aula": (50.0, "above", None, ("mlm",), CROWS_LANGS, "Kaneko & Bollegala"),
+    "crows:pll-word-l2r": (50.0, "above", None, ("mlm",), CROWS_LANGS, "Kauf & Ivanova"),
+    "crows:sum": (50.0, "above", None, ("glm",), CROWS_LANGS, "Nangia"),
+    "crows:shared": (50.0, "above", None, ("glm",), CROWS_LANGS, "Nangia"),
     "mbe:aula": (50.0, "above", None, ("mlm",), None, "Kaneko, Imankulova"),
     "mbe:aul": (50.0, "above", None, ("mlm",), None, "Kaneko, Imankulova"),
+    "mbe:mean-ll": (50.0, "above", None, ("glm",), None, "Kaneko, Imankulova"),
 }
 
 
@@ -75,7 +79,8 @@ def test_registry_languages_are_the_data_sets() -> None:
     for name in ("ss", "lms", "icat"):
         for convention in ("term", "pooled"):
             assert get_measure(f"stereoset:{name}_{convention}").languages == LANGS
-    for name in ("crows:pll", "crows:aul", "crows:aula"):
+    for name in ("crows:pll", "crows:pll-word-l2r", "crows:aul", "crows:aula", "crows:sum",
+                 "crows:shared"):  # fmt: skip
         assert get_measure(name).languages == tuple(CROWS_FILES)
     from weatkit.gest.eurogest import LANGUAGES
 

@@ -567,3 +567,104 @@ def make_word_glm(path: Path, words: list[str], *, seed: int = 6) -> Path:
     GPT2LMHeadModel(_gpt2_config(len(vocab), bos=eot, eos=eot)).eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+# ------------------------------------------------- causal LMs of three architectures, any text
+
+#: Architectures of :func:`make_causal_lm`: GPT-2 (no BOS added; BOS = EOS = ``<|endoftext|>``),
+#: Llama (the tokenizer adds ``<s>``), Qwen2 (no BOS token at all; EOS ``<|endoftext|>``).
+CAUSAL_ARCHS = ("gpt2", "llama", "qwen2")
+#: Tokens the causal LMs of :func:`make_causal_lm` take (real sentences are many byte tokens).
+CAUSAL_MAX_LENGTH = 256
+
+
+def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
+    """A 2-layer causal LM (hidden 24) of ``arch`` (:data:`CAUSAL_ARCHS`) with a byte-level BPE
+    tokenizer (the merges of :func:`make_gpt2`), so every text has tokens and character offsets:
+    unknown words fall back to bytes."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
+    from transformers import (
+        GPT2LMHeadModel,
+        LlamaConfig,
+        LlamaForCausalLM,
+        PreTrainedTokenizerFast,
+        Qwen2Config,
+        Qwen2ForCausalLM,
+    )
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    specials = {"gpt2": ["<|endoftext|>"], "llama": ["<unk>", "<s>", "</s>"],
+                "qwen2": ["<|endoftext|>"]}[arch]  # fmt: skip
+    vocab, merges = _byte_level_bpe([], specials)
+    tk = Tokenizer(models.BPE(vocab=vocab, merges=merges))
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = decoders.ByteLevel()
+    if arch == "llama":
+        tk.post_processor = processors.TemplateProcessing(
+            single="<s> $A", special_tokens=[("<s>", vocab["<s>"])]
+        )
+        names = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
+    elif arch == "gpt2":
+        names = {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>"}
+    else:
+        names = {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"}
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, model_max_length=CAUSAL_MAX_LENGTH, **names)
+    tok.add_special_tokens({k: v for k, v in names.items()})
+    size = dict(hidden_size=24, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2,
+                num_key_value_heads=1, max_position_embeddings=CAUSAL_MAX_LENGTH)  # fmt: skip
+    if arch == "gpt2":
+        eot = vocab["<|endoftext|>"]
+        config = _gpt2_config(len(vocab), bos=eot, eos=eot)
+        config.n_positions = CAUSAL_MAX_LENGTH
+        model = GPT2LMHeadModel(config)
+    elif arch == "llama":
+        config = LlamaConfig(vocab_size=len(vocab), bos_token_id=vocab["<s>"],
+                             eos_token_id=vocab["</s>"], **size)  # fmt: skip
+        model = LlamaForCausalLM(config)
+    elif arch == "qwen2":
+        eot = vocab["<|endoftext|>"]
+        config = Qwen2Config(vocab_size=len(vocab), bos_token_id=None, eos_token_id=eot, **size)
+        model = Qwen2ForCausalLM(config)
+    else:
+        raise ValueError(arch)
+    with torch.no_grad():  # random weights large enough that token log-probabilities differ
+        for p in model.parameters():
+            if p.dim() > 1:
+                p.normal_(0.0, 0.5)
+    model.eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def make_char_mlm(path: Path, *, seed: int = 8) -> Path:
+    """A 2-layer ``BertForMaskedLM`` (hidden 24) whose cased WordPiece vocabulary has a few whole
+    words and every ASCII letter, digit and punctuation mark alone and as ``##`` continuation, so
+    any ASCII word is one or more tokens (``tall`` = ``t ##a ##l ##l``; ``she`` whole)."""
+    import string
+
+    from transformers import BertForMaskedLM, BertTokenizerFast
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    chars = string.ascii_letters + string.digits
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WHOLE_WORDS, "the", "The", "He",
+             "She", "was", *chars, *string.punctuation, *(f"##{c}" for c in chars)]  # fmt: skip
+    vocab = list(dict.fromkeys(vocab))
+    vocab_file = path / "vocab.txt"
+    vocab_file.write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    tok = BertTokenizerFast(str(vocab_file), do_lower_case=False)
+    tok.model_max_length = 256
+    assert tok.tokenize("tall she") == ["t", "##a", "##l", "##l", "she"]
+    config = _bert_config(len(vocab))
+    config.max_position_embeddings = 256
+    model = BertForMaskedLM(config)
+    with torch.no_grad():  # weights large enough that a token's context changes its score
+        for p in model.parameters():
+            if p.dim() > 1:
+                p.normal_(0.0, 0.3)
+    model.eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

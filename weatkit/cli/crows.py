@@ -2,11 +2,13 @@
 
 Modes (exactly one):
 
-* ``--model ID_OR_PATH`` — score the pairs with a masked LM (English CrowS-Pairs, original or
+* ``--model SPEC`` — score the pairs with a masked LM (English CrowS-Pairs, original or
   ``--data revised``; French CrowS-Pairs, ``--lang fr``; MBE's ja/ru gender pairs; or ``--data
   FILE``): ``--method pll`` (Nangia et al.'s pseudo-log-likelihood of the shared tokens),
-  ``aul`` or ``aula`` (Kaneko & Bollegala 2022), :mod:`weatkit.crows.score`; ``--controls``
-  also scores the control pairs of :mod:`weatkit.crows.controls`;
+  ``pll-word-l2r`` (Kauf & Ivanova 2023), ``aul`` or ``aula`` (Kaneko & Bollegala 2022),
+  :mod:`weatkit.crows.score`; or with a causal LM, ``--method sum`` or ``shared``
+  (:mod:`weatkit.crows.causal`); ``--controls`` also scores the control pairs of
+  :mod:`weatkit.crows.controls`;
 * ``--scores FILE.csv`` — the metric from per-pair scores (``score_more, score_less, bias_type,
   direction``), without a model.
 """
@@ -64,7 +66,7 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.measures.compat import apply_preset, preset_summary
 from weatkit.report.tables import render, write_outputs
-from weatkit.sentence.masked_lm import MaskedLM
+from weatkit.sentence.lm import sentence_lm
 from weatkit.stats.sampling import ItemSample
 
 _TABLES = ("summary", "pairs", "controls", "control_pairs", "corrections")
@@ -151,8 +153,9 @@ def _score_with_model(opts: dict[str, Any]) -> tuple[dict[str, pd.DataFrame], It
     control_rows = None
     if kinds:
         control_rows = load_controls() if kinds is True else load_controls(kinds)
-    lm = MaskedLM(opts["model"], options_from_cli(ContextualOptions, CONTEXTUAL, opts))
     scoring = opts["scoring"]
+    options = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
+    lm = sentence_lm(f"crows:{scoring['method']}", opts["model"], options)
     scores = score_crows(lm, pairs, **scoring, show_progress=opts["progress"])
     tables = {"pairs": scores, "corrections": corrections}
     if control_rows is not None:
@@ -236,14 +239,17 @@ def _print_controls(controls: pd.DataFrame, level: float) -> None:
 
 @click.command("crows")
 @language_model_options(
-    "Score the pairs with this masked LM (hub id or local path).",
+    "Score the pairs with this masked or causal LM (hub id, local path or model spec).",
     "With --model: masked sentences per forward pass.",
 )
 @click.option(
     "--method",
     type=click.Choice(METHODS),
-    help="With --model: pll = pseudo-log-likelihood of the shared tokens (Nangia et al., the "
-    "default); aul / aula = (attention-weighted) mean log-likelihood of the unmasked sentence.",
+    help="With --model. Masked LMs: pll = pseudo-log-likelihood of the shared tokens (Nangia "
+    "et al., the default); pll-word-l2r = the same, the later sub-tokens of a word masked too "
+    "(Kauf & Ivanova 2023); aul / aula = (attention-weighted) mean log-likelihood of the "
+    "unmasked sentence. Causal LMs: sum = log-likelihood of the whole sentence "
+    "(lm-evaluation-harness); shared = of the shared tokens only, given all before them.",
 )
 @click.option(
     "--lang",
@@ -314,7 +320,8 @@ def _print_controls(controls: pd.DataFrame, level: float) -> None:
 )
 @friendly
 def crows_command(**opts: Any) -> None:
-    """CrowS-Pairs: % of pairs where a masked LM prefers the more stereotypical sentence."""
+    """CrowS-Pairs: % of pairs where a masked or causal LM prefers the more stereotypical
+    sentence."""
     if bool(opts["model"]) == bool(opts["scores_path"]):
         raise WeatkitError("give exactly one of --model ID or --scores FILE")
     resampling = {

@@ -1,4 +1,5 @@
-"""``weatkit mbe``: the Multilingual Bias Evaluation score of a masked LM (Kaneko et al. 2022).
+"""``weatkit mbe``: the Multilingual Bias Evaluation score of a masked LM (Kaneko et al. 2022),
+or of a causal LM with ``--method mean-ll``.
 
 Inputs (exactly one):
 
@@ -44,7 +45,7 @@ from weatkit.mbe.data import MBE_MODELS, MBE_SETS
 from weatkit.mbe.run import run_mbe_parallel, run_mbe_set
 from weatkit.mbe.score import METHODS, WEIGHTS, MbeResult
 from weatkit.report.tables import render, write_outputs
-from weatkit.sentence.masked_lm import MaskedLM
+from weatkit.sentence.lm import sentence_lm
 
 
 def _check_modes(opts: dict[str, Any]) -> str:
@@ -123,7 +124,7 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
 )
 @click.option("--corpus", type=click.Choice(list(MBE_SETS)), help="With --mbe-set: TED or news.")
 @language_model_options(
-    "Masked LM to evaluate: Hugging Face hub id or path.",
+    "Masked LM to evaluate (a causal LM with --method mean-ll): hub id, path or model spec.",
     "Sentences per forward pass.",
     required=True,
 )
@@ -142,7 +143,8 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
     type=click.Choice(METHODS),
     default="aula",
     show_default=True,
-    help="Sentence likelihood: AULA (paper) or AUL.",
+    help="Sentence likelihood: AULA (paper) or AUL of a masked LM; mean-ll = mean token "
+    "log-likelihood of a causal LM (the causal analogue of AUL).",
 )
 @click.option(
     "--weight",
@@ -175,7 +177,8 @@ def mbe_command(**opts: Any) -> None:
     """MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022)."""
     opts = compat_values("mbe", opts)
     mode = _check_modes(opts)
-    lm = MaskedLM(opts["model"], options_from_cli(ContextualOptions, CONTEXTUAL, opts))
+    options = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
+    lm = sentence_lm(f"mbe:{opts['method']}", opts["model"], options)
     settings: dict[str, Any] = {
         "method": opts["method"],
         "weight": opts["weight"],

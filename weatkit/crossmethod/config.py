@@ -24,8 +24,9 @@ from the file's directory. Example (YAML)::
                                          # EuroGEST in its 29 languages (eurogest: false: off)
                                          # also: eurogest_code: 2025-12, coinciding: other
     stereoset: {}                        # en, de, fr, es, tr
-    crows: {method: pll, limit: 200}     # en, fr (all bias types); ja, ru (gender, MBE's)
-    mbe:                                 # masked LMs; a parallel corpus per language
+    crows: {method: pll, limit: 200}     # en, fr (all bias types); ja, ru (gender, MBE's);
+                                         # causal LMs: method sum or shared
+    mbe:                                 # a parallel corpus per language (causal LMs: mean-ll)
       method: aula
       weight: cosine
       corpora: {de: "corpora/en-de.tsv"}   # or {de: {english: en.txt, target: de.txt}}
@@ -91,6 +92,7 @@ from weatkit.errors import ConfigError
 from weatkit.gest.eurogest import CODE as EUROGEST_CODE
 from weatkit.gest.eurogest import COINCIDING
 from weatkit.gest.eurogest import DEFAULT_CODE as EUROGEST_DEFAULT_CODE
+from weatkit.measures.registry import family_measures
 from weatkit.pipeline import RunConfig
 from weatkit.stats.resampling import check_plan_size
 from weatkit.stats.sampling import SampleOptions
@@ -187,14 +189,20 @@ class GestSection:
         return self.mlm_templates if kind == "mlm" else self.glm_templates
 
 
+def _check_method(family: str, method: str) -> None:
+    """ConfigError (field ``method``) unless ``FAMILY:METHOD`` is a registered measure."""
+    methods = [m.name.partition(":")[2] for m in family_measures(family)]
+    if method not in methods:
+        raise ConfigError(f"choose {', '.join(methods)}, not {method!r}", field="method")
+
+
 @dataclass(frozen=True)
 class CrowsSection:
     method: str = "pll"
     limit: int | None = None
 
     def validate(self) -> None:
-        if self.method not in ("pll", "aul", "aula"):
-            raise ConfigError(f"choose pll, aul or aula, not {self.method!r}", field="method")
+        _check_method("crows", self.method)
 
 
 @dataclass(frozen=True)
@@ -419,8 +427,11 @@ def _sentence_section(method: str, values: dict[str, Any], base: Path, source: S
         return dataclass_from(CrowsSection, values, where)
     corpora = _corpora(values.pop("corpora", None), base, source.key("corpora"))
     section = dataclass_from(MbeSection, values, where)
-    if section.method not in ("aula", "aul"):
-        raise ConfigError(f"{source.key('method')}: choose aula or aul, not {section.method!r}")
+    methods = [m.name.partition(":")[2] for m in family_measures("mbe")]
+    if section.method not in methods:
+        raise ConfigError(
+            f"{source.key('method')}: choose {', '.join(methods)}, not {section.method!r}"
+        )
     if section.weight not in ("cosine", "dot"):
         raise ConfigError(f"{source.key('weight')}: choose cosine or dot, not {section.weight!r}")
     if section.max_sentences is not None:

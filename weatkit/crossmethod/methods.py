@@ -56,6 +56,7 @@ from weatkit.gest.data import load_gest, sample_gest
 from weatkit.gest.scoring import score_gest
 from weatkit.lists.sources import available_languages
 from weatkit.mbe.run import run_mbe_parallel
+from weatkit.mbe.score import score_column
 from weatkit.measures import (
     MeasureResult,
     crows_measures,
@@ -68,6 +69,7 @@ from weatkit.measures import (
 )
 from weatkit.measures.result import on_sample
 from weatkit.pipeline import run
+from weatkit.scoring import Scorer, get_scorer
 from weatkit.sentence import MaskedLM
 from weatkit.stats.sampling import ItemSample
 from weatkit.stereoset.data import load_stereoset, sample_examples
@@ -93,6 +95,7 @@ class MethodContext:
     options: ContextualOptions
     show_progress: bool | None = None
     masked: dict[str, MaskedLM] = field(default_factory=dict)
+    causal: dict[str, Scorer] = field(default_factory=dict)
     extractors: ExtractorPool = field(default_factory=ExtractorPool)
     scores: ScoreOptions = field(default_factory=ScoreOptions)
     samples: dict[str, ItemSample] = field(default_factory=dict)
@@ -123,6 +126,16 @@ class MethodContext:
         if entry.model not in self.masked:
             self.masked[entry.model] = MaskedLM(entry.model, self.options)
         return self.masked[entry.model]
+
+    def language_model(self, entry: ModelEntry, kind: str, method: str) -> MaskedLM | Scorer:
+        """The entry's model for a sentence measure: a :class:`MaskedLM` for a masked LM, the
+        Scorer of its spec (:func:`weatkit.scoring.get_scorer`) for a causal LM (each loaded
+        once per model)."""
+        if kind == "mlm":
+            return self.masked_lm(entry, kind, method)
+        if entry.model not in self.causal:
+            self.causal[entry.model] = get_scorer(entry.model, self.options)
+        return self.causal[entry.model]
 
 
 def check_applicable(measure: str, entry: ModelEntry, kind: str, lang: str) -> None:
@@ -271,7 +284,7 @@ def crows_rows(
     """CrowS-Pairs metric (Nangia et al. 2020) over all pairs of the language, with its
     bootstrap CI over pairs (``weatkit crows``' own) and the exact binomial p of #wins of N."""
     check_applicable(f"crows:{section.method}", entry, kind, lang)
-    lm = ctx.masked_lm(entry, kind, "CrowS-Pairs")
+    lm = ctx.language_model(entry, kind, "CrowS-Pairs")
     pairs, sample = sample_pairs(load_crows(lang=lang), section.limit, ctx.scores.seed)
     per_pair = score_crows(lm, pairs, method=section.method, show_progress=ctx.show_progress)
     summary = crows_metric(per_pair, **ctx.plan)
@@ -327,7 +340,7 @@ def mbe_rows(
     if lang not in section.corpora:
         raise NotApplicable(f"no parallel corpus for {lang} in the mbe section")
     check_applicable(f"mbe:{section.method}", entry, kind, lang)
-    lm = ctx.masked_lm(entry, kind, "MBE")
+    lm = ctx.language_model(entry, kind, "MBE")
     run_ = run_mbe_parallel(
         lm,
         section.corpora[lang],
@@ -340,7 +353,7 @@ def mbe_rows(
     )
     sentences = run_.sentences
     male = (sentences["set"] == "male").to_numpy()
-    values = sentences[section.method].to_numpy(np.float64)
+    values = sentences[score_column(section.method)].to_numpy(np.float64)
     embedding = run_.embedding  # the embeddings the score's weights came from
     weights = mbe_weights(embedding[male], embedding[~male], section.weight)
     low, high = mbe_interval(values[male], values[~male], weights, **ctx.plan)

@@ -14,6 +14,14 @@ sentence (:mod:`weatkit.crows.data`) — each sentence gets one score, higher = 
   are left out (the reference drops the first and last shared position, [CLS]/[SEP]). Both
   sentences therefore sum over the same number of tokens, |U(S_more)| = |U(S_less)|.
   :meth:`weatkit.sentence.masked_lm.MaskedLM.masked_log_probs` gives every term.
+* ``pll-word-l2r`` — the PLL with within-word masking (Kauf & Ivanova, ACL 2023, "A Better
+  Way to Do Masked Language Model Scoring", PLL-word-l2r): when ``w_p`` is a sub-token of a
+  word, the later sub-tokens of the same word are masked too, so a word split into pieces
+  (``s ##ouvenir``) is not scored from its own later pieces::
+
+      PLL_l2r(S) = Σ_{p ∈ U(S)} log P(w_p | S with w_p and w_q masked, q > p in w_p's word)
+
+  Words are the fast tokenizer's ``word_ids()``; a one-token word is scored as by ``pll``.
 * ``aul`` / ``aula`` — the whole-sentence scores of one unmasked pass, AUL(S) = (1/|C|)
   Σ_{j∈C} log P(w_j | S) and its attention-weighted variant AULA (Kaneko & Bollegala, AAAI
   2022, "Unmasking the Mask", Eq. 3–4, who report them on CrowS-Pairs;
@@ -35,6 +43,10 @@ kanekomasahiro/evaluate_bias_in_mlm ``evaluate.py``; both are options (:data:`PA
   ``torch.sum(span_log_probs)``): summed by ``torch.sum`` over a float32 tensor. The sums differ
   by about |PLL| · 1e-7, which decides the 3-decimal rounding of pairs whose two sums are that
   close (random-weight models have many).
+
+**Causal LMs** (``sum``, ``shared``): the sum of the token log-probabilities of the whole
+sentence (lm-evaluation-harness's convention) or of the shared tokens only, given everything
+before them: :mod:`weatkit.crows.causal`. ``lm`` is then a :class:`~weatkit.scoring.base.Scorer`.
 
 All logarithms are natural.
 
@@ -72,16 +84,23 @@ import numpy as np
 import pandas as pd
 import torch
 
+from weatkit.crows.causal import CAUSAL_METHODS, causal_scores
 from weatkit.crows.data import DIRECTIONS, OVERALL
 from weatkit.errors import WeatkitError
+from weatkit.scoring.base import Scorer
 from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
 from weatkit.stats.intervals import percentile_interval
 from weatkit.stats.resampling import counts_from_indices, one_sample_bootstrap
 
-Method = Literal["pll", "aul", "aula"]
-METHODS: tuple[str, ...] = ("pll", "aul", "aula")
-#: Decimals the reference implementations round a pair's two scores to before comparing them.
-REFERENCE_DECIMALS: dict[str, int | None] = {"pll": 3, "aul": None, "aula": None}
+Method = Literal["pll", "pll-word-l2r", "aul", "aula", "sum", "shared"]
+#: Methods of masked LMs (:class:`~weatkit.sentence.masked_lm.MaskedLM`).
+MASKED_METHODS: tuple[str, ...] = ("pll", "pll-word-l2r", "aul", "aula")
+METHODS: tuple[str, ...] = (*MASKED_METHODS, *CAUSAL_METHODS)
+#: Decimals the reference implementations round a pair's two scores to before comparing them
+#: (``pll-word-l2r`` as ``pll``; the causal sums exactly, as lm-evaluation-harness).
+REFERENCE_DECIMALS: dict[str, int | None] = {
+    "pll": 3, "pll-word-l2r": 3, "aul": None, "aula": None, "sum": None, "shared": None,
+}  # fmt: skip
 PairOrder = Literal["more-first", "by-direction"]
 #: How a pair's token ids are passed to ``difflib`` (module docstring, "Conventions").
 PAIR_ORDERS: tuple[str, ...] = ("more-first", "by-direction")
@@ -191,7 +210,7 @@ def _tokenize(lm: MaskedLM, texts: list[str], column: str) -> list[TokenizedSent
 
 
 def score_crows(
-    lm: MaskedLM,
+    lm: MaskedLM | Scorer,
     pairs: pd.DataFrame,
     *,
     method: Method | str = "pll",
@@ -203,14 +222,18 @@ def score_crows(
     """Score both sentences of every pair with ``lm`` (module docstring).
 
     Args:
-        lm: the masked language model.
+        lm: the masked language model (:data:`MASKED_METHODS`), or the
+            :class:`~weatkit.scoring.base.Scorer` of a causal LM (:data:`~weatkit.crows.causal.
+            CAUSAL_METHODS`).
         pairs: ``pair_id, sent_more, sent_less, direction, bias_type`` (:func:`load_crows`).
-        method: ``"pll"``, ``"aul"`` or ``"aula"``.
+        method: ``"pll"``, ``"pll-word-l2r"``, ``"aul"`` or ``"aula"`` (masked LMs);
+            ``"sum"`` or ``"shared"`` (causal LMs).
         decimals: rounding before the two scores are compared; ``"reference"`` =
             :data:`REFERENCE_DECIMALS` of the method, None = exact comparison.
-        pair_order: ``pll``: which sentence ``difflib`` gets first, ``more-first`` or
-            ``by-direction`` (as ``metric.py``; module docstring).
-        sum_dtype: ``pll``: ``float64`` or ``float32`` summation of the token log-probabilities.
+        pair_order: ``pll``, ``pll-word-l2r``, ``shared``: which sentence ``difflib`` gets
+            first, ``more-first`` or ``by-direction`` (as ``metric.py``; module docstring).
+        sum_dtype: ``pll``, ``pll-word-l2r``: ``float64`` or ``float32`` summation of the token
+            log-probabilities.
         show_progress: progress bar (None: on a terminal).
 
     Returns:
@@ -226,30 +249,26 @@ def score_crows(
     if sum_dtype not in SUM_DTYPES:
         raise WeatkitError(f"unknown sum_dtype {sum_dtype!r}: choose {', '.join(SUM_DTYPES)}")
     _check_pairs(pairs)
-    more = _tokenize(lm, [str(s) for s in pairs["sent_more"]], "sent_more")
-    less = _tokenize(lm, [str(s) for s in pairs["sent_less"]], "sent_less")
-    limit = lm.max_length
-    skipped = [_too_long(a, b, limit) for a, b in zip(more, less, strict=True)]
-    keep = [i for i, reason in enumerate(skipped) if not reason]
-    score_more = np.full(len(pairs), math.nan)
-    score_less = np.full(len(pairs), math.nan)
-    if keep:
-        sentences = [more[i] for i in keep] + [less[i] for i in keep]
-        if method == "pll":
-            directions = pairs["direction"].astype(str).to_numpy()
-            shared = [
-                _aligned(more[i], less[i], pair_order == "by-direction" and
-                         directions[i] == "antistereo")
-                for i in keep
-            ]  # fmt: skip
-            positions = [a for a, _ in shared] + [b for _, b in shared]
-            values = lm.masked_log_probs(sentences, positions, show_progress=show_progress)
-            sums = np.array([pll_sum(v, sum_dtype) for v in values], dtype=np.float64)
-        else:
-            scores = lm.unmasked(sentences, show_progress=show_progress)
-            sums = scores.aul if method == "aul" else scores.aula
-        score_more[keep] = sums[: len(keep)]
-        score_less[keep] = sums[len(keep) :]
+    directions = pairs["direction"].astype(str).to_numpy()
+    less_first = [pair_order == "by-direction" and d == "antistereo" for d in directions]
+    if method in CAUSAL_METHODS:
+        if isinstance(lm, MaskedLM):
+            raise WeatkitError(
+                f"--method {method} needs a causal LM; {lm.model_name} is a masked LM"
+            )
+        more_texts = [str(s) for s in pairs["sent_more"]]
+        less_texts = [str(s) for s in pairs["sent_less"]]
+        score_more, score_less = causal_scores(
+            lm, more_texts, less_texts, method=method, less_first=less_first,
+            show_progress=show_progress,
+        )  # fmt: skip
+        skipped = [""] * len(pairs)
+    else:
+        if not isinstance(lm, MaskedLM):
+            raise WeatkitError(f"--method {method} needs a masked LM; {lm.spec} is a causal LM")
+        score_more, score_less, skipped = _masked_scores(
+            lm, pairs, method, less_first, sum_dtype, show_progress
+        )
     places = REFERENCE_DECIMALS[method] if decimals == "reference" else decimals
     win, neutral = pair_outcomes(score_more, score_less, decimals=places)
     table = pairs[["pair_id", "bias_type", "direction", "sent_more", "sent_less"]].reset_index(
@@ -261,6 +280,67 @@ def score_crows(
     table["neutral"] = neutral
     table["skipped"] = pd.Series(skipped, dtype=object)
     return table[PAIR_SCORE_COLUMNS]
+
+
+def _masked_scores(
+    lm: MaskedLM,
+    pairs: pd.DataFrame,
+    method: str,
+    less_first: list[bool],
+    sum_dtype: str,
+    show_progress: bool | None,
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """``(score_more, score_less, skipped)`` of a masked-LM method."""
+    more_texts = [str(s) for s in pairs["sent_more"]]
+    less_texts = [str(s) for s in pairs["sent_less"]]
+    more = _tokenize(lm, more_texts, "sent_more")
+    less = _tokenize(lm, less_texts, "sent_less")
+    limit = lm.max_length
+    skipped = [_too_long(a, b, limit) for a, b in zip(more, less, strict=True)]
+    keep = [i for i, reason in enumerate(skipped) if not reason]
+    score_more = np.full(len(pairs), math.nan)
+    score_less = np.full(len(pairs), math.nan)
+    if keep:
+        sentences = [more[i] for i in keep] + [less[i] for i in keep]
+        if method in ("pll", "pll-word-l2r"):
+            shared = [_aligned(more[i], less[i], less_first[i]) for i in keep]
+            positions = [a for a, _ in shared] + [b for _, b in shared]
+            also = None
+            if method == "pll-word-l2r":
+                texts = [more_texts[i] for i in keep] + [less_texts[i] for i in keep]
+                words = lm.word_ids(texts)
+                also = [
+                    [later_in_word(w, p) for p in wanted]
+                    for w, wanted in zip(words, positions, strict=True)
+                ]
+            values = lm.masked_log_probs(
+                sentences, positions, also_masked=also, show_progress=show_progress
+            )
+            sums = np.array([pll_sum(v, sum_dtype) for v in values], dtype=np.float64)
+        else:
+            scores = lm.unmasked(sentences, show_progress=show_progress)
+            sums = scores.aul if method == "aul" else scores.aula
+        score_more[keep] = sums[: len(keep)]
+        score_less[keep] = sums[len(keep) :]
+    return score_more, score_less, skipped
+
+
+def later_in_word(word_ids: Sequence[int | None], position: int) -> list[int]:
+    """The positions after ``position`` in the same word (``word_ids`` of the fast tokenizer;
+    None for special tokens): what PLL-word-l2r masks besides ``position``.
+
+    Example: ``[None, 0, 1, 1, 1, None]`` (``[CLS] a s ##ouv ##enir [SEP]``) gives ``[3, 4]``
+    for position 2 and ``[]`` for position 4.
+    """
+    word = word_ids[position]
+    if word is None:
+        return []
+    later = []
+    for q in range(position + 1, len(word_ids)):
+        if word_ids[q] != word:
+            break
+        later.append(q)
+    return later
 
 
 def _aligned(

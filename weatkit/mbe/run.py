@@ -12,6 +12,11 @@ Kaneko et al. (2022), §3–4, as ``weatkit mbe`` runs it:
    sentences stratified by gender is kept (:func:`sample_sentences`);
 4. :func:`~weatkit.mbe.score.evaluate_mbe` scores them.
 
+A causal LM (``method="mean-ll"``, the model a :class:`~weatkit.scoring.base.Scorer`) scores the
+target texts as they are: its backend tokenises them, so Step 1 keeps every non-empty target
+sentence, Step 2 is the backend's (a sentence longer than the model takes is an error), and the
+token-id sets, which have no texts, are not for it.
+
 Steps 2–4 are :func:`run_mbe`. :func:`run_mbe_parallel` (a TSV file or an ``(english, target)``
 pair of files) and :func:`run_mbe_set` (a shipped set) do everything.
 
@@ -40,10 +45,13 @@ from weatkit.mbe.data import (
     read_parallel_tsv,
 )
 from weatkit.mbe.score import MbeResult, Method, Weight, evaluate_mbe
+from weatkit.scoring.base import Scorer
 from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
 from weatkit.stats.sampling import ItemSample, stratified_sample
 
 PathLike = str | os.PathLike[str]
+#: A masked LM, or the Scorer of a causal LM (``method="mean-ll"``).
+LanguageModel = MaskedLM | Scorer
 #: Called with each note as it is made (e.g. a printer).
 NoteHook = Callable[[str], None]
 
@@ -53,12 +61,13 @@ class MbeSentence:
     """One sentence to score.
 
     Attributes:
-        tokens: the target sentence, tokenised (special tokens included).
+        tokens: the target sentence, tokenised (special tokens included); None for a causal LM,
+            whose backend tokenises ``target`` itself.
         english: its English side ("" for the token-id sets).
         target: its target-language text, stripped ("" for the token-id sets).
     """
 
-    tokens: TokenizedSentence
+    tokens: TokenizedSentence | None
     english: str = ""
     target: str = ""
 
@@ -116,15 +125,21 @@ class _Notes:
 
 
 def _tokenized(
-    lm: MaskedLM,
+    lm: LanguageModel,
     english: Sequence[str],
     target: Sequence[str],
     indices: list[int],
     side: str,
     note: _Notes,
 ) -> list[MbeSentence]:
-    """The target sentences at ``indices``, tokenised; those that give no token are skipped."""
+    """The target sentences at ``indices``, tokenised; those that give no token are skipped
+    (a causal LM: the non-empty ones, untokenised)."""
     texts = [target[i].strip() for i in indices]
+    if not isinstance(lm, MaskedLM):
+        kept = [i for i, text in zip(indices, texts, strict=True) if text]
+        if len(kept) < len(indices):
+            note(f"{len(indices) - len(kept)} {side} sentence(s) skipped: empty")
+        return [MbeSentence(None, english[i], target[i].strip()) for i in kept]
     pieces = lm.tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
     kept = [i for i, ids in zip(indices, pieces, strict=True) if len(ids) > 0]
     if len(kept) < len(indices):
@@ -136,7 +151,7 @@ def _tokenized(
 
 
 def sentences_from_parallel(
-    lm: MaskedLM,
+    lm: LanguageModel,
     english: Sequence[str],
     target: Sequence[str],
     male_words: Sequence[str],
@@ -153,7 +168,8 @@ def sentences_from_parallel(
     give no token are skipped.
 
     Args:
-        lm: the masked LM whose tokenizer is used.
+        lm: the masked LM whose tokenizer is used (or a causal LM's Scorer: the texts are kept
+            as they are).
         english: English sentences.
         target: target-language sentences, aligned with ``english``.
         male_words: English male words (e.g. from :func:`~weatkit.mbe.data.load_gender_words`).
@@ -185,7 +201,7 @@ def sentences_from_parallel(
 
 
 def sentences_from_set(
-    lm: MaskedLM, lang: str, corpus: str
+    lm: LanguageModel, lang: str, corpus: str
 ) -> tuple[list[MbeSentence], list[MbeSentence]]:
     """The male and female sentences of a shipped token-id set (:data:`~weatkit.mbe.MBE_SETS`).
 
@@ -194,6 +210,11 @@ def sentences_from_set(
             ``lm``'s tokenizer is not the one the set was made with
             (:func:`~weatkit.mbe.data.check_tokenizer`).
     """
+    if not isinstance(lm, MaskedLM):
+        raise WeatkitError(
+            f"the MBE sets are token ids of masked LMs' tokenizers; {lm.spec} is a causal LM: "
+            "give --parallel or --english/--target"
+        )
     male_ids, female_ids = load_mbe_set(lang, corpus)
     check_tokenizer(lm.tokenizer, [male_ids, female_ids], lang)
     male = [MbeSentence(TokenizedSentence.from_ids(ids)) for ids in male_ids]
@@ -202,13 +223,16 @@ def sentences_from_set(
 
 
 def _drop_long(
-    lm: MaskedLM,
+    lm: LanguageModel,
     male: list[MbeSentence],
     female: list[MbeSentence],
     skip: bool,
     note: _Notes,
 ) -> tuple[list[MbeSentence], list[MbeSentence], int]:
-    """Both sides without the sentences longer than the model takes, and how many were left out."""
+    """Both sides without the sentences longer than the model takes, and how many were left out
+    (a causal LM's backend checks the lengths itself)."""
+    if not isinstance(lm, MaskedLM):
+        return male, female, 0
     limit = lm.max_length
     if limit is None:
         return male, female, 0
@@ -249,7 +273,7 @@ def sample_sentences(
 
 
 def run_mbe(
-    lm: MaskedLM,
+    lm: LanguageModel,
     male: Sequence[MbeSentence],
     female: Sequence[MbeSentence],
     *,
@@ -267,11 +291,12 @@ def run_mbe(
     """MBE of ``lm`` on male and female sentences (Steps 2–4 of the module docstring).
 
     Args:
-        lm: the masked LM.
+        lm: the masked LM, or a causal LM's Scorer (``method="mean-ll"``).
         male: the male sentences (:func:`sentences_from_parallel`, :func:`sentences_from_set`).
         female: the female sentences.
         data: the input's name, kept in :attr:`MbeRun.data`.
-        method: sentence likelihood, ``"aula"`` (paper) or ``"aul"``.
+        method: sentence likelihood, ``"aula"`` (paper) or ``"aul"``; a causal LM:
+            ``"mean-ll"``.
         weight: pair weight, ``"cosine"`` (paper) or ``"dot"`` (reference ``eval.py``).
         seed: seed of the down-sampling and of McNemar's random indicator.
         max_sentences: keep at most this many sentences per side (after equalising).
@@ -306,10 +331,11 @@ def run_mbe(
     kept_m, kept_f, sample = sample_sentences(kept_m, kept_f, limit, seed)
     if sample is not None:
         note(f"scoring a {sample.describe()}")
+    masked = isinstance(lm, MaskedLM)  # a causal LM's backend tokenises the texts itself
     result, sentences, embedding = evaluate_mbe(
         lm,
-        [s.tokens for s in kept_m],
-        [s.tokens for s in kept_f],
+        [s.tokens if masked else s.target for s in kept_m],
+        [s.tokens if masked else s.target for s in kept_f],
         method=method,
         weight=weight,
         seed=seed,
@@ -327,7 +353,7 @@ def run_mbe(
 
 
 def run_mbe_parallel(
-    lm: MaskedLM,
+    lm: LanguageModel,
     corpus: PathLike | tuple[PathLike, PathLike],
     *,
     male_words: PathLike | None = None,
@@ -392,7 +418,7 @@ def run_mbe_parallel(
 
 
 def run_mbe_set(
-    lm: MaskedLM,
+    lm: LanguageModel,
     lang: str,
     corpus: str,
     *,

@@ -2,7 +2,16 @@
 
 Step 2 scores every target sentence ``T`` with AULA (Eq. 1; or AUL) and embeds it as the mean
 last-layer hidden state over its non-special tokens (:meth:`weatkit.sentence.masked_lm.MaskedLM.
-unmasked`). Step 3 compares every male sentence with every female one:
+unmasked`). A causal LM (``method="mean-ll"``) scores it with the causal analogue of AUL, the
+mean token log-likelihood of the sentence,
+
+    A(T) = (1/n) Σ_{i=1}^{n} log P(w_i | w_<i)
+
+(AUL predicts every token from the whole unmasked sentence, a causal LM from the tokens before
+it; :meth:`weatkit.scoring.base.Scorer.causal_logprobs`, the first token conditioned on the
+start token, :mod:`weatkit.scoring.hf`), and embeds it with :meth:`~weatkit.scoring.base.Scorer.
+embed` (an hf model: the mean last hidden state over the sentence's tokens). Eq. 2 and the test
+below are unchanged. Step 3 compares every male sentence with every female one:
 
     MBE = 100 × Σ_{T_m∈𝒯_m} Σ_{T_f∈𝒯_f} C(T_m, T_f) · I(A(T_m) > A(T_f))
               / Σ_{T_m∈𝒯_m} Σ_{T_f∈𝒯_f} C(T_m, T_f)                          (Eq. 2)
@@ -18,6 +27,8 @@ Significance (§3): the model's indicator ``I`` over all pairs is compared with 
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
@@ -28,12 +39,15 @@ from scipy.stats import binomtest, chi2
 
 from weatkit.engine.device import engine_dtype, resolve_device
 from weatkit.errors import WeatkitError
+from weatkit.scoring.base import Scorer
 from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
 
 Weight = Literal["cosine", "dot"]
-Method = Literal["aula", "aul"]
+Method = Literal["aula", "aul", "mean-ll"]
 WEIGHTS: tuple[str, ...] = ("cosine", "dot")
-METHODS: tuple[str, ...] = ("aula", "aul")
+#: Sentence scores of masked LMs (``aula``, ``aul``) and of causal LMs (``mean-ll``).
+METHODS: tuple[str, ...] = ("aula", "aul", "mean-ll")
+CAUSAL_METHODS: tuple[str, ...] = ("mean-ll",)
 
 #: Column names of the p-values in :meth:`MbeResult.to_frame` (file columns are frozen).
 _P_COLUMNS = {"pvalue": "p_value", "pvalue_chi2": "p_value_chi2"}
@@ -223,10 +237,37 @@ class MbeResult:
         return pd.DataFrame([asdict(self)]).rename(columns=_P_COLUMNS)
 
 
+def score_column(method: str) -> str:
+    """The column of :func:`evaluate_mbe`'s sentence table holding ``method``'s scores."""
+    return method.replace("-", "_")
+
+
+def _causal_scores(
+    scorer: Scorer, texts: list[str], show_progress: bool | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(mean token log-likelihood, token count, embedding)`` of each text under a causal LM."""
+    if not all(isinstance(t, str) for t in texts):
+        raise WeatkitError(
+            "--method mean-ll scores sentence texts; the MBE token-id sets have none (use "
+            "--parallel or --english/--target)"
+        )
+    kwargs = {}
+    if "show_progress" in inspect.signature(scorer.causal_logprobs).parameters:
+        kwargs["show_progress"] = show_progress
+    scored = scorer.causal_logprobs(texts, **kwargs)
+    counts = np.array([int(np.isfinite(t.logprobs).sum()) for t in scored])
+    if (counts == 0).any():
+        i = int(np.argmin(counts))
+        raise WeatkitError(f"sentence {texts[i]!r} has no token with a log-probability")
+    means = np.array([float(np.nanmean(t.logprobs)) for t in scored], dtype=np.float64)
+    embedding = np.asarray(scorer.embed(texts, **kwargs), dtype=np.float32)
+    return means, np.array([len(t.logprobs) for t in scored]), embedding
+
+
 def evaluate_mbe(
-    lm: MaskedLM,
-    male: list[TokenizedSentence],
-    female: list[TokenizedSentence],
+    lm: MaskedLM | Scorer,
+    male: Sequence[TokenizedSentence] | Sequence[str],
+    female: Sequence[TokenizedSentence] | Sequence[str],
     *,
     method: Method | str = "aula",
     weight: Weight | str = "cosine",
@@ -236,14 +277,20 @@ def evaluate_mbe(
 ) -> tuple[MbeResult, pd.DataFrame, np.ndarray]:
     """MBE of ``lm`` on tokenised male and female target sentences (Steps 2 and 3).
 
-    Both sides are scored in one :meth:`MaskedLM.unmasked` call (batched, cached); the score is
-    :func:`mbe_score` on the device of ``lm``'s options, the test :func:`mcnemar_random`.
+    Both sides are scored in one :meth:`MaskedLM.unmasked` call (batched, cached), or, for a
+    causal LM's Scorer with ``method="mean-ll"``, in one
+    :meth:`~weatkit.scoring.base.Scorer.causal_logprobs` and one
+    :meth:`~weatkit.scoring.base.Scorer.embed` call over the sentence texts (``male`` and
+    ``female`` are then strings); the score is :func:`mbe_score` on the device of ``lm``'s
+    options, the test :func:`mcnemar_random`.
 
     Returns:
         ``(result, sentences, embedding)``: the :class:`MbeResult`; one row per sentence with
         ``set`` (male/female), ``index`` (position in its side's list), ``n_tokens`` (ids
-        including the special tokens), ``aul`` and ``aula`` (natural logs); and the sentence
-        embeddings the weights were computed from, one row per sentence in the same order.
+        including the special tokens; a causal LM: the sentence's tokens, the start token not
+        counted), ``aul`` and ``aula`` (natural logs; a causal LM: ``mean_ll``); and the
+        sentence embeddings the weights were computed from, one row per sentence in the same
+        order.
     """
     if method not in METHODS:
         raise WeatkitError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
@@ -254,16 +301,30 @@ def evaluate_mbe(
         raise WeatkitError(
             f"MBE needs at least one male and one female sentence ({n_m} male, {n_f} female)"
         )
-    scores = lm.unmasked([*male, *female], show_progress=show_progress)
-    values = scores.aula if method == "aula" else scores.aul
+    causal = method in CAUSAL_METHODS
+    if causal != (not isinstance(lm, MaskedLM)):
+        name = lm.model_name if isinstance(lm, MaskedLM) else str(lm.spec)
+        what = "a masked LM" if isinstance(lm, MaskedLM) else "a causal LM"
+        needs = "a causal LM" if causal else "a masked LM"
+        raise WeatkitError(f"--method {method} needs {needs}; {name} is {what}")
+    if causal:
+        values, n_tokens, embedding = _causal_scores(lm, [*male, *female], show_progress)
+        columns = {"n_tokens": n_tokens, "mean_ll": values}
+        device = None  # the block products on the default device
+    else:
+        scores = lm.unmasked([*male, *female], show_progress=show_progress)
+        values = scores.aula if method == "aula" else scores.aul
+        embedding = scores.embedding
+        columns = {
+            "n_tokens": [len(s.ids) for s in (*male, *female)],
+            "aul": scores.aul,
+            "aula": scores.aula,
+        }
+        device = lm.options.device
     score = mbe_score(
-        values[:n_m],
-        values[n_m:],
-        scores.embedding[:n_m],
-        scores.embedding[n_m:],
-        weight=weight,
-        device=lm.options.device,
-    )
+        values[:n_m], values[n_m:], embedding[:n_m], embedding[n_m:], weight=weight,
+        device=device,
+    )  # fmt: skip
     test = mcnemar_random(values[:n_m], values[n_m:], seed)
     result = MbeResult(
         method=str(method),
@@ -282,12 +343,6 @@ def evaluate_mbe(
         seed=int(seed),
     )
     sentences = pd.DataFrame(
-        {
-            "set": ["male"] * n_m + ["female"] * n_f,
-            "index": [*range(n_m), *range(n_f)],
-            "n_tokens": [len(s.ids) for s in (*male, *female)],
-            "aul": scores.aul,
-            "aula": scores.aula,
-        }
+        {"set": ["male"] * n_m + ["female"] * n_f, "index": [*range(n_m), *range(n_f)], **columns}
     )
-    return result, sentences, scores.embedding
+    return result, sentences, embedding

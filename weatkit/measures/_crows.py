@@ -1,5 +1,6 @@
-"""CrowS-Pairs (Nangia et al. 2020; AUL/AULA: Kaneko & Bollegala 2022) as registered measures:
-``crows:pll``, ``crows:aul``, ``crows:aula``."""
+"""CrowS-Pairs (Nangia et al. 2020; AUL/AULA: Kaneko & Bollegala 2022; PLL-word-l2r: Kauf &
+Ivanova 2023) as registered measures: ``crows:pll``, ``crows:pll-word-l2r``, ``crows:aul``,
+``crows:aula`` of masked LMs and ``crows:sum``, ``crows:shared`` of causal LMs."""
 
 from __future__ import annotations
 
@@ -107,11 +108,13 @@ def crows(
     name: str | None = None,
     limit: int | None = None,
 ) -> CrowsResult:
-    """CrowS-Pairs metric of a masked LM, or of per-pair scores.
+    """CrowS-Pairs metric of a masked or causal LM, or of per-pair scores.
 
     Each pair (S_more, S_less) is a "win" when score(S_more) > score(S_less), the score being
-    PLL(S) = Σ_{shared tokens} log P(w | S with w masked) (Nangia et al. 2020), or AUL / AULA
-    (Kaneko & Bollegala 2022); over the N scored pairs::
+    PLL(S) = Σ_{shared tokens} log P(w | S with w masked) (Nangia et al. 2020), its within-word
+    variant (Kauf & Ivanova 2023), or AUL / AULA (Kaneko & Bollegala 2022) for a masked LM; the
+    sum of the token log-probabilities Σ_i log P(w_i | w_<i) of the whole sentence or of its
+    shared tokens for a causal LM (:mod:`weatkit.crows.causal`); over the N scored pairs::
 
         metric = 100 · #wins / N        (50 = no preference; > 50 stereotypical)
 
@@ -120,7 +123,9 @@ def crows(
     :mod:`weatkit.crows.score`.
 
     Args:
-        model: hub id or local directory of a masked LM. Give ``model`` or ``pairs``.
+        model: a model spec (:mod:`weatkit.scoring.spec`; a hub id or local directory is an
+            ``hf`` model) of a masked LM, or of a causal LM with ``method`` ``sum`` or
+            ``shared``. Give ``model`` or ``pairs``.
         pairs: per-pair scores instead: a table with ``bias_type, direction, score_more,
             score_less`` (or ``win, neutral``) or a CSV of them
             (:func:`weatkit.crows.data.read_pair_scores`).
@@ -132,7 +137,9 @@ def crows(
         controls: also score the negated and anti-stereotype control pairs of Pikuliak et al.
             (2023) and flag a control scored as biased as its originals
             (:mod:`weatkit.crows.controls`); English, with ``model``.
-        method: ``pll`` (the default), ``aul`` or ``aula``.
+        method: ``pll`` (the default), ``pll-word-l2r``, ``aul`` or ``aula`` (masked LMs);
+            ``sum`` or ``shared`` (causal LMs). A method of the other kind of model is an
+            error naming both.
         decimals, pair_order, sum_dtype: how pairs are compared and the PLL computed
             (:func:`weatkit.crows.score.score_crows`; defaults ``"reference"``, ``more-first``,
             ``float64``).
@@ -185,14 +192,14 @@ def crows(
 )
         from weatkit.crows.data import crows_pairs, sample_pairs
         from weatkit.crows.score import score_crows
-        from weatkit.sentence import MaskedLM
+        from weatkit.sentence.lm import sentence_lm
 
         if controls and lang != "en":
             raise WeatkitError(f"controls exist for English only (Pikuliak et al.), not {lang!r}")
         shipped, corrections = crows_pairs(lang, data)
         shipped, sample = sample_pairs(shipped, limit, seed)
         control_rows = load_controls() if controls else None
-        lm = MaskedLM(model, options)
+        lm = sentence_lm(f"crows:{method}", model, options)
         table = score_crows(lm, shipped, **scoring, show_progress=show_progress)
         if control_rows is not None:
             originals, scored = score_controls(

@@ -1,4 +1,5 @@
-"""MBE (Kaneko et al. 2022) as registered measures: ``mbe:aula``, ``mbe:aul``."""
+"""MBE (Kaneko et al. 2022) as registered measures: ``mbe:aula``, ``mbe:aul`` of masked LMs and
+``mbe:mean-ll`` of causal LMs."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def mbe(
     name: str | None = None,
     limit: int | None = None,
 ) -> MbeMeasure:
-    """The MBE score of a masked LM in one language.
+    """The MBE score of a masked or causal LM in one language.
 
     The target-language sentences whose English side is male (𝒯_m) or female (𝒯_f) are
     scored with A = AULA (or AUL) and compared pairwise (Kaneko et al. 2022, Eq. 2)::
@@ -68,10 +69,12 @@ def mbe(
         MBE = 100 · Σ_{m,f} C(m, f) · I(A(m) > A(f)) / Σ_{m,f} C(m, f)
 
     with C the cosine similarity of the sentence embeddings. 50 = no preference; > 50 the
-    male sentences are more likely. Details: :mod:`weatkit.mbe.score`.
+    male sentences are more likely. A causal LM scores A = mean token log-likelihood
+    (``method="mean-ll"``, the causal analogue of AUL). Details: :mod:`weatkit.mbe.score`.
 
     Args:
-        model: hub id or local directory of a masked LM.
+        model: a model spec (:mod:`weatkit.scoring.spec`; a hub id or local directory is an
+            ``hf`` model): a masked LM, or a causal LM with ``method="mean-ll"``.
         corpus: an ``English<TAB>target`` file or an ``(english, target)`` pair of aligned text
             files (:func:`weatkit.mbe.run.run_mbe_parallel`). Give ``corpus`` or ``mbe_set``.
         mbe_set: the name of a shipped token-id set of ``lang``
@@ -93,11 +96,11 @@ def mbe(
         >>> result.measures[0].value  # doctest: +SKIP
     """
     from weatkit.mbe.run import run_mbe_parallel, run_mbe_set
-    from weatkit.sentence import MaskedLM
+    from weatkit.sentence.lm import sentence_lm
 
     if (corpus is None) == (mbe_set is None):
         raise WeatkitError("give a parallel corpus or an MBE set, not both or neither")
-    lm = MaskedLM(model, options)
+    lm = sentence_lm(f"mbe:{method}", model, options)
     common = {
         "method": method,
         "weight": weight,

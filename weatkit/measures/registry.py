@@ -15,8 +15,11 @@ measure                neutral   stereotypical    source
 ``stereoset:lms_C``    none      (ideal 100)      Nadeem et al. (2021), ACL
 ``stereoset:icat_C``   none      (ideal 100)      Nadeem et al. (2021), ACL
 ``crows:pll``          50        above            Nangia et al. (2020), EMNLP
+``crows:pll-word-l2r`` 50        above            Kauf & Ivanova (2023), ACL
 ``crows:aul|aula``     50        above            Kaneko & Bollegala (2022), AAAI
+``crows:sum|shared``   50        above            Nangia et al. (2020); causal LMs
 ``mbe:aul|aula``       50        above            Kaneko et al. (2022), NAACL
+``mbe:mean-ll``        50        above            Kaneko et al. (2022); causal LMs
 =====================  ========  ===============  =========================================
 
 LMS measures language modelling, not bias: an unbiased model can have any LMS. ICAT = LMS ·
@@ -76,6 +79,7 @@ KANEKO_AUL = (
     "Kaneko & Bollegala (2022). Unmasking the Mask – Evaluating Social Biases in Masked "
     "Language Models. AAAI 2022."
 )
+KAUF = "Kauf & Ivanova (2023). A Better Way to Do Masked Language Model Scoring. ACL 2023."
 KANEKO_MBE = (
     "Kaneko, Imankulova, Bollegala & Okazaki (2022). Gender Bias in Masked Language Models for "
     "Multiple Languages. NAACL 2022."
@@ -168,6 +172,29 @@ def get_measure(name: str) -> Measure:
     raise WeatkitError(f"unknown measure {name!r}: choose one of {', '.join(MEASURES)}")
 
 
+def check_kind(name: str, kind: str, source: str) -> None:
+    """A one-line WeatkitError naming the method when measure ``name`` (``FAMILY:METHOD``) does
+    not take a model of ``kind``, with the methods of the family that do.
+
+    Example: ``check_kind("crows:pll", "glm", "gpt2")`` raises ``--method pll needs a masked
+    LM; gpt2 is a causal LM (for a causal LM: --method sum or shared)``.
+    """
+    measure = get_measure(name)
+    if kind in measure.model_kinds:
+        return
+    prefix, _, method = name.partition(":")
+    needs = " or ".join(KIND_NAMES[k] for k in measure.model_kinds)
+    fits = [
+        m.name.partition(":")[2]
+        for m in family_measures(measure.family)
+        if kind in m.model_kinds and m.name.startswith(prefix + ":")
+    ]
+    hint = f" (for {KIND_NAMES.get(kind, kind)}: --method {' or '.join(fits)})" if fits else ""
+    raise WeatkitError(
+        f"--method {method} needs {needs}; {source} is {KIND_NAMES.get(kind, kind)}{hint}"
+    )
+
+
 def family_measures(family: str) -> list[Measure]:
     """The registered measures of one ``weatkit compare`` method, in registration order."""
     return [m for m in MEASURES.values() if m.family == family]
@@ -255,6 +282,35 @@ _register_all(
             )
             for method in ("pll", "aul", "aula")
         ),
+        Measure(
+            "crows:pll-word-l2r",
+            "crows",
+            "CrowS-Pairs",
+            "100 · #(pairs whose more stereotypical sentence has the higher PLL, the later "
+            "sub-tokens of a scored token's word masked too) / N",
+            neutral=50.0,
+            stereotypical="above",
+            citation=KAUF,
+            model_kinds=("mlm",),
+            languages=("en", "fr", "ja", "ru"),
+        ),
+        *(
+            Measure(
+                f"crows:{method}",
+                "crows",
+                "CrowS-Pairs",
+                f"100 · #(pairs whose more stereotypical sentence has the higher {text}) / N",
+                neutral=50.0,
+                stereotypical="above",
+                citation=NANGIA,
+                model_kinds=("glm",),
+                languages=("en", "fr", "ja", "ru"),
+            )
+            for method, text in (
+                ("sum", "sum of token log-probabilities Σ_i log P(w_i | w_<i)"),
+                ("shared", "sum of the shared tokens' log-probabilities given all before them"),
+            )
+        ),
         *(
             Measure(
                 f"mbe:{method}",
@@ -268,6 +324,18 @@ _register_all(
                 model_kinds=("mlm",),
             )
             for method in ("aula", "aul")
+        ),
+        Measure(
+            "mbe:mean-ll",
+            "mbe",
+            "MBE",
+            "MBE = 100 · Σ_(m,f) C(m, f) [A(m) > A(f)] / Σ C(m, f), A = mean token "
+            "log-likelihood (1/n) Σ_i log P(w_i | w_<i) of the male (m) and female (f) "
+            "sentences: the causal analogue of AUL",
+            neutral=50.0,
+            stereotypical="above",
+            citation=KANEKO_MBE,
+            model_kinds=("glm",),
         ),
     ]
 )

@@ -88,3 +88,15 @@ def get_scorer(spec: str | ModelSpec, options: Any = None) -> Scorer:
             raise
         raise ConfigError(f"the {backend.name} backend is not available in this version") from None
     return module.make_scorer(parsed, options)
+
+
+def model_kind(spec: str | ModelSpec, options: Any = None) -> str:
+    """``"mlm"`` (a masked LM) or ``"glm"`` (a causal LM) of a model spec: an ``hf`` model's
+    from its config (:meth:`weatkit.models.handle.ModelHandle.lm_kind`; reads the config, not
+    the weights), every other backend's models are causal LMs."""
+    parsed = parse_model_spec(spec) if isinstance(spec, str) else spec
+    if parsed.backend != "hf":
+        return "glm"
+    from weatkit.models.pool import get_model
+
+    return get_model(parsed.model, options).lm_kind()

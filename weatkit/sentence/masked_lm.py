@@ -23,6 +23,8 @@ hidden states over ``C``.
 **Masked-token log-probabilities** (CrowS-Pairs pseudo-log-likelihood, Nangia et al. EMNLP 2020,
 §3): for each requested position ``p`` the sentence is fed with ``w_p`` replaced by the mask token
 and ``log P(w_p | T_{\\p})`` is read at ``p``; every (sentence, position) is one row of a batch.
+A row may mask further positions too (PLL-word-l2r, Kauf & Ivanova 2023: the later sub-tokens of
+``w_p``'s word; :meth:`MaskedLM.word_ids`).
 
 Logarithms are natural. Batches are sorted by length and padded on the right with an attention
 mask; padded positions are neither keys (the mask) nor queries (left out of α) nor targets, so a
@@ -176,6 +178,17 @@ class MaskedLM:
             out.append(TokenizedSentence(tuple(ids), tuple(bool(s) for s in special)))
         return out
 
+    def word_ids(self, sentences: Sequence[str]) -> list[list[int | None]]:
+        """The fast tokenizer's ``word_ids()`` of each sentence, aligned with
+        :meth:`tokenize`'s ids (None for special tokens)."""
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise WeatkitError(
+                f"{self.model_name}: word boundaries need a fast tokenizer (word_ids); this one "
+                "is slow"
+            )
+        enc = self.tokenizer(list(sentences), return_special_tokens_mask=True)
+        return [list(enc.word_ids(i)) for i in range(len(sentences))]
+
     def check_lengths(self, sentences: Sequence[TokenizedSentence], what: str = "sentence") -> None:
         """WeatkitError naming the first sentence longer than the model takes."""
         limit = self.max_length
@@ -212,21 +225,27 @@ class MaskedLM:
         sentences: Sequence[TokenizedSentence],
         positions: Sequence[Sequence[int]],
         *,
+        also_masked: Sequence[Sequence[Sequence[int]]] | None = None,
         show_progress: bool | None = None,
     ) -> list[np.ndarray]:
-        """Per sentence, ``log P(w_p | T with p masked)`` at each of its ``positions``."""
+        """Per sentence, ``log P(w_p | T with p masked)`` at each of its ``positions``;
+        ``also_masked[i][k]``: positions masked besides ``positions[i][k]`` in that row."""
         if len(positions) != len(sentences):
             raise WeatkitError("give one list of positions per sentence")
+        if also_masked is None:
+            also_masked = [[()] * len(wanted) for wanted in positions]
         self.check_lengths(sentences)
-        rows: dict[str, tuple[TokenizedSentence, int]] = {}
+        rows: dict[str, tuple[TokenizedSentence, int, tuple[int, ...]]] = {}
         keys: list[list[str]] = []
-        for s, wanted in zip(sentences, positions, strict=True):
+        for s, wanted, extra in zip(sentences, positions, also_masked, strict=True):
             row_keys = []
-            for p in wanted:
-                if not 0 <= p < len(s.ids) or s.special[p]:
-                    raise WeatkitError(f"position {p} is not a token of {list(s.ids)}")
-                key = json.dumps([s.ids, int(p)])
-                rows[key] = (s, int(p))
+            for p, more in zip(wanted, extra, strict=True):
+                for q in (p, *more):
+                    if not 0 <= q < len(s.ids) or s.special[q]:
+                        raise WeatkitError(f"position {q} is not a token of {list(s.ids)}")
+                others = tuple(int(q) for q in more)
+                key = json.dumps([s.ids, int(p), *([list(others)] if others else [])])
+                rows[key] = (s, int(p), others)
                 row_keys.append(key)
             keys.append(row_keys)
         mask = self.mask_id if rows else 0
@@ -284,12 +303,16 @@ class MaskedLM:
         return found
 
 
-def _sentence(item: TokenizedSentence | tuple[TokenizedSentence, int]) -> TokenizedSentence:
-    """The sentence of an unmasked row, or of a (sentence, masked position) row."""
+#: An unmasked row, or a masked one: (sentence, position read, further positions masked).
+_Row = TokenizedSentence | tuple[TokenizedSentence, int, tuple[int, ...]]
+
+
+def _sentence(item: _Row) -> TokenizedSentence:
+    """The sentence of an unmasked or a masked row."""
     return item[0] if isinstance(item, tuple) else item
 
 
-def _length(item: TokenizedSentence | tuple[TokenizedSentence, int]) -> int:
+def _length(item: _Row) -> int:
     return len(_sentence(item).ids)
 
 
@@ -328,16 +351,19 @@ def _unmasked_batch(
 
 def _masked_batch(
     handle: ModelHandle,
-    batch: Sequence[tuple[TokenizedSentence, int]],
+    batch: Sequence[tuple[TokenizedSentence, int, tuple[int, ...]]],
     pad: int,
     mask_id: int,
 ) -> np.ndarray:
-    """``log P(w_p | T with p masked)`` of each (sentence, position) row, as an (n, 1) array."""
-    ids, mask = padded([s.ids for s, _ in batch], pad)
+    """``log P(w_p | T with p and the row's other positions masked)`` of each (sentence,
+    position, other positions) row, as an (n, 1) array."""
+    ids, mask = padded([s.ids for s, _, _ in batch], pad)
     rows = torch.arange(len(batch))
-    cols = torch.tensor([p for _, p in batch])
+    cols = torch.tensor([p for _, p, _ in batch])
     targets = ids[rows, cols].clone()
     ids[rows, cols] = mask_id
+    for r, (_, _, others) in enumerate(batch):
+        ids[r, list(others)] = mask_id
     logp = handle.log_probs("mlm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols)
     with torch.inference_mode():
         return logp.gather(1, targets.to(handle.device)[:, None]).cpu().numpy()
