@@ -23,7 +23,9 @@ MODELS = {"object": "list", "data": [{"id": "m", "object": "model", "created": 0
 
 
 @contextlib.contextmanager
-def _http_server(status: int, *, models_status: int = 200) -> Iterator[tuple[str, dict]]:
+def _http_server(
+    status: int, *, models_status: int = 200, models: dict = MODELS
+) -> Iterator[tuple[str, dict]]:
     """A real HTTP server on 127.0.0.1 listing model ``m`` (or answering ``models_status``) and
     answering every POST with ``status`` and ``Retry-After: 0``; yields its base URL and a dict
     counting requests by method and recording the Authorization headers."""
@@ -43,7 +45,7 @@ def _http_server(status: int, *, models_status: int = 200) -> Iterator[tuple[str
         def do_GET(self) -> None:
             seen["GET"] += 1
             ok = models_status == 200
-            self._answer(models_status, MODELS if ok else {"error": {"message": "no entry"}})
+            self._answer(models_status, models if ok else {"error": {"message": "no entry"}})
 
         def do_POST(self) -> None:
             seen["POST"] += 1
@@ -176,6 +178,21 @@ def test_key_falls_back_to_openai_api_key_then_a_placeholder(
     with _http_server(200) as (url, seen):
         get_scorer(f"openai:{url}#m")
     assert seen["auth"] == [sent]
+
+
+def _vllm_models(root: str, permission_id: str) -> dict:
+    entry = {"id": "m", "object": "model", "created": 1, "owned_by": "vllm", "root": root,
+             "max_model_len": 2048, "permission": [{"id": permission_id, "created": 2}]}
+    return {"object": "list", "data": [entry]}
+
+
+def test_identity_hashes_what_the_server_says_of_the_model_except_names_and_dates() -> None:
+    identities = []
+    for root, permission in [("/m/a", "perm-1"), ("/m/a", "perm-2"), ("/m/b", "perm-1")]:
+        with _http_server(200, models=_vllm_models(root, permission)) as (url, _):
+            identities.append(get_scorer(f"openai:{url}#m").identity.removeprefix(f"openai:{url}"))
+    assert identities[0] == identities[1] != identities[2]
+    assert identities[0].startswith("#m@") and len(identities[0]) == len("#m@") + 12
 
 
 def test_no_models_endpoint_trusts_the_spec() -> None:

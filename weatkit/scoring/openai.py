@@ -41,6 +41,9 @@ API_KEY_VARIABLES = ("WEATKIT_OPENAI_API_KEY", "OPENAI_API_KEY")
 #: The key sent when no variable is set (local servers ignore it; the SDK needs one).
 NO_KEY = "EMPTY"
 _MESSAGE_CHARS = 200
+#: ``/v1/models`` fields left out of the identity: the name, dates and vLLM's permission
+#: entries (new ids and times on every request).
+_NOT_FINGERPRINT = frozenset({"id", "object", "created", "owned_by", "permission", "permissions"})
 _NO_LOGPROBS = (
     "the server gives no prompt log-probabilities (/v1/completions with echo and logprobs), "
     "which causal scores need; start it with them (llama.cpp: --logits_all True) or use "
@@ -119,8 +122,9 @@ class OpenAIScorer:
         return f"OpenAIScorer({str(self.spec)!r})"
 
     def _served_fingerprint(self) -> str:
-        """``@`` and a hash of what ``/v1/models`` says of the model beyond its id and dates
-        (llama.cpp's server: parameter count, vocabulary, size), or ``""``. A server without
+        """``@`` and a hash of what ``/v1/models`` says of the model beyond its name and dates
+        (vLLM: ``root``, ``max_model_len``; llama.cpp's C++ server: ``meta``, its parameter
+        count, vocabulary and size), or ``""``. A server without
         ``/v1/models`` is trusted to serve the model; one that lists others is refused."""
         served = self._call(self._list_models)
         if served is None:
@@ -135,7 +139,7 @@ class OpenAIScorer:
         extra = {
             key: value
             for key, value in by_id[self.spec.model].model_dump().items()
-            if key not in ("id", "object", "created", "owned_by") and value is not None
+            if key not in _NOT_FINGERPRINT and value not in (None, "", [], {})
         }
         if not extra:
             return ""
