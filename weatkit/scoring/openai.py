@@ -6,7 +6,7 @@ server returns the prompt's tokens, the character offset of each in the prompt a
 .. math:: \\ell_i = \\log P(w_i \\mid w_{<i})
 
 for each (``null`` for the first token, read as NaN). ``max_tokens=1`` (lm-evaluation-harness's
-choice: vLLM refuses 0, llama.cpp reads 0 as "until the context is full"); the one generated
+choice: vLLM refuses 0, llama-cpp-python reads 0 as "until the context is full"); the one generated
 token starts at the prompt's end and is dropped. Embeddings come from ``POST /v1/embeddings``,
 several texts per request.
 
