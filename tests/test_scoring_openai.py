@@ -87,7 +87,9 @@ def test_causal_logprobs_keep_the_input_order_under_concurrency(
     llama_server: str, scored: list
 ) -> None:
     four = get_scorer(f"openai:{llama_server}#{ALIAS}", OpenAIOptions(concurrency=4))
-    for a, b in zip(four.causal_logprobs(TEXTS[::-1]), scored[::-1], strict=True):
+    empty, *rest = four.causal_logprobs(["", *TEXTS[::-1]])
+    assert (empty.text, empty.tokens, empty.offsets, empty.logprobs.shape) == ("", (), (), (0,))
+    for a, b in zip(rest, scored[::-1], strict=True):
         assert a.text == b.text and a.tokens == b.tokens and a.offsets == b.offsets
         np.testing.assert_allclose(a.logprobs, b.logprobs, atol=1e-5, equal_nan=True)
 

@@ -218,8 +218,12 @@ class OpenAIScorer:
                     future.cancel()
 
     def causal_logprobs(self, texts: Sequence[str]) -> list[TokenLogprobs]:
-        """Per-token log-probabilities of each text (see the module docstring)."""
-        return self._map(self._causal_chunk, list(texts), self.options.prompts_per_request)
+        """Per-token log-probabilities of each text (see the module docstring); an empty text
+        has no tokens and is not sent."""
+        sent = [text for text in texts if text]
+        scored = iter(self._map(self._causal_chunk, sent, self.options.prompts_per_request))
+        empty = TokenLogprobs("", (), (), np.zeros(0))
+        return [next(scored) if text else empty for text in texts]
 
     def _causal_chunk(self, texts: Sequence[str]) -> list[TokenLogprobs]:
         response = self._call(
@@ -247,9 +251,7 @@ class OpenAIScorer:
         offsets = getattr(logprobs, "text_offset", None)
         values = getattr(logprobs, "token_logprobs", None)
         tokens = getattr(logprobs, "tokens", None)
-        if not offsets or values is None or tokens is None or not text:
-            if not text:
-                return TokenLogprobs(text, (), (), np.zeros(0))
+        if not offsets or values is None or tokens is None:
             raise ModelError(f"{self.spec}: {_NO_LOGPROBS}")
         n = sum(1 for start in offsets if start < len(text))
         ends = [*offsets[1:n], len(text)]
