@@ -35,7 +35,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "crows": (
         "weatkit.cli.crows:crows_command",
-        "CrowS-Pairs: % of pairs where a masked LM prefers the more stereotypical sentence.",
+        "CrowS-Pairs: % of pairs where a masked or causal LM prefers the more stereotypical "
+        "sentence.",
     ),
     "embed": (
         "weatkit.cli.embed:embed_command",

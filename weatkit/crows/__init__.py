@@ -13,6 +13,7 @@ Beňová & Bachratý (EACL 2023) beside their originals (the flag:
 :func:`weatkit.measures.controls.as_biased`).
 """
 
+from weatkit.crows.align import shared_positions
 from weatkit.crows.controls import (
     CONTROL_KINDS,
     control_summary,
@@ -36,7 +37,6 @@ from weatkit.crows.score import (
     crows_metric,
     pair_outcomes,
     score_crows,
-    shared_positions,
 )
 
 __all__ = [

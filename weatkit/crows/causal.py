@@ -19,7 +19,7 @@ conditions the first token on a start token, :mod:`weatkit.scoring.hf`). Two sen
       score(S) = Σ_{i ∈ U(S)} log P(w_i | w_<i)
 
   U(S) comes from the same ``difflib`` alignment as the masked-LM PLL
-  (:func:`weatkit.crows.score.shared_positions`), run on the two sentences' token strings (one
+  (:func:`weatkit.crows.align.shared_positions`), run on the two sentences' token strings (one
   tokenizer, so equal strings are equal tokens): the tokens inside its ``equal`` blocks, as many
   in one sentence as in the other. The modified tokens are never summed, so the score does not
   reward a short or frequent group word; the shared tokens *after* the modification carry the
@@ -40,6 +40,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from weatkit.crows.align import shared_positions
 from weatkit.errors import WeatkitError
 from weatkit.scoring.base import Scorer, TokenLogprobs
 
@@ -50,10 +51,8 @@ CAUSAL_METHODS: tuple[str, ...] = ("sum", "shared")
 def shared_tokens(
     a: TokenLogprobs, b: TokenLogprobs, *, b_first: bool = False
 ) -> tuple[list[int], list[int]]:
-    """Positions of the tokens ``a`` and ``b`` share: :func:`~weatkit.crows.score.
+    """Positions of the tokens ``a`` and ``b`` share: :func:`~weatkit.crows.align.
     shared_positions` over their token strings (``b_first``: ``difflib`` gets ``b`` first)."""
-    from weatkit.crows.score import shared_positions
-
     codes: dict[str, int] = {}
     ids_a = [codes.setdefault(t, len(codes)) for t in a.tokens]
     ids_b = [codes.setdefault(t, len(codes)) for t in b.tokens]
