@@ -161,12 +161,3 @@ def test_a_server_without_prompt_logprobs_says_so(llama_server: str, llama_cpp) 
         "them (llama.cpp: --logits_all True) or use another server (server error (500) after "
         "0 retries: logprobs is not supported for models created with logits_all=False)"
     )
-
-
-def test_a_timeout_against_the_real_server(llama_server: str) -> None:
-    with pytest.raises(ModelError) as err:
-        get_scorer(f"openai:{llama_server}#{ALIAS}", OpenAIOptions(timeout=0.001, max_retries=0))
-    assert str(err.value) == (
-        f"openai:{llama_server}#{ALIAS}: no answer within the 0.001 s timeout (after 0 "
-        "retries); raise the timeout or lower the concurrency"
-    )
