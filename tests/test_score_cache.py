@@ -171,3 +171,25 @@ def test_batch_size_changes_the_last_bits_only(model_dir: Path) -> None:
         np.testing.assert_allclose(other, ref, rtol=1e-5, atol=1e-5)
         metric = crows_metric(tables[batch_size], n_bootstrap=0)["metric"]
         assert metric.tolist() == crows_metric(tables[1], n_bootstrap=0)["metric"].tolist()
+
+
+def test_shards_record_who_wrote_each_item_through_compaction(tmp_path: Path) -> None:
+    from weatkit.models.cache import MAX_SHARDS, UNKNOWN_WRITER, VectorCache, _write_shard
+    from weatkit.models.provenance import COMMAND
+
+    inputs = {"model": "m"}
+    legacy = VectorCache(inputs, tmp_path).directory
+    legacy.mkdir()
+    _write_shard(legacy / "shard-0.safetensors", ["old"], {0: np.zeros((1, 2))})  # no writers
+    token = COMMAND.set("weatkit crows")
+    try:
+        for k in range(MAX_SHARDS):  # the last put merges the shards into one
+            VectorCache(inputs, tmp_path, batch_size=k + 1).put([f"i{k}"], {0: np.ones((1, 2))})
+    finally:
+        COMMAND.reset(token)
+    assert len(list(legacy.glob("shard-*"))) == 1
+    fresh = VectorCache(inputs, tmp_path)
+    assert fresh.writers(["old", "i0", "i7"]) == {
+        UNKNOWN_WRITER: 1, "weatkit crows, batch size 1": 1, "weatkit crows, batch size 8": 1
+    }  # fmt: skip
+    assert fresh.writer == "the Python API"

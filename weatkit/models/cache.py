@@ -274,17 +274,21 @@ def _read_shard(path: Path) -> tuple[dict[int, dict[str, np.ndarray]], dict[str,
 
 
 def _write_shard(
-    path: Path, items: list[str], vectors: Mapping[int, np.ndarray], writers: list[str]
+    path: Path,
+    items: list[str],
+    vectors: Mapping[int, np.ndarray],
+    writers: Sequence[str] | None = None,
 ) -> None:
+    """One shard of ``vectors[layer][i]`` for ``items[i]``; ``writers[i]``: the run that
+    computed item i (not recorded when None)."""
     tensors = {
         f"layer_{layer}": np.ascontiguousarray(matrix, dtype=np.float32)
         for layer, matrix in vectors.items()
     }
-    runs = {w: r for r, w in enumerate(sorted(set(writers)))}
-    metadata = {
-        "items": json.dumps(items, ensure_ascii=False),
-        "runs": json.dumps(list(runs), ensure_ascii=False),
-        "run_of": json.dumps([runs[w] for w in writers]),
-    }
+    metadata = {"items": json.dumps(items, ensure_ascii=False)}
+    if writers is not None:
+        runs = {w: r for r, w in enumerate(sorted(set(writers)))}
+        metadata["runs"] = json.dumps(list(runs), ensure_ascii=False)
+        metadata["run_of"] = json.dumps([runs[w] for w in writers])
     with replacing(path) as tmp:
         save_file(tensors, str(tmp), metadata=metadata)
