@@ -294,7 +294,7 @@ def test_cache_is_shared_across_batch_sizes(tiny_dirs: dict[str, Path]) -> None:
     big, out_big = _extract(tiny_dirs["xlmr"], items, [-1], cache=True, batch_size=64)
     assert big.stats.n_cached == len(items) and big.stats.n_batches == 0
     np.testing.assert_array_equal(out_big[-1].vectors, out_one[-1].vectors)
-    fresh, out_fresh = _extract(tiny_dirs["xlmr"], items, [-1], cache=False, batch_size=64)
+    _, out_fresh = _extract(tiny_dirs["xlmr"], items, [-1], cache=False, batch_size=64)
     np.testing.assert_allclose(out_fresh[-1].vectors, out_one[-1].vectors, **TOL)
 
 
