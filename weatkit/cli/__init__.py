@@ -14,6 +14,7 @@ import importlib
 import click
 
 import weatkit
+from weatkit.models.provenance import COMMAND
 
 #: Command name -> (``module:attribute`` of the click command, one-line help for the listing).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -126,6 +127,10 @@ class LazyGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(weatkit.__version__, prog_name="weatkit")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """weatkit: social biases of word and sentence representations across languages
     (WEAT, X-WEAT, CA-WEAT; GEST, StereoSet, CrowS-Pairs, MBE)."""
+    # the cache records which command wrote an entry (weatkit.models.provenance)
+    token = COMMAND.set(f"weatkit {ctx.invoked_subcommand}")
+    ctx.call_on_close(lambda: COMMAND.reset(token))

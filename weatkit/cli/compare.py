@@ -53,7 +53,7 @@ def compare_command(**opts: Any) -> None:
         sys.stdout.flush()
     else:
         _print(result)
-    for line in _sample_lines(result):
+    for line in [*_sample_lines(result), *_cache_lines(result)]:
         note(line)
     n_na = int((result.skipped["status"] == "not applicable").sum())
     if n_na:
@@ -83,6 +83,18 @@ def _sample_lines(result: CompareResult) -> list[str]:
         f"{method} scored on a {text}: {', '.join(units)} (manifest.json: samples)"
         for (method, text), units in by_sample.items()
     ]
+
+
+def _cache_lines(result: CompareResult) -> list[str]:
+    """One line per step that reused cached scores: ``crows · A · en: reused 36 cached scores
+    (written by weatkit crows, batch size 4); scored 0``."""
+    lines = []
+    for step, count in result.cache.items():
+        method, _, where = step.partition(":")
+        model, _, lang = where.rpartition(":")
+        if count.cached:
+            lines.append(f"{method} · {model} · {lang}: {count.describe()}")
+    return lines
 
 
 def _print(result: CompareResult) -> None:

@@ -31,6 +31,7 @@ from weatkit.cli.options import (
     language_model_options,
     limit_option,
     manifest_file,
+    model_record,
     out_option,
     resampling_options,
     sample_note,
@@ -352,7 +353,7 @@ def crows_command(**opts: Any) -> None:
     if opts["out_dir"]:
         files = {f"{name}.csv": render(table, "csv") for name, table in tables.items()}
         # the preset's values, as weatkit run's manifest.json, and the --limit sample
-        files.update(manifest_file("crows", sample, compat=compat))
+        files.update(manifest_file("crows", sample, compat=compat, contextual=model_record(opts)))
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

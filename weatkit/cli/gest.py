@@ -30,6 +30,7 @@ from weatkit.cli.options import (
     language_model_options,
     limit_option,
     manifest_file,
+    model_record,
     out_option,
     resampling_options,
     sample_note,
@@ -370,7 +371,7 @@ def _finish(
         files = {input_name: render(inputs, "csv")}
         written = {**tables, **(extra or {})}
         files.update({f"{name}.csv": render(table, "csv") for name, table in written.items()})
-        files.update(manifest_file("gest", sample))
+        files.update(manifest_file("gest", sample, contextual=model_record(opts)))
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

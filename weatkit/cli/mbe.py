@@ -34,6 +34,7 @@ from weatkit.cli.options import (
     language_model_options,
     limit_option,
     manifest_file,
+    model_record,
     out_option,
     seed_option,
 )
@@ -205,7 +206,7 @@ def mbe_command(**opts: Any) -> None:
         files = {
             "sentences.csv": render(run.sentences, "csv"),
             "summary.csv": render(summary, "csv"),
-            **manifest_file("mbe", run.sample),
+            **manifest_file("mbe", run.sample, contextual=model_record(opts)),
         }
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)

@@ -244,6 +244,20 @@ def manifest_file(command: str, sample: ItemSample | None, **entries: Any) -> di
     return {"manifest.json": manifest_bytes({"command": command, **given})}
 
 
+def model_record(opts: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The loading options of a ``--model`` run (batch size, dtype, device…) as its manifest's
+    ``contextual`` records them (``compare``'s too); None without ``--model``. The batch size is
+    not part of the score cache's key (docs/guides/caching.md), so this says which batch size
+    computed what the run did not find in the cache."""
+    if not opts.get("model"):
+        return None
+    from dataclasses import asdict
+
+    from weatkit.embeddings.contextual import ContextualOptions
+
+    return asdict(options_from_cli(ContextualOptions, CONTEXTUAL, opts))
+
+
 def progress_option() -> Decorator:
     """``--progress/--no-progress``: the ``show`` of :func:`weatkit.progress.progress` (None
     when neither is given: a bar on a terminal, a log line every 30 s elsewhere)."""

@@ -29,6 +29,7 @@ from weatkit.cli.options import (
     language_model_options,
     limit_option,
     manifest_file,
+    model_record,
     out_option,
     resampling_options,
     sample_note,
@@ -207,7 +208,7 @@ def stereoset_command(**opts: Any) -> None:
     if opts["out_dir"]:
         files["scores.csv"] = render(table, "csv")
         files.update({f"{name}.csv": render(t, "csv") for name, t in tables.items()})
-        files.update(manifest_file("stereoset", sample))
+        files.update(manifest_file("stereoset", sample, contextual=model_record(opts)))
         written = write_outputs(opts["out_dir"], files)
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"] and opts["table"] != "scores":

@@ -45,6 +45,7 @@ from weatkit.crossmethod.methods import (
 )
 from weatkit.crossmethod.plot import correlation_heatmap
 from weatkit.errors import one_line
+from weatkit.models.cache import CacheCount, counting
 from weatkit.models.hub import UntrainedHeadError, is_decoder_only, load_config
 from weatkit.models.pool import handles, scope
 from weatkit.pipeline import environment
@@ -69,9 +70,11 @@ RUNNERS = {
 
 @dataclass
 class CompareResult:
-    """Tables of a comparison (columns: see the module docstring), and the samples scored
-    where a section has a ``limit`` (``METHOD:MODEL:LANG`` -> the sample; also in the
-    manifest's ``samples``)."""
+    """Tables of a comparison (columns: see the module docstring), the samples scored where a
+    section has a ``limit`` (``METHOD:MODEL:LANG`` -> the sample; also in the manifest's
+    ``samples``), and the scores each step reused from the score cache or computed
+    (``METHOD:MODEL:LANG`` -> :class:`~weatkit.models.cache.CacheCount`, steps that scored
+    sentences; also in the manifest's ``cache``)."""
 
     scores: pd.DataFrame
     table: pd.DataFrame
@@ -80,6 +83,7 @@ class CompareResult:
     manifest: dict[str, Any] = field(default_factory=dict)
     seeds: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SEED_COLUMNS))
     samples: dict[str, ItemSample] = field(default_factory=dict)
+    cache: dict[str, CacheCount] = field(default_factory=dict)
 
     @property
     def n_failed(self) -> int:
@@ -159,6 +163,7 @@ def run_compare(
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     timings: dict[str, float] = {}
+    cache: dict[str, CacheCount] = {}
 
     n_steps = len(config.units) * len(config.methods) * len(config.languages)
     bar = progress(total=n_steps, desc="compare", unit="step", show=show_progress)
@@ -170,7 +175,12 @@ def run_compare(
             on_step(step)
         t0 = time.perf_counter()
         try:
-            rows.extend(compute())
+            with counting() as count:
+                try:
+                    rows.extend(compute())
+                finally:
+                    if count.cached or count.computed:
+                        cache[f"{method}:{model}:{lang}"] = count
         except (NotApplicable, UntrainedHeadError) as err:  # e.g. an encoder without an LM head
             skipped.append(_skip(model, lang, method, "not applicable", str(err)))
         except Exception as err:  # WeatkitError, or torch / transformers on this model
@@ -261,6 +271,8 @@ def run_compare(
         # the sections with a limit: the seeded, stratified sample each score was computed on
         "samples": {key: sample.to_dict() for key, sample in ctx.samples.items()},
         "weights_loaded": weights_loaded,  # times each model's weights were read from disk
+        # scores each step took from the score cache (and who wrote them) and computed
+        "cache": {step: asdict(count) for step, count in cache.items()},
         "environment": environment(),
         "timings_s": timings,
     }
@@ -272,6 +284,7 @@ def run_compare(
         manifest=manifest,
         seeds=seeds,
         samples=dict(ctx.samples),
+        cache=cache,
     )
 
 

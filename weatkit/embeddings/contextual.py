@@ -22,8 +22,8 @@ their last bits (about 1e-6) between batch sizes. Encoder-decoder models use the
 model comes from the process's pool (:func:`weatkit.models.pool.get_model`), so other measures of
 the same run share its weights. Extracted vectors are cached on disk
 (:mod:`weatkit.models.cache`), keyed by the model's identity (hub id + commit hash, or a content
-hash of a local directory), the pooling options, the dtype and the batch size; all requested
-layers come from one forward pass.
+hash of a local directory), its loading options (dtype…) and the pooling options, not the batch
+size; all requested layers come from one forward pass.
 
 With ``lower=True`` the item is lower-cased before it is encoded and its vector is returned under
 the item as written, so list items are found as they are spelt.
@@ -41,7 +41,7 @@ import torch
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.models.batching import auto_batch_sizes, check_batch_size, run_batches
-from weatkit.models.cache import VectorCache
+from weatkit.models.cache import VectorCache, model_inputs
 from weatkit.models.handle import ModelHandle
 from weatkit.models.hub import lowercases, max_length
 from weatkit.models.options import LoadOptions
@@ -110,17 +110,16 @@ class ContextualOptions:
             )
 
     def cache_inputs(self) -> dict[str, object]:
-        """The options that change a vector (part of the cache key).
+        """The pooling options that change a vector (part of the cache key, beside
+        :func:`weatkit.models.cache.model_inputs`: the model and its loading options).
 
-        The batch size is one of them: a padded batch runs different matrix kernels, so a
-        vector can differ in its last bits (up to ~1e-6) between batch sizes.
+        The batch size is not: a padded batch runs different matrix kernels, so a vector can
+        differ in its last bits (docs/guides/caching.md) between batch sizes, no more.
         """
         return {
             "subwords": self.subwords,
             "special_tokens": self.special_tokens,
             "template": self.template,
-            "dtype": self.dtype,
-            "batch_size": self.batch_size,
         }
 
 
@@ -189,7 +188,10 @@ class ContextualExtractor:
         self._memory: dict[int, dict[str, np.ndarray]] = {}
         self._requested: set[str] = set()
         self._cache = (
-            VectorCache({**self.identity, **self.options.cache_inputs()})
+            VectorCache(
+                {**model_inputs(self.identity, self.options), **self.options.cache_inputs()},
+                batch_size=self.options.batch_size,
+            )
             if self.options.cache
             else None
         )

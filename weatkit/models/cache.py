@@ -2,17 +2,28 @@
 
 One cache serves the model layer: word vectors under ``cache_dir("vectors")`` and the scores
 of the sentence measures under ``cache_dir("scores")`` / ``sentence`` (AUL/AULA, masked tokens),
-``gest`` and ``stereoset`` (:func:`score_cache`, :func:`cached_rows`). Every key includes the
-model's identity (:attr:`weatkit.models.handle.ModelHandle.identity`: the commit a hub revision
-resolves to, or a content hash of a local directory).
+``gest`` and ``stereoset`` (:func:`score_cache`, :func:`cached_rows`). One entry serves every
+command: a score ``crows`` computed is reused by ``compare`` (and the reverse) when the model and
+the method agree.
+
+Every key starts with :func:`model_inputs`: the backend (``hf``), the model's identity
+(:attr:`weatkit.models.handle.ModelHandle.identity`: the commit a hub revision resolves to, or a
+content hash of a local directory) and every loading option that changes a number (the dtype,
+and whatever else :class:`~weatkit.models.handle.LoadOptions` holds except
+:data:`NOT_IN_KEY`). Then come the method and its options that change a value (the scorer's task
+and version, pooling, template…); the text is the item. The batch size and the device are not in
+the key: a padded batch runs other matrix kernels, which changes a value's last bits only
+(docs/guides/caching.md gives the measured size), so the batch size is recorded as who wrote an
+entry (:class:`CacheCount`) and in each command's manifest instead.
 
 Layout: ``<cache_dir("vectors")>/<key>/`` where ``key`` is a hash of everything that determines a
-vector except the item and the layer (model identity, pooling options, dtype; see
-:func:`cache_key`). The directory holds ``info.json`` (the key's inputs, human-readable) and
-``shard-*.safetensors`` files. Each shard has one tensor per layer, ``layer_<L>`` of shape
-``(n_items, dim)`` (``L`` the non-negative hidden-state index), and the items in its metadata
-(``{"items": JSON list}``). A run writes one new shard with the vectors it computed, so concurrent
-runs never write the same file; shards are written to a temporary file and renamed. When a key has
+vector except the item and the layer (:func:`cache_key`). The directory holds ``info.json`` (the
+key's inputs, human-readable) and ``shard-*.safetensors`` files. Each shard has one tensor per
+layer, ``layer_<L>`` of shape ``(n_items, dim)`` (``L`` the non-negative hidden-state index), and
+in its metadata the items (``{"items": JSON list}``) and the runs that wrote them (``"runs"``:
+JSON list of labels such as ``weatkit crows, batch size 32``; ``"run_of"``: JSON list, the index
+of each item's run). A run writes one new shard with the vectors it computed, so concurrent runs
+never write the same file; shards are written to a temporary file and renamed. When a key has
 more than :data:`MAX_SHARDS` shards they are merged into one.
 """
 
@@ -21,7 +32,10 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +46,19 @@ from safetensors.numpy import save_file
 from weatkit._io.atomic import replacing
 from weatkit.data import cache_dir, ensure_cache_dir
 from weatkit.data.paths import CacheKind
+from weatkit.models.handle import LoadOptions
+from weatkit.models.provenance import COMMAND
 
-#: Bump when the meaning of cached vectors changes, so old entries are never reused.
-CACHE_VERSION = 1
+#: Bump when the meaning of cached values or of their keys changes, so old entries are never
+#: reused. 2: keys hold the backend and the loading options, no longer the batch size.
+CACHE_VERSION = 2
 #: Shards per key before they are merged into one.
 MAX_SHARDS = 8
+#: Loading options that never change a value: where the model runs, and the revision as given
+#: (the identity holds the commit it resolves to).
+NOT_IN_KEY = frozenset({"device", "device_map", "revision"})
+#: Who wrote a cached value when its shard does not say (written before CACHE_VERSION 2).
+UNKNOWN_WRITER = "an earlier run"
 
 
 def cache_key(inputs: Mapping[str, object]) -> str:
@@ -45,18 +67,75 @@ def cache_key(inputs: Mapping[str, object]) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
+def model_inputs(
+    identity: Mapping[str, object], options: object | None, backend: str = "hf"
+) -> dict[str, object]:
+    """The part of every key that says which numbers a model gives: ``backend``, the model's
+    ``identity`` and every :class:`~weatkit.models.handle.LoadOptions` field of ``options``
+    except :data:`NOT_IN_KEY` (dtype, quantization…). Not the batch size (module docstring)."""
+    load = LoadOptions.of(options)
+    loading = {f.name: getattr(load, f.name) for f in fields(load) if f.name not in NOT_IN_KEY}
+    return {"backend": backend, **identity, **loading}
+
+
+@dataclass
+class CacheCount:
+    """Rows of model output asked for within :func:`counting`.
+
+    Attributes:
+        cached: rows that came from the cache.
+        computed: rows that went through the model.
+        writers: of the cached rows, how many each earlier run wrote (``weatkit crows, batch
+            size 32`` -> rows).
+    """
+
+    cached: int = 0
+    computed: int = 0
+    writers: dict[str, int] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """``reused 36 cached scores (written by weatkit crows, batch size 4); scored 0``."""
+        who = "; ".join(f"{n:,} by {w}" if len(self.writers) > 1 else w
+                        for w, n in sorted(self.writers.items()))  # fmt: skip
+        written = f" (written by {who})" if who else ""
+        return f"reused {self.cached:,} cached scores{written}; scored {self.computed:,}"
+
+
+_COUNTS: ContextVar[tuple[CacheCount, ...]] = ContextVar("weatkit_cache_counts", default=())
+
+
+@contextmanager
+def counting() -> Iterator[CacheCount]:
+    """A :class:`CacheCount` of the rows :func:`cached_rows` serves inside the block (nested
+    blocks each count)."""
+    count = CacheCount()
+    token = _COUNTS.set((*_COUNTS.get(), count))
+    try:
+        yield count
+    finally:
+        _COUNTS.reset(token)
+
+
 class VectorCache:
     """The cached vectors of one key: ``layer -> {item: vector}``, loaded lazily."""
 
     def __init__(
-        self, inputs: Mapping[str, object], root: Path | None = None, kind: CacheKind = "vectors"
+        self,
+        inputs: Mapping[str, object],
+        root: Path | None = None,
+        kind: CacheKind = "vectors",
+        *,
+        batch_size: int | None = None,
     ) -> None:
         """``root``: the folder of the keys (default: the ``kind`` cache, ``vectors`` or
-        ``scores``, of :func:`weatkit.data.cache_dir`, tagged on first write)."""
+        ``scores``, of :func:`weatkit.data.cache_dir`, tagged on first write); ``batch_size``:
+        the batch size of what this run writes (recorded with it, not part of the key)."""
         self.inputs = dict(inputs)
         self._kind = None if root else kind
         self.directory = (root or cache_dir(kind)) / cache_key(inputs)
+        self.writer = COMMAND.get() + ("" if batch_size is None else f", batch size {batch_size}")
         self._entries: dict[int, dict[str, np.ndarray]] | None = None
+        self._writers: dict[str, str] = {}
 
     def _shards(self) -> list[Path]:
         return sorted(self.directory.glob("shard-*.safetensors"))
@@ -65,8 +144,10 @@ class VectorCache:
         if self._entries is None:
             entries: dict[int, dict[str, np.ndarray]] = {}
             for shard in self._shards():
-                for layer, table in _read_shard(shard).items():
+                tables, writers = _read_shard(shard)
+                for layer, table in tables.items():
                     entries.setdefault(layer, {}).update(table)
+                self._writers.update(writers)
             self._entries = entries
         return self._entries
 
@@ -74,6 +155,15 @@ class VectorCache:
         """The cached vectors of ``items`` at ``layer`` (absent items are left out)."""
         table = self._load().get(layer, {})
         return {item: table[item] for item in items if item in table}
+
+    def writers(self, items: Iterable[str]) -> dict[str, int]:
+        """How many of the cached ``items`` each earlier run wrote (label -> count)."""
+        self._load()
+        out: dict[str, int] = {}
+        for item in items:
+            writer = self._writers.get(item, UNKNOWN_WRITER)
+            out[writer] = out.get(writer, 0) + 1
+        return out
 
     def put(self, items: list[str], vectors: Mapping[int, np.ndarray]) -> None:
         """Store ``vectors[layer][i]`` as the vector of ``items[i]`` for every layer."""
@@ -83,6 +173,7 @@ class VectorCache:
         for layer, matrix in vectors.items():
             table = entries.setdefault(layer, {})
             table.update(zip(items, matrix, strict=True))
+        self._writers.update(dict.fromkeys(items, self.writer))
         try:
             if self._kind is not None:
                 ensure_cache_dir(self._kind)
@@ -91,7 +182,8 @@ class VectorCache:
             if not info.exists():
                 with replacing(info) as tmp:
                     tmp.write_text(json.dumps(self.inputs, indent=2))
-            _write_shard(self.directory / f"shard-{uuid.uuid4().hex}.safetensors", items, vectors)
+            shard = self.directory / f"shard-{uuid.uuid4().hex}.safetensors"
+            _write_shard(shard, items, vectors, [self.writer] * len(items))
             if len(self._shards()) > MAX_SHARDS:
                 self._compact()
         except OSError:
@@ -104,7 +196,9 @@ class VectorCache:
         layers = sorted(entries)
         items = sorted(set.intersection(*(set(entries[layer]) for layer in layers)))
         merged = {layer: np.stack([entries[layer][i] for i in items]) for layer in layers}
-        _write_shard(self.directory / f"shard-{uuid.uuid4().hex}.safetensors", items, merged)
+        writers = [self._writers.get(i, UNKNOWN_WRITER) for i in items]
+        shard = self.directory / f"shard-{uuid.uuid4().hex}.safetensors"
+        _write_shard(shard, items, merged, writers)
         for shard in old:
             shard.unlink(missing_ok=True)
 
@@ -117,19 +211,13 @@ def score_cache(
     options: Any,
     **inputs: object,
 ) -> VectorCache:
-    """The cache of one scorer: ``<cache_dir>/<folder>/<key>``, keyed on ``task``, its scoring
-    ``version`` (bumped when the meaning of a value changes), the model's ``identity``, the
-    ``options``' dtype and batch size (padded batches change a score's last bits) and the other
-    ``inputs`` that change a value (kind, template…)."""
-    key = {
-        "task": task,
-        "scoring_version": version,
-        **identity,
-        "dtype": options.dtype,
-        "batch_size": options.batch_size,
-        **inputs,
-    }
-    return VectorCache(key, root=ensure_cache_dir("scores") / folder)
+    """The cache of one scorer: ``<cache_dir>/<folder>/<key>``, keyed on the model
+    (:func:`model_inputs` of ``identity`` and ``options``: backend, identity, dtype…), ``task``
+    (the method), its scoring ``version`` (bumped when the meaning of a value changes) and the
+    other ``inputs`` that change a value (kind, template…); not on the batch size, which is
+    recorded as the writer's."""
+    key = {"task": task, "scoring_version": version, **model_inputs(identity, options), **inputs}
+    return VectorCache(key, root=ensure_cache_dir("scores") / folder, batch_size=options.batch_size)
 
 
 def cached_rows(
@@ -139,9 +227,18 @@ def cached_rows(
 ) -> tuple[dict[str, np.ndarray], int]:
     """``{key: row}`` for distinct ``keys``: from ``cache`` where present, the rest from
     ``compute(missing)`` (one value or row per key, stored as float32), then written to ``cache``.
-    Also returns how many came from the cache. ``cache`` None computes everything."""
+    Also returns how many came from the cache. ``cache`` None computes everything. Every
+    :func:`counting` block around the call counts the rows (and who wrote the cached ones)."""
     found = cache.get(keys, 0) if cache is not None and keys else {}
     missing = [k for k in keys if k not in found]
+    counts = _COUNTS.get()
+    if counts:
+        writers = cache.writers(found) if cache is not None and found else {}
+        for count in counts:
+            count.cached += len(found)
+            count.computed += len(missing)
+            for writer, n in writers.items():
+                count.writers[writer] = count.writers.get(writer, 0) + n
     if missing:
         values = np.asarray(compute(missing), dtype=np.float32)
         if values.ndim == 1:
@@ -152,28 +249,46 @@ def cached_rows(
     return found, len(keys) - len(missing)
 
 
-def _read_shard(path: Path) -> dict[int, dict[str, np.ndarray]]:
-    """``layer -> {item: vector}`` from one shard; an unreadable shard is ignored (and removed)."""
+def _read_shard(path: Path) -> tuple[dict[int, dict[str, np.ndarray]], dict[str, str]]:
+    """``layer -> {item: vector}`` and ``{item: writer}`` (where recorded) from one shard; an
+    unreadable shard is ignored (and removed)."""
     try:
         with safe_open(str(path), framework="numpy") as fh:
-            items = json.loads((fh.metadata() or {})["items"])
+            metadata = fh.metadata() or {}
+            items = json.loads(metadata["items"])
+            writers = {}
+            if "runs" in metadata and "run_of" in metadata:
+                runs = json.loads(metadata["runs"])
+                run_of = json.loads(metadata["run_of"])
+                writers = {i: runs[r] for i, r in zip(items, run_of, strict=True)}
             out: dict[int, dict[str, np.ndarray]] = {}
             for name in fh.keys():  # noqa: SIM118 - safe_open is not a mapping
                 matrix = fh.get_tensor(name)
                 if not name.startswith("layer_") or matrix.shape[0] != len(items):
                     raise ValueError(f"bad tensor {name}")
                 out[int(name.removeprefix("layer_"))] = dict(zip(items, matrix, strict=True))
-            return out
-    except (SafetensorError, OSError, ValueError, KeyError, TypeError):
+            return out, writers
+    except (SafetensorError, OSError, ValueError, KeyError, TypeError, IndexError):
         path.unlink(missing_ok=True)
-        return {}
+        return {}, {}
 
 
-def _write_shard(path: Path, items: list[str], vectors: Mapping[int, np.ndarray]) -> None:
+def _write_shard(
+    path: Path,
+    items: list[str],
+    vectors: Mapping[int, np.ndarray],
+    writers: Sequence[str] | None = None,
+) -> None:
+    """One shard of ``vectors[layer][i]`` for ``items[i]``; ``writers[i]``: the run that
+    computed item i (not recorded when None)."""
     tensors = {
         f"layer_{layer}": np.ascontiguousarray(matrix, dtype=np.float32)
         for layer, matrix in vectors.items()
     }
     metadata = {"items": json.dumps(items, ensure_ascii=False)}
+    if writers is not None:
+        runs = {w: r for r, w in enumerate(sorted(set(writers)))}
+        metadata["runs"] = json.dumps(list(runs), ensure_ascii=False)
+        metadata["run_of"] = json.dumps([runs[w] for w in writers])
     with replacing(path) as tmp:
         save_file(tensors, str(tmp), metadata=metadata)
