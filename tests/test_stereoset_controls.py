@@ -269,7 +269,7 @@ def test_cli_controls_end_to_end(data_dir: Path, tiny: dict[str, str], tmp_path:
     res = CliRunner().invoke(main, [*args, "--format", "csv", "--table", "controls"])
     assert res.exit_code == 0, res.output
     assert sorted(p.name for p in out.iterdir()) == [
-        "control_items.csv", "controls.csv", "predictions.json", "scores.csv"
+        "control_items.csv", "controls.csv", "manifest.json", "predictions.json", "scores.csv"
     ]
     written = pd.read_csv(out / "controls.csv")
     assert written.control.tolist() == ["genderswap", "genderswap-filtered"]

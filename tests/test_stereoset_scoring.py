@@ -255,7 +255,11 @@ def test_cli_model_end_to_end(
     res = invoke("--model", models[kind], "--kind", kind, "--dataset", str(dataset_path),
                  "--device", "cpu", "--no-cache", "--no-progress", "--out", str(out))  # fmt: skip
     assert res.exit_code == 0, res.output
-    assert sorted(p.name for p in out.iterdir()) == ["predictions.json", "scores.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "manifest.json", "predictions.json", "scores.csv"
+    ]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["contextual"]["device"] == "cpu"  # the loading options of a --model run
     assert "StereoSet intrasentence" in res.stdout and "intersentence" not in res.stdout
     # predictions.json is the reference format, with the scoring module's scores
     predictions = read_predictions(out / "predictions.json")
