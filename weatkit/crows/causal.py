@@ -35,7 +35,6 @@ them.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 
 import numpy as np
@@ -90,9 +89,7 @@ def causal_scores(
         )
     n = len(more)
     texts = [*more, *less]
-    takes_progress = "show_progress" in inspect.signature(scorer.causal_logprobs).parameters
-    kwargs = {"show_progress": show_progress} if takes_progress else {}
-    scored = scorer.causal_logprobs(texts, **kwargs) if texts else []
+    scored = scorer.causal_logprobs(texts, show_progress=show_progress) if texts else []
     first = list(less_first) if less_first is not None else [False] * n
     score_more = np.empty(n)
     score_less = np.empty(n)

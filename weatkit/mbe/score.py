@@ -27,7 +27,6 @@ Significance (§3): the model's indicator ``I`` over all pairs is compared with 
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
@@ -251,16 +250,13 @@ def _causal_scores(
             "--method mean-ll scores sentence texts; the MBE token-id sets have none (use "
             "--parallel or --english/--target)"
         )
-    kwargs = {}
-    if "show_progress" in inspect.signature(scorer.causal_logprobs).parameters:
-        kwargs["show_progress"] = show_progress
-    scored = scorer.causal_logprobs(texts, **kwargs)
+    scored = scorer.causal_logprobs(texts, show_progress=show_progress)
     counts = np.array([int(np.isfinite(t.logprobs).sum()) for t in scored])
     if (counts == 0).any():
         i = int(np.argmin(counts))
         raise WeatkitError(f"sentence {texts[i]!r} has no token with a log-probability")
     means = np.array([float(np.nanmean(t.logprobs)) for t in scored], dtype=np.float64)
-    embedding = np.asarray(scorer.embed(texts, **kwargs), dtype=np.float32)
+    embedding = np.asarray(scorer.embed(texts, show_progress=show_progress), dtype=np.float32)
     return means, np.array([len(t.logprobs) for t in scored]), embedding
 
 

@@ -80,10 +80,13 @@ class Scorer(Protocol):
     identity: str
     capabilities: frozenset[str]
 
-    def causal_logprobs(self, texts: Sequence[str]) -> list[TokenLogprobs]:
-        """Per-token log-probabilities of each text under a causal LM, in the input order."""
+    def causal_logprobs(
+        self, texts: Sequence[str], *, show_progress: bool | None = None
+    ) -> list[TokenLogprobs]:
+        """Per-token log-probabilities of each text under a causal LM, in the input order
+        (``show_progress``: a progress bar where the backend has one; None: on a terminal)."""
         ...
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
         """One float32 vector per text, shape ``(len(texts), dim)``, in the input order."""
         ...

@@ -217,9 +217,12 @@ class OpenAIScorer:
                 for future in futures:
                     future.cancel()
 
-    def causal_logprobs(self, texts: Sequence[str]) -> list[TokenLogprobs]:
+    def causal_logprobs(
+        self, texts: Sequence[str], *, show_progress: bool | None = None
+    ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text (see the module docstring); an empty text
-        has no tokens and is not sent."""
+        has no tokens and is not sent. ``show_progress`` is accepted for the protocol; requests
+        are not shown."""
         sent = [text for text in texts if text]
         scored = iter(self._map(self._causal_chunk, sent, self.options.prompts_per_request))
         empty = TokenLogprobs("", (), (), np.zeros(0))
@@ -263,8 +266,9 @@ class OpenAIScorer:
             np.array([math.nan if values[i] is None else values[i] for i in keep], np.float64),
         )
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One float32 vector per text from ``/v1/embeddings``, shape ``(len(texts), dim)``."""
+    def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
+        """One float32 vector per text from ``/v1/embeddings``, shape ``(len(texts), dim)``
+        (``show_progress``: as :meth:`causal_logprobs`)."""
         rows = self._map(self._embed_chunk, list(texts), self.options.batch_size)
         if not rows:
             return np.zeros((0, 0), np.float32)
