@@ -211,14 +211,18 @@ def _causal_batch(
     (NaN first when there is no start token), NaN after them."""
     ids, mask = padded(batch, handle.pad_id)
     logits = handle.forward("glm", input_ids=ids, attention_mask=mask).logits
-    out = np.full((len(batch), width), np.nan)
     with torch.inference_mode():
-        for r, row in enumerate(batch):
-            n = len(row)
-            target = torch.as_tensor(row[1:], device=logits.device)
-            logp = torch.log_softmax(logits[r, : n - 1].double(), dim=-1)
-            values = logp.gather(1, target[:, None])[:, 0].cpu().numpy()
-            out[r, int(not start) : n - int(start)] = values
+        # log P(w_j | w_<j) = logit of w_j at position j − 1 − logsumexp of that position, for
+        # the whole batch at once, in the logits' float32; the differences are kept in float64
+        before = logits[:, :-1].float()
+        target = ids[:, 1:].to(before.device)
+        chosen = before.gather(2, target[..., None])[..., 0]
+        values = (chosen - torch.logsumexp(before, dim=-1)).double().cpu().numpy()
+    lengths = np.array([len(row) for row in batch])
+    values[np.arange(values.shape[1])[None, :] >= lengths[:, None] - 1] = np.nan  # padding
+    out = np.full((len(batch), width), np.nan)
+    shift = int(not start)  # without a start token the first token has no conditional: NaN
+    out[:, shift : shift + values.shape[1]] = values
     return out
 
 
