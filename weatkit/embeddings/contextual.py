@@ -46,6 +46,7 @@ from weatkit.models.handle import ModelHandle
 from weatkit.models.hub import lowercases, max_length
 from weatkit.models.options import LoadOptions
 from weatkit.models.pool import get_model
+from weatkit.scoring.options import OpenAIOptions
 
 SUBWORD_POOLING = ("sum", "mean", "first", "last")
 
@@ -73,6 +74,9 @@ class ContextualOptions:
         cache: read and write the on-disk cache.
         device_map, max_memory, quantization: how a large model is placed and quantized
             (:class:`weatkit.models.options.LoadOptions`).
+        timeout, max_retries, concurrency: how an ``openai:`` model's server is asked
+            (:class:`weatkit.scoring.options.OpenAIOptions`: seconds per request, retries of a
+            failed request, requests in flight).
     """
 
     subwords: str = "sum"
@@ -89,10 +93,14 @@ class ContextualOptions:
     device_map: str | None = None
     max_memory: str | None = None
     quantization: str | None = None
+    timeout: float = OpenAIOptions.timeout
+    max_retries: int = OpenAIOptions.max_retries
+    concurrency: int = OpenAIOptions.concurrency
 
     def validate(self) -> None:
         """:class:`ConfigError` naming the field of an unknown pooling, a bad batch size or
-        template, or loading options that cannot be (:meth:`LoadOptions.validate`)."""
+        template, loading options that cannot be (:meth:`LoadOptions.validate`) or server
+        options that cannot be (:meth:`OpenAIOptions.validate`)."""
         if self.subwords not in SUBWORD_POOLING:
             raise ConfigError(
                 f"unknown pooling {self.subwords!r}: choose {', '.join(SUBWORD_POOLING)}",
@@ -100,6 +108,7 @@ class ContextualOptions:
             )
         check_batch_size(self.batch_size)
         LoadOptions.of(self).validate()
+        OpenAIOptions.of(self).validate()
         if self.template is not None and (
             self.template.count("{}") != 1 or set("{}") & set(self.template.replace("{}", ""))
         ):

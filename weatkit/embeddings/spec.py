@@ -52,7 +52,8 @@ class EmbeddingsSpec:
         fmt: file format passed to :func:`weatkit.embeddings.static.load_static`.
         layer: the hidden-state layer of a contextual model (None for static vectors).
         layers: every layer of the spec this one came from (extracted in one forward pass).
-        contextual: extraction options of a contextual model.
+        contextual: extraction options of an ``hf:`` model; the server options of an
+            ``openai:`` one.
     """
 
     name: str
@@ -166,9 +167,15 @@ def parse_embeddings_specs(
 
     Args:
         text: the spec.
-        contextual: extraction options for ``hf:`` models (default :class:`ContextualOptions`).
+        contextual: extraction options for ``hf:`` models, and the server options of an
+            ``openai:`` one (``timeout``, ``max_retries``, ``concurrency``; default
+            :class:`ContextualOptions`).
     """
     name, location = _split_name(text)
+    if location.startswith(OPENAI_PREFIX):
+        options = contextual or ContextualOptions()
+        options.validate()
+        return [replace(parse_embeddings_spec(text), contextual=options)]
     if not location.startswith(HF_PREFIX):
         return [parse_embeddings_spec(text)]
     model, at, layer_text = location.removeprefix(HF_PREFIX).rpartition("@")
@@ -225,7 +232,7 @@ def load_embeddings(
     if api is not None:
         if words is None:
             raise WeatkitError(f"embeddings {spec.name!r}: an embeddings API needs the words")
-        return api_word_vectors(api, words, name=spec.name)
+        return api_word_vectors(api, words, name=spec.name, options=spec.contextual)
     if spec.is_contextual:
         if first_n:
             raise WeatkitError(f"embeddings {spec.name!r}: first_n is for static vectors only")
