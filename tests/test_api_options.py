@@ -90,14 +90,18 @@ SPEC = "openai:http://127.0.0.1:9/v1#m"
         ["crows", "--model", SPEC, "--method", "sum", "--limit", "2"],
         ["mbe", "--model", SPEC, "--method", "mean-ll", "--mbe-set", "ja", "--corpus", "ted"],
         ["run", "--embeddings", f"S={SPEC}", "--bootstrap", "0", "--permutations", "0"],
+        ["iso", "--src", f"S={SPEC}", "--tgt", "glove-6b-50d"],
     ],
-    ids=["crows", "mbe", "run"],
+    ids=["crows", "mbe", "run", "iso"],
 )
 def test_the_flags_reach_the_scorer_of_every_command(
     command: list[str], seen: list[OpenAIOptions], tmp_path: Path, data_dir: Path
 ) -> None:
     if command[0] == "run":
         command = [*command, "--lists", _lists(tmp_path)]
+    if command[0] == "iso":
+        (tmp_path / "words.txt").write_text("rose\ntulip\nant\n")
+        command = [*command, "--src-words", str(tmp_path / "words.txt")]
     assert _one_line_error(_invoke(*command, *FLAGS)) == f"{SPEC}: stub server"
     assert seen == [GIVEN]
 
