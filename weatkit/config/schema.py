@@ -696,12 +696,21 @@ CONTEXTUAL = Section(
     ),
 )
 
-# Issue 25, model backends: how an openai: model's server is asked
-# (weatkit.scoring.options.OpenAIOptions), declared in its own block.
+# Issue 25, model backends: vLLM's tensor parallelism (weatkit.models.options.LoadOptions) and
+# how an openai: model's server is asked (weatkit.scoring.options.OpenAIOptions), declared in
+# their own block.
 CONTEXTUAL = Section(
     CONTEXTUAL.name,
     (
         *CONTEXTUAL.options,
+        Option(
+            "tensor_parallel",
+            "int",
+            1,
+            "vllm: models: shard the model over this many GPUs (vLLM's tensor parallelism; "
+            "pip install 'weatkit[vllm]').",
+            "--tensor-parallel",
+        ),
         Option(
             "timeout",
             "float",

@@ -72,8 +72,9 @@ class ContextualOptions:
         trust_remote_code: allow models whose code lives in their repository (runs that code).
         allow_pickle: allow ``pytorch_model.bin`` weights (a pickle); safetensors otherwise.
         cache: read and write the on-disk cache.
-        device_map, max_memory, quantization: how a large model is placed and quantized
-            (:class:`weatkit.models.options.LoadOptions`).
+        device_map, max_memory, quantization, tensor_parallel: how a large model is placed
+            and quantized (:class:`weatkit.models.options.LoadOptions`; ``tensor_parallel`` is
+            for ``vllm:`` models).
         timeout, max_retries, concurrency: how an ``openai:`` model's server is asked
             (:class:`weatkit.scoring.options.OpenAIOptions`: seconds per request, retries of a
             failed request, requests in flight).
@@ -93,6 +94,7 @@ class ContextualOptions:
     device_map: str | None = None
     max_memory: str | None = None
     quantization: str | None = None
+    tensor_parallel: int = 1
     timeout: float = OpenAIOptions.timeout
     max_retries: int = OpenAIOptions.max_retries
     concurrency: int = OpenAIOptions.concurrency

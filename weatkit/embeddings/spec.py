@@ -31,6 +31,7 @@ from weatkit.embeddings.loader_utils import default_name
 from weatkit.embeddings.static import load_static
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
+from weatkit.models.options import LoadOptions
 from weatkit.scoring.spec import ModelSpec, parse_model_spec
 
 LANG_PLACEHOLDER = "{lang}"
@@ -170,11 +171,16 @@ def parse_embeddings_specs(
         contextual: extraction options for ``hf:`` models, and the server options of an
             ``openai:`` one (``timeout``, ``max_retries``, ``concurrency``; default
             :class:`ContextualOptions`).
+
+    Raises:
+        ConfigError: options the spec's backend does not take (``--tensor-parallel``:
+            :meth:`~weatkit.models.options.LoadOptions.check_backend`), before any model loads.
     """
     name, location = _split_name(text)
     if location.startswith(OPENAI_PREFIX):
         options = contextual or ContextualOptions()
         options.validate()
+        LoadOptions.of(options).check_backend("openai")
         return [replace(parse_embeddings_spec(text), contextual=options)]
     if not location.startswith(HF_PREFIX):
         return [parse_embeddings_spec(text)]
@@ -190,6 +196,7 @@ def parse_embeddings_specs(
     _check_placeholders(model, text)
     options = contextual or ContextualOptions()
     options.validate()
+    LoadOptions.of(options).check_backend("hf")
     base = name or _name_from_path(model.rstrip("/\\")) or model
     return [
         EmbeddingsSpec(

@@ -315,7 +315,8 @@ def _entry_specs(
     model = model_location(entry["model"], base, at.key("model"))
     layers = layer_numbers(entry.get("layers"), at.key("layers"))
     layer_text = ",".join(str(layer) for layer in layers)
-    return parse_embeddings_specs(f"{name}=hf:{model}@{layer_text}", options)
+    with named_by(at, CONTEXTUAL):  # an option hf: models do not take (tensor_parallel)
+        return parse_embeddings_specs(f"{name}=hf:{model}@{layer_text}", options)
 
 
 def _asymmetry(section: Any, base: Path, source: Source) -> str | None:

@@ -31,7 +31,7 @@ from weatkit.models.hub import is_local, model_identity
 #: Options that change where or how fast a number is computed, never the number (and how an
 #: ``openai:`` server is asked). A model's ``batch_size`` is not one of them: padded batches
 #: change a vector's last bits.
-_NOT_IN_KEY = {"device", "cache", "timeout", "max_retries", "concurrency"}
+_NOT_IN_KEY = {"device", "cache", "tensor_parallel", "timeout", "max_retries", "concurrency"}
 
 
 @dataclass(frozen=True)
