@@ -578,10 +578,11 @@ CAUSAL_ARCHS = ("gpt2", "llama", "qwen2")
 CAUSAL_MAX_LENGTH = 256
 
 
-def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
-    """A 2-layer causal LM (hidden 24) of ``arch`` (:data:`CAUSAL_ARCHS`) with a byte-level BPE
-    tokenizer (the merges of :func:`make_gpt2`), so every text has tokens and character offsets:
-    unknown words fall back to bytes."""
+def make_causal_lm(path: Path, arch: str, *, seed: int = 7, hidden: int = 24) -> Path:
+    """A 2-layer causal LM (hidden 24, 2 heads) of ``arch`` (:data:`CAUSAL_ARCHS`) with a
+    byte-level BPE tokenizer (the merges of :func:`make_gpt2`), so every text has tokens and
+    character offsets: unknown words fall back to bytes. ``hidden`` widens it (vLLM's attention
+    kernels take heads of 64: ``hidden=128``)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
     from transformers import (
         GPT2LMHeadModel,
@@ -612,12 +613,14 @@ def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
         names = {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"}
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, model_max_length=CAUSAL_MAX_LENGTH, **names)
     tok.add_special_tokens({k: v for k, v in names.items()})
-    size = dict(hidden_size=24, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2,
-                num_key_value_heads=1, max_position_embeddings=CAUSAL_MAX_LENGTH)  # fmt: skip
+    size = dict(hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=2,
+                num_attention_heads=2, num_key_value_heads=1,
+                max_position_embeddings=CAUSAL_MAX_LENGTH)  # fmt: skip
     if arch == "gpt2":
         eot = vocab["<|endoftext|>"]
         config = _gpt2_config(len(vocab), bos=eot, eos=eot)
         config.n_positions = CAUSAL_MAX_LENGTH
+        config.n_embd, config.n_inner = hidden, 2 * hidden
         model = GPT2LMHeadModel(config)
     elif arch == "llama":
         config = LlamaConfig(vocab_size=len(vocab), bos_token_id=vocab["<s>"],
@@ -632,7 +635,7 @@ def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
     with torch.no_grad():  # random weights large enough that token log-probabilities differ
         for p in model.parameters():
             if p.dim() > 1:
-                p.normal_(0.0, 0.5)
+                p.normal_(0.0, 0.5 * (24 / hidden) ** 0.5)
     model.eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path
