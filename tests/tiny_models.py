@@ -572,7 +572,8 @@ def make_word_glm(path: Path, words: list[str], *, seed: int = 6) -> Path:
 # ------------------------------------------------- causal LMs of three architectures, any text
 
 #: Architectures of :func:`make_causal_lm`: GPT-2 (no BOS added; BOS = EOS = ``<|endoftext|>``),
-#: Llama (the tokenizer adds ``<s>``), Qwen2 (no BOS token at all; EOS ``<|endoftext|>``).
+#: Llama (the tokenizer adds ``<s>``), Qwen2 (no BOS token at all; EOS ``<|endoftext|>``). It
+#: also makes ``xglm``: the tokenizer puts ``</s>`` in front, not its BOS ``<s>`` (as XGLM's).
 CAUSAL_ARCHS = ("gpt2", "llama", "qwen2")
 #: Tokens the causal LMs of :func:`make_causal_lm` take (real sentences are many byte tokens).
 CAUSAL_MAX_LENGTH = 256
@@ -591,14 +592,19 @@ def make_causal_lm(path: Path, arch: str, *, seed: int = 7, hidden: int = 24) ->
         PreTrainedTokenizerFast,
         Qwen2Config,
         Qwen2ForCausalLM,
+        XGLMConfig,
+        XGLMForCausalLM,
     )
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
     specials = {"gpt2": ["<|endoftext|>"], "llama": ["<unk>", "<s>", "</s>"],
-                "qwen2": ["<|endoftext|>"]}[arch]  # fmt: skip
-    vocab, merges = _byte_level_bpe([], specials)
+                "qwen2": ["<|endoftext|>"],
+                "xglm": ["<s>", "<pad>", "</s>", "<unk>"]}[arch]  # fmt: skip
+    # XGLM's specials come first, as in its vocabulary: the pad id is its positions' padding index
+    first, last = (specials, []) if arch == "xglm" else ([], specials)
+    vocab, merges = _byte_level_bpe(first, last)
     tk = Tokenizer(models.BPE(vocab=vocab, merges=merges))
     tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = decoders.ByteLevel()
@@ -607,6 +613,12 @@ def make_causal_lm(path: Path, arch: str, *, seed: int = 7, hidden: int = 24) ->
             single="<s> $A", special_tokens=[("<s>", vocab["<s>"])]
         )
         names = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
+    elif arch == "xglm":
+        tk.post_processor = processors.TemplateProcessing(
+            single="</s> $A", special_tokens=[("</s>", vocab["</s>"])]
+        )
+        names = {"bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>",
+                 "unk_token": "<unk>"}  # fmt: skip
     elif arch == "gpt2":
         names = {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>"}
     else:
@@ -630,6 +642,14 @@ def make_causal_lm(path: Path, arch: str, *, seed: int = 7, hidden: int = 24) ->
         eot = vocab["<|endoftext|>"]
         config = Qwen2Config(vocab_size=len(vocab), bos_token_id=None, eos_token_id=eot, **size)
         model = Qwen2ForCausalLM(config)
+    elif arch == "xglm":
+        config = XGLMConfig(
+            vocab_size=len(vocab), d_model=hidden, ffn_dim=2 * hidden, num_layers=2,
+            attention_heads=2, max_position_embeddings=CAUSAL_MAX_LENGTH,
+            pad_token_id=vocab["<pad>"], bos_token_id=vocab["<s>"], eos_token_id=vocab["</s>"],
+            decoder_start_token_id=vocab["</s>"],
+        )  # fmt: skip
+        model = XGLMForCausalLM(config)
     else:
         raise ValueError(arch)
     with torch.no_grad():  # random weights large enough that token log-probabilities differ
