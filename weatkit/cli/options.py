@@ -320,7 +320,8 @@ def model_options(
     *, exclude: Collection[str] = (), help_texts: Mapping[str, str] | None = None
 ) -> Decorator:
     """``--model``/``--layer`` and the schema's :data:`CONTEXTUAL` options: the commands that
-    take word vectors from a transformer (``run``, ``embed``, ``iso``).
+    take word vectors from a transformer (``run``, ``embed``, ``iso``). Not ``--tensor-parallel``:
+    word vectors never come from a ``vllm:`` model.
 
     Args:
         exclude: fields the command declares through another section (``run``: ``device``
@@ -348,7 +349,11 @@ def model_options(
             ),
             click_options(
                 CONTEXTUAL,
-                only=[o.name for o in CONTEXTUAL.options if o.name not in exclude],
+                only=[
+                    o.name
+                    for o in CONTEXTUAL.options
+                    if o.name not in exclude and o.name != "tensor_parallel"
+                ],
                 help_texts=help_texts,
             ),
         ]

@@ -28,9 +28,10 @@ from weatkit.grid.config import GridConfig, GridSource
 from weatkit.lists.sources import select_lists
 from weatkit.models.hub import is_local, model_identity
 
-#: Options that change where or how fast a number is computed, never the number. A model's
-#: ``batch_size`` is not one of them: padded batches change a vector's last bits.
-_NOT_IN_KEY = {"device", "cache"}
+#: Options that change where or how fast a number is computed, never the number (and how an
+#: ``openai:`` server is asked). A model's ``batch_size`` is not one of them: padded batches
+#: change a vector's last bits.
+_NOT_IN_KEY = {"device", "cache", "tensor_parallel", "timeout", "max_retries", "concurrency"}
 
 
 @dataclass(frozen=True)

@@ -54,9 +54,9 @@ from weatkit.models.provenance import COMMAND
 CACHE_VERSION = 2
 #: Shards per key before they are merged into one.
 MAX_SHARDS = 8
-#: Loading options that never change a value: where the model runs, and the revision as given
-#: (the identity holds the commit it resolves to).
-NOT_IN_KEY = frozenset({"device", "device_map", "revision"})
+#: Loading options that never change a value: where the model runs (on how many GPUs), and the
+#: revision as given (the identity holds the commit it resolves to).
+NOT_IN_KEY = frozenset({"device", "device_map", "revision", "tensor_parallel"})
 #: Who wrote a cached value when its shard does not say (written before CACHE_VERSION 2).
 UNKNOWN_WRITER = "an earlier run"
 
