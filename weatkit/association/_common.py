@@ -18,7 +18,11 @@ of the WEAT engine (common random numbers: the metrics and d of one test are pai
 resamples). A resample is a count matrix ``(B, n_j)`` (how often each item is drawn); every
 cheap metric computes all resamples at once from these weights. The interval is the percentile
 interval of :func:`weatkit.stats.intervals.percentile_interval`; resamples where the statistic
-is undefined (NaN) are left out and counted in ``n_undefined``.
+is undefined (NaN) are left out and counted in ``n_undefined``. For a statistic that averages
+over the pairs of words of two lists resampled independently (MAC; WEAT's s), the interval is
+conservative when what is proper to each pair dominates (McCullagh 2000, Bernoulli 6:285): with
+random vectors every one of 100 95% intervals of MAC held the population value, while a mean
+over one list of 15 words was covered 93% of the time (``tests/test_association_common.py``).
 """
 
 from __future__ import annotations

@@ -35,7 +35,6 @@ from weatkit.association._common import (
     N_BOOTSTRAP,
     AssociationResult,
     Inputs,
-    Vectors,
     WordSet,
     bootstrap_weights,
     chunks,
@@ -67,28 +66,19 @@ class ScWeatResult(AssociationResult):
     n_permutations: int
 
 
-def check_attributes(inputs: Inputs, a: Vectors, b: Vectors, ddof: int) -> None:
-    """An error when A∪B has too few words for the standard deviation."""
-    if len(a) + len(b) - ddof <= 0:
-        raise inputs.error(
-            f"A and B have {len(a) + len(b)} word(s) together; the standard deviation with "
-            f"ddof {ddof} needs at least {ddof + 1}"
-        )
-
-
 def word_effects(
     sim: np.ndarray, n_a: int, w_a: np.ndarray, w_b: np.ndarray, ddof: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """s(w, A, B) and ES(w) ``(n_w, R)`` for words with cosines ``sim (n_w, n_a + n_b)`` to A
     then B, under attribute weights ``w_a (R, n_a)``, ``w_b (R, n_b)`` (each word of A∪B counted
-    as often as it is drawn, in the means and in the std)."""
+    as often as it is drawn, in the means and in the std); ES is NaN where the std is 0."""
     s = weighted_mean(sim[:, :n_a], w_a) - weighted_mean(sim[:, n_a:], w_b)
     w = np.concatenate([w_a, w_b], axis=1)
     n = w.sum(axis=1)
     mean = weighted_mean(sim, w)
-    sq_dev = (sim * sim) @ w.T - n * mean**2
+    std = np.sqrt(np.clip((sim * sim) @ w.T - n * mean**2, 0.0, None) / (n - ddof))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return s, s / np.sqrt(np.clip(sq_dev, 0.0, None) / (n - ddof))
+        return s, np.where(std > 0, s / std, np.nan)
 
 
 def sc_weat(
@@ -143,7 +133,6 @@ def sc_weat(
     else:
         raise inputs.error("word must be one word or one (dim,) vector")
     a, b = inputs.one("A", A), inputs.one("B", B)
-    check_attributes(inputs, a, b, ddof)
     sim = cosines(w.rows, np.concatenate([a.rows, b.rows]))  # (1, n_a + n_b), once
     s, effect = word_effects(sim, len(a), np.ones((1, len(a))), np.ones((1, len(b))), ddof)
     boot = None
