@@ -101,7 +101,6 @@ class Inputs:
         *,
         at_least: int = 1,
         exactly: int | None = None,
-        min_words: int = 1,
     ) -> list[Vectors]:
         """Several sets (``what`` names them in messages: ``"target sets"``)."""
         if isinstance(sets, np.ndarray) or _is_words(sets):
@@ -117,7 +116,7 @@ class Inputs:
         count = f"exactly {exactly}" if exactly is not None else f"at least {at_least}"
         if (exactly is not None and len(named) != exactly) or len(named) < at_least:
             raise self.error(f"needs {count} {what}, got {len(named)}")
-        return [self.one(str(n), s, at_least=min_words) for n, s in named]
+        return [self.one(str(n), s) for n, s in named]
 
     def pairs(self, pairs: Pairs) -> tuple[Vectors, Vectors]:
         """Definitional pairs as two row-aligned sets (the x and the y of each pair)."""
