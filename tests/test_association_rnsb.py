@@ -105,3 +105,7 @@ def test_rnsb_errors() -> None:
         weatkit.rnsb([T, T], neg, pos[:1], holdout=0.2, n_bootstrap=0)
     with pytest.raises(WeatkitError, match=r"^over: must be one of sets, words, got 'terms'$"):
         weatkit.rnsb([T, T], neg, pos, over="terms")
+    with pytest.raises(WeatkitError, match=r"^rnsb: classifier \{.*'C': -1\}: .*C"):
+        weatkit.rnsb([T, T], neg, pos, classifier={"C": -1}, n_bootstrap=0)
+    with pytest.raises(WeatkitError, match=r"^rnsb: classifier \{.*'depth': 3\}: .*depth"):
+        weatkit.rnsb([T, T], neg, pos, classifier={"depth": 3}, n_bootstrap=0)

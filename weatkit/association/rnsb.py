@@ -146,9 +146,7 @@ def rnsb(
     ones = [np.ones((1, len(t))) for t in t_sets]
 
     fits = [_fit(inputs, neg.rows, pos.rows, seed + i, holdout, params) for i in range(n_seeds)]
-    probability = np.stack(
-        [model.predict_proba(rows)[:, list(model.classes_).index(-1)] for model, _ in fits]
-    )
+    probability = np.stack([_negative(model, rows) for model, _ in fits])
     kls = np.array([_kl(p, ones, over)[0] for p in probability])
     mean_p = probability.mean(axis=0)
     boot = _bootstrap(inputs, t_sets, neg, pos, holdout, params, over, n_bootstrap, seed)
@@ -183,15 +181,14 @@ def _bootstrap(
         return None
     sizes = [*(len(t) for t in t_sets), len(neg), len(pos)]
     draws = list(bootstrap_draws(sizes, n_bootstrap, seed=seed, scheme="weat"))
-    counts = [counts_from_indices(d, len(t)) for d, t in zip(draws, t_sets, strict=False)]
+    counts = [counts_from_indices(d, len(t)) for d, t in zip(draws[:-2], t_sets, strict=True)]
     rows = np.concatenate([t.rows for t in t_sets])
     out = np.empty(n_bootstrap)
     for r in range(n_bootstrap):
         model, _ = _fit(
             inputs, neg.rows[draws[-2][r]], pos.rows[draws[-1][r]], seed + r, holdout, params
         )
-        p = model.predict_proba(rows)[:, list(model.classes_).index(-1)]
-        out[r] = _kl(p, [c[r : r + 1] for c in counts], over)[0]
+        out[r] = _kl(_negative(model, rows), [c[r : r + 1] for c in counts], over)[0]
     return out
 
 
@@ -221,8 +218,16 @@ def _fit(
                 f"cannot hold out {holdout:g} of {len(pos)} positive and {len(neg)} negative "
                 f"words, stratified ({str(err).splitlines()[0]}); give more words or holdout=0"
             ) from None
-    model = LogisticRegression(**{"random_state": seed, **params}).fit(x, y)
+    try:
+        model = LogisticRegression(**{"random_state": seed, **params}).fit(x, y)
+    except (TypeError, ValueError) as err:  # a parameter sklearn does not take
+        raise inputs.error(f"classifier {dict(params)}: {str(err).splitlines()[0]}") from None
     return model, float(model.score(x_test, y_test))
+
+
+def _negative(model: Any, rows: np.ndarray) -> np.ndarray:
+    """The probability of the negative class (−1) of every row."""
+    return model.predict_proba(rows)[:, list(model.classes_).index(-1)]
 
 
 def _kl(p: np.ndarray, weights: list[np.ndarray], over: str) -> tuple[float, np.ndarray]:
