@@ -38,6 +38,10 @@ def test_words_and_arrays_give_the_same_numbers() -> None:
     assert res.statistic == pytest.approx(words) == arrays.statistic
     np.testing.assert_allclose(res.bootstrap_statistic, arrays.bootstrap_statistic, rtol=1e-12)
     assert list(arrays.per_word) == [str(i) for i in range(len(naive.OCCUPATIONS))]
+    as_array = weatkit.rnd(
+        np.array(naive.OCCUPATIONS), naive.FEMALE, naive.MALE, vectors=glove, n_bootstrap=0
+    )
+    assert as_array.per_word == res.per_word
 
 
 @pytest.mark.parametrize(
@@ -65,6 +69,16 @@ def test_words_and_arrays_give_the_same_numbers() -> None:
         (
             lambda g: weatkit.rnd(np.ones(3), np.ones((1, 3)), np.ones((1, 3))),
             "rnd: targets must be an (n, dim) array, got shape (3,)",
+        ),
+        (
+            lambda g: weatkit.ripa([np.ones((2, 3))], [np.ones((1, 3)), np.ones((1, 3)) * 2]),
+            "ripa: pair 1 must be two words (x, y), got ndarray (vectors: give a tuple (X, Y) "
+            "of two row-aligned (n, dim) arrays)",
+        ),
+        (
+            lambda g: weatkit.ripa([["nurse"]], [("she", "he", "it")], vectors=g),
+            "ripa: pair 1 must be two words (x, y), got ('she', 'he', 'it') (vectors: give a "
+            "tuple (X, Y) of two row-aligned (n, dim) arrays)",
         ),
         (
             lambda g: weatkit.mac({"T": np.full((2, 3), np.nan)}, [np.ones((1, 3))]),

@@ -79,6 +79,8 @@ class Inputs:
 
     def one(self, name: str, words: WordSet, *, at_least: int = 1) -> Vectors:
         """One set; fewer than ``at_least`` items is an error."""
+        if isinstance(words, np.ndarray) and words.dtype.kind in "UO":  # an array of words
+            words = [str(w) for w in words.tolist()]
         if isinstance(words, np.ndarray):
             if words.ndim != 2:
                 raise self.error(f"{name} must be an (n, dim) array, got shape {words.shape}")
@@ -134,7 +136,11 @@ class Inputs:
             raise self.error("needs at least one definitional pair (x, y), got none")
         for i, p in enumerate(items):
             if not _is_words(p) or len(p) != 2:
-                raise self.error(f"pair {i + 1} must be two words (x, y), got {p!r}")
+                got = repr(tuple(p)) if _is_words(p) else type(p).__name__
+                raise self.error(
+                    f"pair {i + 1} must be two words (x, y), got {got} (vectors: give a tuple "
+                    "(X, Y) of two row-aligned (n, dim) arrays)"
+                )
         x = self.one("pairs (x)", [p[0] for p in items])
         y = self.one("pairs (y)", [p[1] for p in items])
         x = Vectors(x.name, tuple(f"{a}-{b}" for a, b in items), x.rows)
