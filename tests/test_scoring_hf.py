@@ -91,8 +91,9 @@ def test_causal_logprobs_equal_a_plain_loop(causal: Path) -> None:
 
 
 def test_batching_does_not_change_the_values(causal: Path) -> None:
-    one = get_scorer(f"hf:{causal}", ContextualOptions(batch_size=1, device="cpu"))
-    seven = get_scorer(f"hf:{causal}", ContextualOptions(batch_size=7, device="cpu"))
+    # the cache off: the second scorer would read the first one's values back
+    one = get_scorer(f"hf:{causal}", ContextualOptions(batch_size=1, device="cpu", cache=False))
+    seven = get_scorer(f"hf:{causal}", ContextualOptions(batch_size=7, device="cpu", cache=False))
     texts = TEXTS * 2  # 16 texts of mixed lengths: padded batches of 7, 7, 2
     for a, b in zip(one.causal_logprobs(texts), seven.causal_logprobs(texts), strict=True):
         assert a.tokens == b.tokens and a.offsets == b.offsets
@@ -154,3 +155,34 @@ def test_bad_texts_are_one_line_errors(causal: Path) -> None:
     with pytest.raises(ModelError, match=r"^text 0 is \d+ tokens long; .* takes 256"):
         scorer.causal_logprobs(["tree " * 300])
     assert scorer.causal_logprobs([]) == []
+
+
+def test_the_tokenizer_start_equals_a_plain_loop(causal: Path) -> None:
+    """``start="tokenizer"``: the text as ``tok(text)`` encodes it, Llama's ``<s>`` in front,
+    nothing for GPT-2 and Qwen2, whose first token then has no value."""
+    scorer = get_scorer(str(causal), ContextualOptions(batch_size=3, device="cpu", cache=False))
+    got = scorer.causal_logprobs(TEXTS, start="tokenizer")
+    tok, model = _plain(causal)
+    for text, result in zip(TEXTS, got, strict=True):
+        ids = tok(text)["input_ids"]
+        lead = int(ids[0] == tok.bos_token_id and causal.name == "llama")
+        assert lead == (causal.name == "llama")
+        with torch.no_grad():
+            logp = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].double(), -1)
+        values = [np.nan] + [float(logp[j - 1, ids[j]]) for j in range(1, len(ids))]
+        assert list(result.tokens) == tok.convert_ids_to_tokens(ids[lead:])
+        np.testing.assert_allclose(result.logprobs, values[lead:], rtol=0, atol=1e-5)
+        assert np.isnan(result.logprobs[0]) == (not lead)
+    with pytest.raises(ModelError, match=r"^unknown start 'bos': choose bos-or-eos, tokenizer$"):
+        scorer.causal_logprobs(TEXTS, start="bos")
+
+
+def test_every_text_too_long_is_named(causal: Path) -> None:
+    from weatkit.errors import TextTooLongError
+
+    scorer = get_scorer(str(causal), ContextualOptions(device="cpu", cache=False))
+    long = ["tree " * 300, "sun " * 300]
+    with pytest.raises(TextTooLongError) as err:
+        scorer.causal_logprobs(["ok", long[0], "x", long[1]])
+    assert err.value.texts == tuple(long) and err.value.limit == 256
+    assert str(err.value).startswith("text 1 is ") and str(err.value).endswith("(and 1 more)")

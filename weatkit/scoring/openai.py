@@ -33,7 +33,7 @@ import numpy as np
 import openai
 
 from weatkit.errors import ConfigError, ModelError
-from weatkit.scoring.base import TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, STARTS, TokenLogprobs
 from weatkit.scoring.spec import ModelSpec
 
 #: Where the API key is read from, first match wins.
@@ -218,11 +218,18 @@ class OpenAIScorer:
                     future.cancel()
 
     def causal_logprobs(
-        self, texts: Sequence[str], *, show_progress: bool | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        show_progress: bool | None = None,
+        start: str = DEFAULT_START,
     ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text (see the module docstring); an empty text
         has no tokens and is not sent. ``show_progress`` is accepted for the protocol; requests
-        are not shown."""
+        are not shown. ``start`` too: the server encodes each prompt as its model's tokenizer
+        does (the ``tokenizer`` start of :data:`weatkit.scoring.base.STARTS`)."""
+        if start not in STARTS:
+            raise ModelError(f"unknown start {start!r}: choose {', '.join(STARTS)}")
         sent = [text for text in texts if text]
         scored = iter(self._map(self._causal_chunk, sent, self.options.prompts_per_request))
         empty = TokenLogprobs("", (), (), np.zeros(0))
@@ -315,6 +322,9 @@ def _cause(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def make_scorer(spec: ModelSpec, options: OpenAIOptions | None = None) -> OpenAIScorer:
-    """The registry's entry point: :class:`OpenAIScorer` of ``spec``."""
-    return OpenAIScorer(spec, options)
+def make_scorer(spec: ModelSpec, options: Any = None) -> OpenAIScorer:
+    """The registry's entry point: :class:`OpenAIScorer` of ``spec`` under ``options`` when they
+    are :class:`OpenAIOptions`; other options (a command's model-loading options, such as
+    :class:`~weatkit.embeddings.contextual.ContextualOptions`) are for in-process models, and
+    the server gets the defaults."""
+    return OpenAIScorer(spec, options if isinstance(options, OpenAIOptions) else None)
