@@ -77,7 +77,8 @@ BACKENDS: Mapping[str, Backend] = MappingProxyType(
 
 def get_scorer(spec: str | ModelSpec, options: Any = None) -> Scorer:
     """The :class:`~weatkit.scoring.base.Scorer` of ``spec`` under ``options`` (the backend's
-    own options object, or None for its defaults)."""
+    own options object, or None for its defaults), its causal scores cached on disk
+    (:class:`weatkit.scoring.cache.CachedScorer`; not when ``options.cache`` is False)."""
     parsed = parse_model_spec(spec) if isinstance(spec, str) else spec
     backend = BACKENDS[parsed.backend]
     backend.check_installed()
@@ -87,7 +88,9 @@ def get_scorer(spec: str | ModelSpec, options: Any = None) -> Scorer:
         if exc.name != backend.module:
             raise
         raise ConfigError(f"the {backend.name} backend is not available in this version") from None
-    return module.make_scorer(parsed, options)
+    from weatkit.scoring.cache import CachedScorer
+
+    return CachedScorer(module.make_scorer(parsed, options), options)
 
 
 def model_kind(spec: str | ModelSpec, options: Any = None) -> str:
