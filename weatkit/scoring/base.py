@@ -35,6 +35,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from weatkit.errors import TextTooLongError
 from weatkit.scoring.spec import ModelSpec
 
 #: What a backend can be asked: ``causal`` (:meth:`Scorer.causal_logprobs`) and ``embed``
@@ -112,3 +113,24 @@ class Scorer(Protocol):
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
         """One float32 vector per text, shape ``(len(texts), dim)``, in the input order."""
         ...
+
+
+def logprobs_by_text(
+    scorer: Scorer,
+    texts: Sequence[str],
+    *,
+    start: str = DEFAULT_START,
+    show_progress: bool | None = None,
+) -> tuple[dict[str, TokenLogprobs], dict[str, str]]:
+    """``{text: TokenLogprobs}`` of the distinct ``texts``, and ``{text: reason}`` of those the
+    model cannot take (``longer than the model's N tokens``, from a
+    :class:`~weatkit.errors.TextTooLongError`), which are left out instead of failing the call."""
+    todo = list(dict.fromkeys(texts))
+    skipped: dict[str, str] = {}
+    try:
+        scored = scorer.causal_logprobs(todo, show_progress=show_progress, start=start)
+    except TextTooLongError as err:
+        skipped = dict.fromkeys(err.texts, f"longer than the model's {err.limit} tokens")
+        todo = [text for text in todo if text not in skipped]
+        scored = scorer.causal_logprobs(todo, show_progress=show_progress, start=start)
+    return dict(zip(todo, scored, strict=True)), skipped
