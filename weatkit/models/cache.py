@@ -2,7 +2,10 @@
 
 One cache serves the model layer: word vectors under ``cache_dir("vectors")`` and the scores
 of the sentence measures under ``cache_dir("scores")`` / ``sentence`` (AUL/AULA, masked tokens),
-``gest`` and ``stereoset`` (:func:`score_cache`, :func:`cached_rows`). One entry serves every
+``gest`` and ``stereoset`` (:func:`score_cache`, :func:`cached_rows`), and ``causal``: the token
+log-probabilities of every text a :class:`~weatkit.scoring.base.Scorer` scored
+(:mod:`weatkit.scoring.cache`, shards of other tensors through :func:`read_shard` and
+:func:`write_shard`). One entry serves every
 command: a score ``crows`` computed is reused by ``compare`` (and the reverse) when the model and
 the method agree.
 
