@@ -102,6 +102,13 @@ def test_batching_does_not_change_the_values(causal: Path) -> None:
     np.testing.assert_allclose(e1, e7, rtol=0, atol=1e-5)
 
 
+def test_an_automatic_batch_size(causal: Path) -> None:
+    auto = get_scorer(str(causal), ContextualOptions(batch_size="auto", device="cpu", cache=False))
+    one = get_scorer(str(causal), ContextualOptions(batch_size=1, device="cpu", cache=False))
+    for a, b in zip(auto.causal_logprobs(TEXTS), one.causal_logprobs(TEXTS), strict=True):
+        np.testing.assert_allclose(a.logprobs, b.logprobs, rtol=0, atol=1e-5)
+
+
 def test_embeddings_equal_a_plain_loop(causal: Path) -> None:
     scorer = get_scorer(str(causal), ContextualOptions(batch_size=4, device="cpu"))
     got = scorer.embed(TEXTS[:4])

@@ -65,7 +65,8 @@ class HfScorer:
             directory).
         capabilities: ``causal`` and ``embed`` for a causal LM, ``embed`` for the rest.
         handle: the shared :class:`~weatkit.models.handle.ModelHandle`.
-        batch_size: texts per forward pass (the options' ``batch_size``).
+        batch_size: texts per forward pass (the options' ``batch_size``; ``auto``: the largest
+            that fits, :func:`weatkit.models.batching.run_batches`).
     """
 
     def __init__(self, spec: ModelSpec, options: Any = None) -> None:
@@ -74,7 +75,7 @@ class HfScorer:
         self.identity = json.dumps(self.handle.identity, sort_keys=True, default=str)
         self.causal = self.handle.lm_kind() == "glm"
         self.capabilities = frozenset({"causal", "embed"} if self.causal else {"embed"})
-        self.batch_size = int(getattr(options, "batch_size", DEFAULT_BATCH_SIZE))
+        self.batch_size: int | str = getattr(options, "batch_size", DEFAULT_BATCH_SIZE)
 
     def __repr__(self) -> str:
         return f"HfScorer({str(self.spec)!r})"
