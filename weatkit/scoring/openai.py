@@ -32,7 +32,7 @@ import numpy as np
 import openai
 
 from weatkit.errors import ConfigError, ModelError
-from weatkit.scoring.base import TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, STARTS, TokenLogprobs
 from weatkit.scoring.options import OpenAIOptions
 from weatkit.scoring.spec import ModelSpec
 
@@ -184,11 +184,18 @@ class OpenAIScorer:
                     future.cancel()
 
     def causal_logprobs(
-        self, texts: Sequence[str], *, show_progress: bool | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        show_progress: bool | None = None,
+        start: str = DEFAULT_START,
     ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text (see the module docstring); an empty text
         has no tokens and is not sent. ``show_progress`` is accepted for the protocol; requests
-        are not shown."""
+        are not shown. ``start`` too: the server encodes each prompt as its model's tokenizer
+        does (the ``tokenizer`` start of :data:`weatkit.scoring.base.STARTS`)."""
+        if start not in STARTS:
+            raise ModelError(f"unknown start {start!r}: choose {', '.join(STARTS)}")
         sent = [text for text in texts if text]
         scored = iter(self._map(self._causal_chunk, sent, self.options.prompts_per_request))
         empty = TokenLogprobs("", (), (), np.zeros(0))

@@ -1,15 +1,15 @@
 """The ``vllm`` backend: vLLM's offline engine (``vllm.LLM``) with prompt log-probabilities.
 
-A text is tokenised here, as the ``hf`` backend tokenises it (:mod:`weatkit.scoring.hf`): by
-the model's fast Hugging Face tokenizer without special tokens (``return_offsets_mapping``
-gives each token's character span), with a start token ``s`` in front, the tokenizer's BOS,
-else its EOS. vLLM gets the ids as a token prompt (``{"prompt_token_ids": ids}``: it neither
+A text is tokenised here, as the ``hf`` backend tokenises it
+(:func:`weatkit.scoring.tokens.encode_causal`: the model's fast Hugging Face tokenizer, character
+spans from ``return_offsets_mapping``, the start tokens ``s`` of ``start``: BOS else EOS, or the
+tokenizer's own). vLLM gets the ids as a token prompt (``{"prompt_token_ids": ids}``: it neither
 tokenises nor adds a BOS) with ``SamplingParams(max_tokens=1, prompt_logprobs=0)``, and its
 ``RequestOutput.prompt_logprobs`` holds, for every prompt position ``j ≥ 1``, a mapping from token
 ids to ``Logprob`` objects that always has the prompt's own token (and the ``0`` most likely
-others); position 0 has None. So, input ``s w_1 … w_n``::
+others); position 0 has None. So, input ``s_1 … s_k w_1 … w_n``::
 
-    logprobs[i] = prompt_logprobs[i][w_i].logprob = log P(w_i | s, w_<i),   i = 1 … n
+    logprobs[i] = prompt_logprobs[k + i − 1][w_i].logprob = log P(w_i | s, w_<i),   i = 1 … n
 
 the same conditionals as the ``hf`` backend's, computed by vLLM's kernels. A tokenizer with
 neither BOS nor EOS gives NaN for ``w_1`` (the :class:`~weatkit.scoring.base.TokenLogprobs`
@@ -51,8 +51,9 @@ from weatkit.models.hub import (
 )
 from weatkit.models.options import LoadOptions
 from weatkit.progress import progress
-from weatkit.scoring.base import TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, TokenLogprobs
 from weatkit.scoring.spec import ModelSpec
+from weatkit.scoring.tokens import Encoded, encode_causal, fast_tokenizer
 
 #: Texts per ``LLM.generate`` call (vLLM schedules the batches inside one call; the calls only
 #: pace the progress bar).
@@ -92,15 +93,7 @@ class VllmScorer:
         self.identity = json.dumps({**identity, "backend": "vllm"}, sort_keys=True, default=str)
         self.capabilities = frozenset({"causal"})
         self.tokenizer = load_tokenizer(spec.model, self.options)
-        if not getattr(self.tokenizer, "is_fast", False):
-            raise ModelError(
-                f"{spec}: token spans need a fast tokenizer (offsets); this one is slow"
-            )
-        self.start_id = next(
-            (int(t) for t in (self.tokenizer.bos_token_id, self.tokenizer.eos_token_id)
-             if t is not None),
-            None,
-        )  # fmt: skip
+        fast_tokenizer(self.tokenizer, str(spec))
         self.max_length = max_length(self.tokenizer, config)
         self._llm: Any = None
 
@@ -137,10 +130,15 @@ class VllmScorer:
     # -- Scorer ---------------------------------------------------------------------------------
 
     def causal_logprobs(
-        self, texts: Sequence[str], *, show_progress: bool | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        show_progress: bool | None = None,
+        start: str = DEFAULT_START,
     ) -> list[TokenLogprobs]:
         """``log P(w_i | s, w_<i)`` of every token of each text (module docstring)."""
-        encoded = self._encode(texts)
+        encoded = encode_causal(self.tokenizer, texts, start, model=self.spec.model,
+                                limit=self.max_length)  # fmt: skip
         if not encoded:
             return []
         from vllm import SamplingParams
@@ -155,14 +153,14 @@ class VllmScorer:
         ) as bar:  # fmt: skip
             for first in range(0, len(encoded), TEXTS_PER_CALL):
                 chunk = encoded[first : first + TEXTS_PER_CALL]
-                prompts = [{"prompt_token_ids": ids} for ids, _ in chunk]
+                prompts = [{"prompt_token_ids": ids} for ids, _, _ in chunk]
                 answers += llm.generate(prompts, params, use_tqdm=False)
                 bar.update(len(chunk))
         if len(answers) != len(encoded):
             raise ModelError(f"{self.spec}: {len(encoded)} texts sent, {len(answers)} answers")
         return [
-            self._token_logprobs(text, ids, spans, answer)
-            for text, (ids, spans), answer in zip(texts, encoded, answers, strict=True)
+            self._token_logprobs(text, row, answer)
+            for text, row, answer in zip(texts, encoded, answers, strict=True)
         ]
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
@@ -174,35 +172,10 @@ class VllmScorer:
 
     # -- tokens ---------------------------------------------------------------------------------
 
-    def _encode(self, texts: Sequence[str]) -> list[tuple[list[int], list[tuple[int, int]]]]:
-        """``(prompt ids with the start token, spans of the text's tokens)`` per text."""
-        if isinstance(texts, str):
-            raise ModelError("give a list of texts, not one string")
-        for i, text in enumerate(texts):
-            if not isinstance(text, str) or not text.strip():
-                raise ModelError(f"text {i} is empty or not text: {text!r}")
-        if not texts:
-            return []
-        enc = self.tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True)
-        start = [] if self.start_id is None else [self.start_id]
-        out = []
-        for i, (ids, spans) in enumerate(zip(enc["input_ids"], enc["offset_mapping"], strict=True)):
-            if not ids:
-                raise ModelError(f"text {i} gives no token: {texts[i]!r}")
-            full = start + [int(x) for x in ids]
-            if self.max_length is not None and len(full) > self.max_length:
-                raise ModelError(
-                    f"text {i} is {len(full)} tokens long; {self.spec.model} takes "
-                    f"{self.max_length}: {texts[i][:60]!r}"
-                )
-            out.append((full, [(int(a), int(b)) for a, b in spans]))
-        return out
-
-    def _token_logprobs(
-        self, text: str, ids: list[int], spans: list[tuple[int, int]], answer: Any
-    ) -> TokenLogprobs:
-        """The text's tokens and their entries of ``answer.prompt_logprobs`` (the start token's
-        position left out; NaN for a first token without one)."""
+    def _token_logprobs(self, text: str, row: Encoded, answer: Any) -> TokenLogprobs:
+        """The text's tokens and their entries of ``answer.prompt_logprobs`` (the start tokens'
+        positions left out; NaN for a first token without one)."""
+        ids, spans, lead = row
         rows = answer.prompt_logprobs
         if rows is None or len(rows) != len(ids):
             raise ModelError(
@@ -210,15 +183,13 @@ class VllmScorer:
             )
         values = [
             math.nan if j == 0 or rows[j] is None else float(rows[j][ids[j]].logprob)
-            for j in range(len(ids))
+            for j in range(lead, len(ids))
         ]
-        first = 0 if self.start_id is None else 1
-        real = ids[first:]
         return TokenLogprobs(
             text,
-            tuple(self.tokenizer.convert_ids_to_tokens(real)),
+            tuple(self.tokenizer.convert_ids_to_tokens(ids[lead:])),
             tuple(spans),
-            np.asarray(values[first:], dtype=np.float64),
+            np.asarray(values, dtype=np.float64),
         )
 
 

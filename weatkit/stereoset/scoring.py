@@ -80,7 +80,7 @@ from weatkit.models.cache import cached_rows, score_cache
 from weatkit.models.handle import HEADS, ModelHandle, padded
 from weatkit.models.pool import get_model
 from weatkit.scoring import Scorer, get_scorer, parse_model_spec
-from weatkit.scoring.hf import HfScorer
+from weatkit.scoring.tokens import start_token_id
 from weatkit.stereoset.data import BLANK, StereoSet
 
 KINDS = HEADS
@@ -421,11 +421,10 @@ class IntrasentenceScorer:
         return self._network
 
     def _causal_lm(self) -> Scorer:
-        """The spec's Scorer, checked to offer causal scores (the ``hf`` backend: the options
-        given; the others: their defaults)."""
+        """The spec's Scorer under the options given, checked to offer causal scores."""
         if self._causal is None:
-            lm = get_scorer(self.spec, self.options if self.handle is not None else None)
-            if isinstance(lm, HfScorer) and lm.start_id is None:
+            lm = get_scorer(self.spec, self.options)
+            if self.handle is not None and start_token_id(self.handle.tokenizer) is None:
                 raise WeatkitError(
                     f"{self.model_name} has neither a BOS nor an EOS token to start sentences with"
                 )
