@@ -38,7 +38,6 @@ from weatkit.grid.jobs import (
     without_runtime,
 )
 from weatkit.lists.sources import available_languages, select_lists
-from weatkit.models.hub import is_decoder_only, load_config
 
 
 @dataclass(frozen=True)
@@ -124,7 +123,11 @@ def plan_compare(config: CompareConfig) -> ComparePlan:
 
 
 def _kind(model: str, options: ContextualOptions) -> str:
-    return "glm" if is_decoder_only(load_config(model, options)) else "mlm"
+    """``mlm`` or ``glm`` of a model spec: an ``hf`` model's from its config, a server's or
+    vLLM's ``glm`` (:func:`weatkit.scoring.registry.model_kind`)."""
+    from weatkit.scoring.registry import model_kind
+
+    return model_kind(model, options)
 
 
 def _section_inputs(section: Any) -> dict[str, Any]:
