@@ -7,7 +7,8 @@
 * :func:`gest`, :func:`stereoset`, :func:`crows`, :func:`mbe` — compute a sentence-level measure
   from a model (or from scores / predictions), returning the native result and ``.measures``.
 * ``gest_measures``, ``stereoset_measures``, ``crows_measures``, ``mbe_measures``,
-  ``weat_measures`` — the conversion of each native result to :class:`MeasureResult`.
+  ``weat_measures``, ``association_measures`` — the conversion of each native result to
+  :class:`MeasureResult`.
 
 The functions are imported on first use, so ``import weatkit.measures`` loads neither torch nor
 transformers.
@@ -35,6 +36,7 @@ _LAZY = {
     "MbeMeasure": "_mbe",
     "mbe_measures": "_mbe",
     "weat_measures": "_weat",
+    "association_measures": "_weat",
 }
 
 __all__ = [
