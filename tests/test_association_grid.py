@@ -30,7 +30,8 @@ METRICS = ["weat", "rnd", "mac"]
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("grid")
-    path = make_grid(root, metrics=METRICS, association={"rnd_reduction": "mean"})
+    engine = {"n_bootstrap": 20, "n_permutations": 20, "seed": 3}
+    path = make_grid(root, metrics=METRICS, association={"rnd_reduction": "mean"}, engine=engine)
     config = load_grid_config(path)
     return config, run_grid(config, show_progress=False)
 
@@ -135,3 +136,10 @@ def test_a_compare_file_refuses_a_bad_association_option(tmp_path: Path) -> None
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"weat\.association\.rnsb_over: must be one of sets"):
         load_compare_config(path)
+
+
+def test_weatkit_grid_prints_the_association_table(grid) -> None:
+    config, _ = grid
+    result = CliRunner().invoke(main, ["grid", str(config.path), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "Association metrics" in result.stdout and "WEAT summary" in result.stdout

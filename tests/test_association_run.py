@@ -336,3 +336,13 @@ def test_the_declarations_are_the_dataclasses_own() -> None:
 
     flagged = {o.name for o in schema.ASSOCIATION.options if o.flag}
     assert set(COMPAT["wefe"]) <= flagged
+
+
+def test_the_registry_says_what_each_metric_takes() -> None:
+    from weatkit.association.options import measure_name
+    from weatkit.measures.registry import get_measure
+
+    for metric in METRICS:
+        assert get_measure(measure_name(metric)).accepts.startswith("a test")
+    assert "definitional pairs" in get_measure("ripa").accepts
+    assert get_measure("wefat").accepts == ""  # a property per word: not a run's metric
