@@ -472,7 +472,9 @@ def run(
     For each (embeddings, list, test) the WEAT statistic S(X, Y, A, B) = Σ_x s(x, A, B) −
     Σ_y s(y, A, B), the effect size d = (mean_x s − mean_y s) / std_{w∈X∪Y} s(w, A, B), their
     bootstrap CIs and the permutation p-value (:func:`weatkit.engine.weat.weat`; Caliskan et al.
-    2017), then the CA-WEAT median per language (España-Bonet & Barrón-Cedeño 2022).
+    2017), then the CA-WEAT median per language (España-Bonet & Barrón-Cedeño 2022); and the
+    association metrics ``config.metrics`` names besides ``weat`` (RND, RNSB, MAC, ECT, RIPA,
+    SC-WEAT, DirectBias: :mod:`weatkit.association.query`) on every test.
 
     Args:
         config: what to run.
@@ -482,7 +484,8 @@ def run(
 
     Returns:
         :class:`RunResult`: ``results`` (one row per test), ``summary`` (one row per list set,
-        language and test), ``skipped``, ``report`` and ``manifest``.
+        language and test), ``association`` and ``association_items`` (with association
+        metrics), ``skipped``, ``skipped_metrics``, ``report`` and ``manifest``.
 
     Example:
         >>> import weatkit

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from weatkit.association.options import PAIR_METRICS, AssociationOptions
+from weatkit.association.options import AssociationOptions
 from weatkit.errors import WeatkitError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,8 +103,6 @@ def measure_query(
         if metric == "weat":
             continue
         try:
-            if metric in PAIR_METRICS:
-                _pairs(query)  # a skip when there are none
             _METRICS[metric](query, options, engine, out)
         except WeatkitError as err:
             cause = str(err).removeprefix(f"{metric}: ")
