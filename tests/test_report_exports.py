@@ -30,7 +30,8 @@ FAST = ["--bootstrap", "50", "--permutations", "50", "--no-progress", "--device"
 
 
 def make_run_dir(root: Path) -> Path:
-    """A real ``weatkit run --isomorphism en --pool lists,languages`` on GloVe and random
+    """A real ``weatkit run --isomorphism en --pool lists,languages --metrics weat,rnd`` on
+    GloVe and random
     per-language toy vectors (every list item present, so German and Italian run), plus
     grid-style comparisons.csv,
     asymmetry.csv and asymmetry_correlations.csv built from its results."""
@@ -48,6 +49,7 @@ def make_run_dir(root: Path) -> Path:
     args += ["--isomorphism", "en", "--iso-n-words", "100", "--out", str(out), *FAST]
     args += ["--pool", "lists,languages"]  # pooled.csv
     args += ["--influence", "--null", "20"]  # influence.csv, null.csv
+    args += ["--metrics", "weat,rnd"]  # association.csv, association_items.csv
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     results = pd.read_csv(out / "results.csv", dtype={"list_id": str})

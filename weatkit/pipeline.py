@@ -23,6 +23,14 @@ import torch
 
 import weatkit
 from weatkit._io.fingerprint import file_fingerprint
+from weatkit.association.options import (
+    ASSOCIATION_KEYS,
+    COMPAT,
+    DEFAULT_METRICS,
+    AssociationOptions,
+    check_metrics,
+)
+from weatkit.association.query import Query, measure_query
 from weatkit.compat_report import preset_report
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.coverage import EQUALIZE_MODES, CoverageError, CoveredTest, cover_test
@@ -60,8 +68,10 @@ from weatkit.lists.sources import select_lists
 from weatkit.progress import progress
 from weatkit.report.tables import (
     INFLUENCE_COLUMNS,
+    KEY_COLUMNS,
     NULL_COLUMNS,
     POOL_LEVELS,
+    association_frames,
     pooled_frame,
     results_frame,
     summary_frame,
@@ -117,6 +127,11 @@ class RunConfig:
         pool: levels of a random-effects pooling of d (``lists``, ``languages``, ``layers``:
             :func:`weatkit.report.tables.pooled_frame`), written as the ``pooled`` table;
             needs the bootstrap (each d's variance is its bootstrap SE squared).
+        metrics: what is computed on every test (:data:`weatkit.association.options.METRICS`):
+            ``weat`` (the engine: ``results``, ``summary``) and the association metrics
+            (``association``, ``association_items``: :mod:`weatkit.association.query`).
+        association: how the association metrics are computed (the papers' conventions, or
+            WEFE's with ``compat="wefe"``).
     """
 
     lists: tuple[str, ...] = ("ca-weat",)
@@ -140,10 +155,12 @@ class RunConfig:
     iso: IsoOptions = field(default_factory=IsoOptions)
     iso_words: str | None = None
     pool: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    association: AssociationOptions = field(default_factory=AssociationOptions)
 
     def __post_init__(self) -> None:
-        """:class:`ConfigError` naming the field of a coverage, equalisation or pooling that
-        cannot be."""
+        """:class:`ConfigError` naming the field of a coverage, equalisation, pooling or metric
+        that cannot be."""
         if isinstance(self.min_coverage, bool) or not 0.0 <= self.min_coverage <= 1.0:
             raise ConfigError(
                 f"must be between 0 and 1, got {self.min_coverage!r}", field="min_coverage"
@@ -169,6 +186,22 @@ class RunConfig:
                 "set n_bootstrap > 0",
                 field="pool",
             )
+        check_metrics(self.metrics)
+        on_d = [
+            name
+            for name, wanted in (
+                ("pool", self.pool),
+                ("influence", self.engine.influence),
+                ("null", self.engine.null),
+                ("isomorphism", self.isomorphism),
+            )
+            if wanted
+        ]
+        if "weat" not in self.metrics and on_d:
+            raise ConfigError(
+                f"{', '.join(on_d)} need{'s' * (len(on_d) == 1)} WEAT's d: add weat to them",
+                field="metrics",
+            )
 
     def compat_summary(self) -> dict[str, Any]:
         """What the ``compat`` preset set, for the manifest.
@@ -180,11 +213,21 @@ class RunConfig:
         """
         if self.compat is None:
             raise ValueError("config has no compat preset")
-        return preset_report(
-            self.compat,
-            COMPAT_PRESETS[self.compat],
-            lambda key: getattr(self.engine if key in ENGINE_KEYS else self, key),
-        )
+        preset = dict(COMPAT_PRESETS[self.compat])
+        if self.association_metrics:  # their options, when the run computes them
+            preset.update(COMPAT.get(self.compat, {}))
+
+        def value_of(key: str) -> Any:
+            if key in ENGINE_KEYS:
+                return getattr(self.engine, key)
+            return getattr(self.association if key in ASSOCIATION_KEYS else self, key)
+
+        return preset_report(self.compat, preset, value_of)
+
+    @property
+    def association_metrics(self) -> tuple[str, ...]:
+        """The association metrics of :attr:`metrics` (all but ``weat``)."""
+        return tuple(m for m in self.metrics if m != "weat")
 
     def normalization(self, *, lower: bool, join_phrases: str | None) -> Normalization:
         """The list normalisation of this run, with the case and phrase joining of one source."""
@@ -223,6 +266,12 @@ class RunResult:
         null: the null distributions of d, one row per embeddings × list × test × draw
             (empty unless ``RunConfig.engine.null``; columns
             :data:`weatkit.report.tables.NULL_COLUMNS`, :mod:`weatkit.engine.null`).
+        association, association_items: the association metrics of ``RunConfig.metrics`` on
+            every test (columns :data:`weatkit.report.tables.ASSOCIATION_COLUMNS` and
+            :data:`~weatkit.report.tables.ASSOCIATION_ITEM_COLUMNS`; empty without them).
+        skipped_metrics: the metrics not computed on a test: its keys, ``metric``, ``reason``
+            (one line naming the metric and the test) and ``cause`` (the reason without the
+            test).
     """
 
     results: pd.DataFrame
@@ -235,6 +284,18 @@ class RunResult:
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
     influence: pd.DataFrame = field(default_factory=pd.DataFrame)
     null: pd.DataFrame = field(default_factory=pd.DataFrame)
+    association: pd.DataFrame = field(default_factory=pd.DataFrame)
+    association_items: pd.DataFrame = field(default_factory=pd.DataFrame)
+    skipped_metrics: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def n_tests_run(self) -> int:
+        """The tests that ran: the rows of ``results``, or the tests measured by the association
+        metrics alone when the run has no ``weat``."""
+        if len(self.results):
+            return len(self.results)
+        keys = [*self.association.to_dict("records"), *self.skipped_metrics]
+        return len({tuple(str(k[c]) for c in KEY_COLUMNS) for k in keys})
 
     def skipped_by_language(self) -> list[str]:
         """The skipped tests counted per embeddings × language (:func:`skipped_by_language`)."""
@@ -298,6 +359,18 @@ def skipped_by_language(
             count = f"all {len(group)} tests ({n_lists} list{'s' * (n_lists != 1)})"
         lines.append(f"{embeddings}/{lang}: {count}, {why}")
     return lines
+
+
+def skipped_metric_lines(skipped: Sequence[Mapping[str, str]], verbose: bool = False) -> list[str]:
+    """The metrics skipped on tests (:attr:`RunResult.skipped_metrics`), one line per metric and
+    cause (``ripa on 10 test(s): no definitional pairs (...)``), or every reason with
+    ``verbose``."""
+    if verbose:
+        return [s["reason"] for s in skipped]
+    tests: dict[tuple[str, str], set[tuple[str, ...]]] = defaultdict(set)
+    for s in skipped:
+        tests[(s["metric"], s["cause"])].add(tuple(str(s[c]) for c in KEY_COLUMNS))
+    return [f"{metric} on {len(keys)} test(s): {cause}" for (metric, cause), keys in tests.items()]
 
 
 @dataclass(frozen=True)
@@ -384,6 +457,7 @@ class _Source:
 class _Job:
     source: _Source
     covered: CoveredTest
+    vectors: WordVectors | None = None  # the loaded space, for the association metrics
 
 
 def run(
@@ -398,7 +472,9 @@ def run(
     For each (embeddings, list, test) the WEAT statistic S(X, Y, A, B) = Σ_x s(x, A, B) −
     Σ_y s(y, A, B), the effect size d = (mean_x s − mean_y s) / std_{w∈X∪Y} s(w, A, B), their
     bootstrap CIs and the permutation p-value (:func:`weatkit.engine.weat.weat`; Caliskan et al.
-    2017), then the CA-WEAT median per language (España-Bonet & Barrón-Cedeño 2022).
+    2017), then the CA-WEAT median per language (España-Bonet & Barrón-Cedeño 2022); and the
+    association metrics ``config.metrics`` names besides ``weat`` (RND, RNSB, MAC, ECT, RIPA,
+    SC-WEAT, DirectBias: :mod:`weatkit.association.query`) on every test.
 
     Args:
         config: what to run.
@@ -408,7 +484,8 @@ def run(
 
     Returns:
         :class:`RunResult`: ``results`` (one row per test), ``summary`` (one row per list set,
-        language and test), ``skipped``, ``report`` and ``manifest``.
+        language and test), ``association`` and ``association_items`` (with association
+        metrics), ``skipped``, ``skipped_metrics``, ``report`` and ``manifest``.
 
     Example:
         >>> import weatkit
@@ -477,7 +554,7 @@ def run(
                         {**_keys(spec.name, test), "reason": str(err), "oov_items": _oov(test, wv)}
                     )
                     continue
-                jobs.append(_Job(spec, covered))
+                jobs.append(_Job(spec, covered, wv if config.association_metrics else None))
             if config.engine.null:
                 t1 = time.perf_counter()
                 new = dict(enumerate(jobs[first_job:], start=first_job))
@@ -495,18 +572,27 @@ def run(
         reason = skipped[0]["reason"] if skipped else "no tests selected"
         raise WeatkitError(f"nothing to run: {reason}")
 
-    t0 = time.perf_counter()
-    weat_inputs = [
-        WeatInput(*(j.covered.vectors[k] for k in SET_KEYS), label=_label(j)) for j in jobs
-    ]
-    bar = progress(total=len(jobs), desc="association tests", unit="test", show=show_progress)
-    with bar:
-        results = run_weat(weat_inputs, config.engine, progress=bar.update)
-    timings["engine"] = round(time.perf_counter() - t0, 3)
+    results: list[WeatResult] = []
+    if "weat" in config.metrics:
+        t0 = time.perf_counter()
+        weat_inputs = [
+            WeatInput(*(j.covered.vectors[k] for k in SET_KEYS), label=_label(j)) for j in jobs
+        ]
+        bar = progress(total=len(jobs), desc="association tests", unit="test", show=show_progress)
+        with bar:
+            results = run_weat(weat_inputs, config.engine, progress=bar.update)
+        timings["engine"] = round(time.perf_counter() - t0, 3)
+    association, association_items, skipped_metrics = pd.DataFrame(), pd.DataFrame(), []
+    if config.association_metrics:
+        t0 = time.perf_counter()
+        association, association_items, skipped_metrics = _association_tables(
+            jobs, config, show_progress
+        )
+        timings["association"] = round(time.perf_counter() - t0, 3)
 
     rows = [
         {**_result_row(j, r), **_null_columns(nulls.get(i), r, config.engine)}
-        for i, (j, r) in enumerate(zip(jobs, results, strict=True))
+        for i, (j, r) in enumerate(zip(jobs if results else [], results, strict=True))
     ]
     results_df = results_frame(rows)
     influence_df = _influence_table(jobs, results) if config.engine.influence else pd.DataFrame()
@@ -538,6 +624,8 @@ def run(
         pooled = pooled_frame(results_df, config.pool, config.engine.confidence_level, layers)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = _manifest(config, device, sources, inputs, skipped, report, timings)
+    if config.association_metrics:
+        manifest["skipped_metrics"] = skipped_metrics
     if config.engine.null:
         manifest["null"] = {
             "n_draws": config.engine.null,
@@ -550,7 +638,7 @@ def run(
     manifest["contextual_models"] = extractors.describe()
     return RunResult(
         results_df, summary_df, skipped, report, manifest, iso_df, correlations, pooled,
-        influence_df, _null_table(jobs, nulls),
+        influence_df, _null_table(jobs, nulls), association, association_items, skipped_metrics,
     )
 
 
@@ -658,6 +746,40 @@ def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
         "n_permutations": res.n_permutations,
         "oov_items": " ".join(missing),
     }
+
+
+def _association_tables(
+    jobs: Sequence[_Job], config: RunConfig, show_progress: bool | None
+) -> tuple[pd.DataFrame, pd.DataFrame, list[dict[str, str]]]:
+    """The association metrics of ``config.metrics`` on every test
+    (:func:`weatkit.association.query.measure_query`): the ``association`` and
+    ``association_items`` tables and the metrics skipped, with the tests' keys."""
+    rows: list[dict[str, object]] = []
+    items: list[dict[str, object]] = []
+    skipped: list[dict[str, str]] = []
+    bar = progress(total=len(jobs), desc="association metrics", unit="test", show=show_progress)
+    with bar:
+        for job in jobs:
+            assert job.vectors is not None
+            covered = job.covered
+            keys = _keys(job.source.name, covered.test)
+            t = covered.test
+            query = Query(
+                label=f"{t.test} ({t.list_set}, list {t.list_id}, {t.lang}) on {job.source.name}",
+                sets=covered.items,
+                pairs=t.pairs,
+                vectors=job.vectors,
+                min_coverage=config.min_coverage,
+            )
+            measured = measure_query(query, config.metrics, config.association, config.engine)
+            rows += [{**keys, **row} for row in measured.rows]
+            items += [{**keys, **item} for item in measured.items]
+            skipped += [
+                {**keys, "metric": s.metric, "reason": s.reason, "cause": s.cause}
+                for s in measured.skipped
+            ]
+            bar.update(1)
+    return (*association_frames(rows, items), skipped)
 
 
 def _influence_table(jobs: Sequence[_Job], results: Sequence[WeatResult]) -> pd.DataFrame:

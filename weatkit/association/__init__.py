@@ -26,4 +26,8 @@ keyword, and returns a frozen result with ``statistic`` and ``confidence_interva
 ``pvalue`` where the metric has one). What they share (inputs, the bootstrap, the result shape)
 is :mod:`weatkit.association._common`; the direction of definitional pairs (RIPA, DirectBias)
 is :mod:`weatkit.association._pairs`.
+
+On the tests of a run (``weatkit run --metrics weat,rnd,...``, also in grids and ``weatkit
+compare``): which metrics and with which conventions is :mod:`weatkit.association.options`,
+which sets of a test (X, Y, A, B) each metric takes is :mod:`weatkit.association.query`.
 """

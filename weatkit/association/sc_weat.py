@@ -43,6 +43,7 @@ from weatkit.association._common import (
     weighted_mean,
 )
 from weatkit.engine.weat import EngineOptions
+from weatkit.errors import WeatkitError
 from weatkit.stats.resampling import PermutationPlan, permutation_plan, pvalue_from_counts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -115,6 +116,47 @@ def sc_weat(
         >>> res.pvalue, res.permutation_method  # 1 of the 6 splits is as extreme
         (0.16666666666666666, 'exact')
     """
+    if isinstance(word, np.ndarray) and word.ndim in (1, 2) and word.size == word.shape[-1]:
+        words: WordSet = word.reshape(1, -1)
+    elif isinstance(word, str):
+        words = [word]
+    else:
+        raise WeatkitError("sc_weat: word must be one word or one (dim,) vector")
+    (result,) = sc_weat_words(
+        words,
+        A,
+        B,
+        vectors=vectors,
+        ddof=ddof,
+        alternative=alternative,
+        n_permutations=n_permutations,
+        max_exact=max_exact,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
+        seed=seed,
+    ).values()
+    return result
+
+
+def sc_weat_words(
+    words: WordSet,
+    A: WordSet,
+    B: WordSet,
+    *,
+    vectors: WordVectors | None = None,
+    ddof: int = 1,
+    alternative: str = "greater",
+    n_permutations: int = 10000,
+    max_exact: int = 1_000_000,
+    n_bootstrap: int = N_BOOTSTRAP,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+) -> dict[str, ScWeatResult]:
+    """:func:`sc_weat` of every word of ``words`` (words, or an ``(n, dim)`` array whose rows
+    are named ``"0"``, ``"1"``, ...), by name: each result is the one :func:`sc_weat` gives
+    that word, to rounding (the splits and resamples depend only on the seed and the sizes of A
+    and B, so all words share them and their cosines are computed at once). Arguments as
+    :func:`sc_weat`."""
     options = EngineOptions(
         ddof=ddof,
         alternative=alternative,
@@ -126,36 +168,37 @@ def sc_weat(
     )
     options.validate()
     inputs = Inputs("sc_weat", vectors, normalize=False)
-    if isinstance(word, np.ndarray) and word.ndim in (1, 2) and word.size == word.shape[-1]:
-        w = inputs.one("word", word.reshape(1, -1))
-    elif isinstance(word, str):
-        w = inputs.one("word", [word])
-    else:
-        raise inputs.error("word must be one word or one (dim,) vector")
+    w = inputs.one("word" if len(words) == 1 else "words", words)
     a, b = inputs.one("A", A), inputs.one("B", B)
-    sim = cosines(w.rows, np.concatenate([a.rows, b.rows]))  # (1, n_a + n_b), once
+    sim = cosines(w.rows, np.concatenate([a.rows, b.rows]))  # (n_w, n_a + n_b), once
     s, effect = word_effects(sim, len(a), np.ones((1, len(a))), np.ones((1, len(b))), ddof)
-    boot = None
+    boot = np.empty((len(w), 0))
     if n_bootstrap:
         w_a, w_b = bootstrap_weights((len(a), len(b)), n_bootstrap, seed)
-        parts = chunks(n_bootstrap, sim.shape[1])
+        parts = chunks(n_bootstrap, sim.size)
         boot = np.concatenate(
-            [word_effects(sim, len(a), w_a[p], w_b[p], ddof)[1][0] for p in parts]
+            [word_effects(sim, len(a), w_a[p], w_b[p], ddof)[1] for p in parts], axis=1
         )
-    pvalue, method, n_splits = None, None, 0
+    pvalues: list[float | None] = [None] * len(w)
+    method, n_splits = None, 0
     if n_permutations:
         plan = permutation_plan(
             len(a), len(b), n_permutations, max_exact, seed, (1, 0, len(a), len(b))
         )
-        pvalue = permutation_pvalue(sim[0], len(a), plan, alternative)
+        pvalues = [permutation_pvalue(row, len(a), plan, alternative) for row in sim]
         method, n_splits = "exact" if plan.exact else "monte-carlo", plan.n
-    return ScWeatResult(
-        **resampled(effect[0, 0], boot, n_bootstrap, confidence_level, seed),  # type: ignore[arg-type]
-        pvalue=pvalue,
-        association=float(s[0, 0]),
-        permutation_method=method,
-        n_permutations=n_splits,
-    )
+    return {
+        name: ScWeatResult(
+            **resampled(  # type: ignore[arg-type]
+                effect[i, 0], boot[i] if n_bootstrap else None, n_bootstrap, confidence_level, seed
+            ),
+            pvalue=pvalues[i],
+            association=float(s[i, 0]),
+            permutation_method=method,
+            n_permutations=n_splits,
+        )
+        for i, name in enumerate(w.words)
+    }
 
 
 def permutation_pvalue(sim: np.ndarray, n_a: int, plan: PermutationPlan, alternative: str) -> float:

@@ -17,10 +17,16 @@ from weatkit.cli.options import (
     progress_option,
     verbose_option,
 )
-from weatkit.cli.tables import rich_comparisons, rich_correlations, rich_summary
+from weatkit.cli.tables import (
+    rich_association,
+    rich_comparisons,
+    rich_correlations,
+    rich_summary,
+)
 from weatkit.errors import WeatkitError
 from weatkit.grid.config import GridConfig, load_grid_config, missing_inputs
 from weatkit.grid.runner import PlannedJob, plan, run_grid
+from weatkit.pipeline import skipped_metric_lines
 
 
 @click.command("grid")
@@ -88,14 +94,18 @@ def grid_command(**opts: Any) -> None:
     else:
         for line in result.skipped_by_language():
             _err_line(f"skipped: {line}")
+    for line in skipped_metric_lines(result.manifest.get("skipped_metrics", []), opts["verbose"]):
+        _err_line(f"skipped: {line}")
     if skipped:
         where = "reasons in manifest.json" + ("" if opts["verbose"] else "; --verbose prints them")
         note(f"{len(skipped)} test(s) skipped ({where})")
     err_console.print(f"wrote {config.output}", highlight=False)
     console = Console() if Console().is_terminal else Console(width=160)
-    console.print(
-        rich_summary(result.summary, config.run.engine.confidence_level, results=result.results)
-    )
+    if "weat" in config.run.metrics:
+        level = config.run.engine.confidence_level
+        console.print(rich_summary(result.summary, level, results=result.results))
+    if not result.association.empty:
+        console.print(rich_association(result.association, config.run.engine.confidence_level))
     if not result.correlations.empty:
         console.print(
             rich_correlations(result.correlations, config.run.engine.confidence_level)

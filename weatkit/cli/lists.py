@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from weatkit.association.options import METRICS, PAIR_METRICS
 from weatkit.cli.errors import friendly
 from weatkit.lists.model import natural_key
 from weatkit.lists.sources import LIST_SETS, canonical_name, load_list_set, select_lists
@@ -56,3 +57,16 @@ def lists_command(list_set: str | None) -> None:
     console.print(selection.report[-1], markup=False, highlight=False, soft_wrap=True)
     for _, reason in selection.skipped:
         console.print(f"skipped: {reason}", markup=False, highlight=False, soft_wrap=True)
+    console.print(metrics_line(tests), markup=False, highlight=False, soft_wrap=True)
+
+
+def metrics_line(tests: list) -> str:
+    """What ``weatkit run --metrics`` computes on these tests: every metric takes a WEAT-style
+    test (X, Y, A, B); RIPA and DirectBias also need the test's definitional pairs."""
+    every = [m for m in METRICS if m not in PAIR_METRICS]
+    with_pairs = sum(1 for t in tests if t.pairs)
+    return (
+        f"metrics (weatkit run --metrics): {', '.join(every)} on every test; "
+        f"{', '.join(PAIR_METRICS)} need definitional pairs: {with_pairs} of {len(tests)} tests "
+        "have them (a list file's pairs)"
+    )

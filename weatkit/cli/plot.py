@@ -1,4 +1,5 @@
-"""``weatkit plot``: figures of a run directory (forest, scatter, heatmap, influence, null).
+"""``weatkit plot``: figures of a run directory (forest, scatter, heatmap, influence, null, and
+the association metrics' ripa, rnd, direct_bias, mac, sc_weat, rnsb).
 
 It reads what ``weatkit run --out DIR`` (or ``weatkit grid``) wrote; from Python the same is
 :func:`weatkit.report.run_dir.read_run_dir`, :func:`weatkit.report.plots.plot` and
@@ -15,6 +16,7 @@ from weatkit._io.paths import check_writable
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import filter_options, filters, out_option
 from weatkit.errors import WeatkitError
+from weatkit.report.association_plot import ASSOCIATION_PLOTS
 from weatkit.report.figures import figure_format, save_figure
 from weatkit.report.plots import PLOT_KINDS, plot
 from weatkit.report.run_dir import read_run_dir
@@ -23,7 +25,9 @@ from weatkit.report.run_dir import read_run_dir
 @click.command("plot")
 @click.argument("run_dir")
 @click.option(
-    "--kind", required=True, help=f"Which figure: {', '.join((*PLOT_KINDS, 'influence', 'null'))}."
+    "--kind",
+    required=True,
+    help=f"Which figure: {', '.join((*PLOT_KINDS, 'influence', 'null', *ASSOCIATION_PLOTS))}.",
 )
 @out_option("Figure file: .png, .pdf or .svg.", dest="out_path", file=True, required=True)
 @click.option(
@@ -42,7 +46,9 @@ def plot_command(**opts: Any) -> None:
     isomorphism measure (points labelled with their language) or a count difference, with a
     least-squares line and its R² per embeddings; heatmap: effect sizes; influence: each
     item's delta = d without it − d (weatkit run --influence); null: histogram of the null d
-    with the observed d (weatkit run --null K)."""
+    with the observed d (weatkit run --null K); ripa, rnd, direct_bias, mac: each word's value
+    as bars, sc_weat: each target word's effect size with its CI, rnsb: the distribution over
+    the target sets against the uniform (weatkit run --metrics)."""
     figure_format(opts["out_path"])  # a bad suffix or output fails before any work
     check_writable(opts["out_path"])
     tables = read_run_dir(opts["run_dir"])

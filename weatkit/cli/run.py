@@ -19,11 +19,20 @@ from weatkit.cli.options import (
     progress_option,
     verbose_option,
 )
-from weatkit.cli.tables import rich_correlations, rich_pooled, rich_summary
+from weatkit.cli.tables import rich_association, rich_correlations, rich_pooled, rich_summary
 from weatkit.config.run import run_config_from_cli
-from weatkit.config.schema import ENGINE, ISO, LISTS, LOADING, POOLING, click_options
+from weatkit.config.schema import (
+    ASSOCIATION,
+    ENGINE,
+    ISO,
+    LISTS,
+    LOADING,
+    METRICS,
+    POOLING,
+    click_options,
+)
 from weatkit.errors import WeatkitError
-from weatkit.pipeline import RunResult, run
+from weatkit.pipeline import RunResult, run, skipped_metric_lines
 from weatkit.report.run_dir import run_tables, write_run_dir
 from weatkit.report.tables import render
 
@@ -46,6 +55,8 @@ _SELECTION = ("lists", "langs", "tests")
 @click_options(ENGINE)
 @click_options(LOADING)
 @click_options(POOLING)
+@click_options(METRICS)
+@click_options(ASSOCIATION)
 @out_option("Write results.csv, summary.csv and manifest.json here.")
 @click.option(
     "--force", is_flag=True, help="Overwrite the run already in --out (else it is refused)."
@@ -54,7 +65,10 @@ _SELECTION = ("lists", "langs", "tests")
 @click.option(
     "--table",
     type=click.Choice(
-        ["results", "summary", "isomorphism", "correlations", "pooled", "influence", "null"]
+        [
+            *("results", "summary", "isomorphism", "correlations", "pooled", "influence", "null"),
+            *("association", "association_items"),
+        ]
     ),
     default="results",
     show_default=True,
@@ -110,9 +124,13 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"]:
         if opts["table"] not in tables:
-            needs = {"pooled": "--pool LEVELS", "influence": "--influence", "null": "--null K"}.get(
-                opts["table"], "--isomorphism LANG"
-            )
+            needs = {
+                "pooled": "--pool LEVELS",
+                "influence": "--influence",
+                "null": "--null K",
+                "association": "--metrics with a metric other than weat",
+                "association_items": "--metrics with a metric other than weat",
+            }.get(opts["table"], "--isomorphism LANG")
             raise WeatkitError(f"--table {opts['table']} needs {needs}")
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
         sys.stdout.flush()
@@ -120,9 +138,12 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         console = Console()
         if not console.is_terminal:
             console = Console(width=160)
-        console.print(
-            rich_summary(result.summary, config.engine.confidence_level, results=result.results)
-        )
+        if "weat" in config.metrics:
+            console.print(
+                rich_summary(result.summary, config.engine.confidence_level, results=result.results)
+            )
+        if len(result.association):
+            console.print(rich_association(result.association, config.engine.confidence_level))
         if config.isomorphism:
             console.print(
                 rich_correlations(result.correlations, config.engine.confidence_level)
@@ -168,12 +189,14 @@ def _report(result: RunResult, verbose: bool) -> None:
     else:
         for line in result.skipped_by_language():
             _err_line(f"skipped: {line}")
+    for line in skipped_metric_lines(result.skipped_metrics, verbose):
+        _err_line(f"skipped: {line}")
     where = ""
-    if result.skipped:
+    if result.skipped or result.skipped_metrics:
         where = "; --out writes every reason to manifest.json"
         if not verbose:
             where = "; --verbose prints every reason, --out writes them to manifest.json"
-    _err_line(f"{len(result.results)} test(s) run, {len(result.skipped)} skipped{where}")
+    _err_line(f"{result.n_tests_run} test(s) run, {len(result.skipped)} skipped{where}")
 
 
 def _err_line(text: str) -> None:

@@ -118,6 +118,25 @@ def rich_pooled(pooled: pd.DataFrame, level: float) -> Table:
     return table
 
 
+def rich_association(association: pd.DataFrame, level: float) -> Table:
+    """The ``association`` table (:data:`weatkit.report.tables.ASSOCIATION_COLUMNS`): each
+    metric's value with its bootstrap CI and p, per test and set; SC-WEAT's per-word rows are
+    counted in the caption (``association.csv`` has them)."""
+    words = association["metric"] == "sc_weat"
+    shown = association[~words]
+    header = ci_header("value", level, shown["ci_low"], shown["ci_high"])
+    caption = f"sc_weat: {int(words.sum())} per-word rows in association.csv"
+    table = Table(title="Association metrics", caption=caption if words.any() else None)
+    for col in ("embeddings", "lang", "list set", "list", "test", "metric", "set", header, "p"):
+        table.add_column(col)
+    for row in shown.itertuples(index=False):
+        table.add_row(
+            row.embeddings, row.lang, row.list_set, row.list_id, row.test, row.metric, row.set,
+            with_ci(row.statistic, row.ci_low, row.ci_high), fmt_p(row.p_value),
+        )  # fmt: skip
+    return table
+
+
 def _ci_label(median: bool, ci_level: float, level: float) -> str:
     """``95% bootstrap``, ``96.9% median`` or ``75% median (< 95%)``; empty without a CI."""
     if np.isnan(ci_level):

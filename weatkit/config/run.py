@@ -10,6 +10,8 @@ A run's keys in a file (an experiment's top level, a comparison's ``weat`` secti
                                         #      duplicates, invisible
     compat: xweat                       # a reference tool's conventions; keys given here win
     pool: [lists, languages]            # random-effects pooling of d (also: layers)
+    metrics: [weat, rnd, ripa]          # weat and the association metrics (association.csv)
+    association: {rnd_reduction: mean}  # AssociationOptions fields
     engine: {n_bootstrap: 1000}         # EngineOptions fields
     contextual: {batch_size: 16}        # ContextualOptions fields
     isomorphism: {reference: en, words: "vocab/{lang}.txt", measures: [ev]}   # + IsoOptions
@@ -22,13 +24,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from weatkit.association.options import ASSOCIATION_KEYS, COMPAT, AssociationOptions
 from weatkit.config.files import check_keys, config_path, mapping
 from weatkit.config.schema import (
+    ASSOCIATION,
     CONTEXTUAL,
     ENGINE,
     ISO,
     LISTS,
     LOADING,
+    METRICS,
     POOLING,
     Source,
     build,
@@ -46,14 +51,16 @@ from weatkit.isomorphism.measures import IsoOptions
 from weatkit.lists.sources import canonical_name
 from weatkit.pipeline import RunConfig
 
-#: The keys of a run in a file: the list, normalisation, loading and pooling options and three
-#: sections.
+#: The keys of a run in a file: the list, normalisation, loading, pooling and metric options and
+#: four sections.
 RUN_KEYS = frozenset(
     LISTS.file_keys
     | LOADING.file_keys
     | POOLING.file_keys
-    | {"engine", "contextual", "isomorphism"}
+    | METRICS.file_keys
+    | {"engine", "contextual", "isomorphism", "association"}
 )
+_SECTIONS = ("engine", "contextual", "isomorphism", "association")
 _ISO_RUN_KEYS = {"reference", "words"}
 
 
@@ -80,14 +87,12 @@ def run_config_from_mapping(
     """
     data = mapping(data, str(source))
     check_keys(data, set(keys), str(source))
-    top = {k: v for k, v in data.items() if k not in ("engine", "contextual", "isomorphism")}
-    values = values_from_file(LISTS, {k: v for k, v in top.items() if k in LISTS.file_keys}, source)
-    values |= values_from_file(
-        LOADING, {k: v for k, v in top.items() if k in LOADING.file_keys}, source
-    )
-    values |= values_from_file(
-        POOLING, {k: v for k, v in top.items() if k in POOLING.file_keys}, source
-    )
+    top = {k: v for k, v in data.items() if k not in _SECTIONS}
+    values: dict[str, Any] = {}
+    for section in (LISTS, LOADING, POOLING, METRICS):
+        values |= values_from_file(
+            section, {k: v for k, v in top.items() if k in section.file_keys}, source
+        )
     if "lists" in values:
         values["lists"] = tuple(
             _list_location(x, base, source.key("lists")) for x in values["lists"]
@@ -98,10 +103,15 @@ def run_config_from_mapping(
     values["contextual"] = contextual or options_from_file(
         ContextualOptions, CONTEXTUAL, data.get("contextual", {}), source.child("contextual")
     )
+    values["association"] = options_from_file(
+        AssociationOptions, ASSOCIATION, data.get("association", {}), source.child("association")
+    )
     if data.get("isomorphism") is not None:
         values |= _isomorphism(data["isomorphism"], source.child("isomorphism"), base)
-    explicit = set(values) | set(mapping(data.get("engine") or {}, str(source.child("engine"))))
-    with named_by(source, LISTS, LOADING, POOLING):
+    explicit = set(values)
+    for name in ("engine", "association"):
+        explicit |= set(mapping(data.get(name) or {}, str(source.child(name))))
+    with named_by(source, LISTS, LOADING, POOLING, METRICS):
         return with_compat(RunConfig(**values), explicit)
 
 
@@ -156,8 +166,9 @@ def run_config_from_cli(
 ) -> RunConfig:
     """A :class:`RunConfig` from click's options declared by
     :func:`weatkit.config.schema.click_options` for :data:`LISTS`, :data:`LOADING`,
-    :data:`POOLING`, :data:`ENGINE`, :data:`CONTEXTUAL` and :data:`ISO` (with ``iso_prefix``), plus
-    ``isomorphism`` and ``iso_words``; every message names the flag.
+    :data:`POOLING`, :data:`METRICS`, :data:`ASSOCIATION`, :data:`ENGINE`, :data:`CONTEXTUAL` and
+    :data:`ISO` (with ``iso_prefix``), plus ``isomorphism`` and ``iso_words``; every message
+    names the flag.
 
     Args:
         opts: click's parsed options (parameter names = field names, ISO's prefixed).
@@ -168,12 +179,14 @@ def run_config_from_cli(
     """
     engine = options_from_cli(EngineOptions, ENGINE, opts)
     values = values_from_cli(LISTS, opts) | values_from_cli(LOADING, opts)
-    values |= values_from_cli(POOLING, opts)
-    with named_by(Source.command_line(), LISTS, LOADING, POOLING):
+    values |= values_from_cli(POOLING, opts) | values_from_cli(METRICS, opts)
+    association = options_from_cli(AssociationOptions, ASSOCIATION, opts)
+    with named_by(Source.command_line(), LISTS, LOADING, POOLING, METRICS):
         config = RunConfig(
             **values,
             embeddings=embeddings,
             engine=engine,
+            association=association,
             contextual=contextual_from_cli(opts),
             isomorphism=opts.get("isomorphism"),
             iso=iso_from_cli(opts, iso_prefix),
@@ -184,7 +197,8 @@ def run_config_from_cli(
 
 def with_compat(config: RunConfig, explicit: Collection[str] = ()) -> RunConfig:
     """``config`` with the values of its ``compat`` preset
-    (:data:`weatkit.engine.compat.COMPAT_PRESETS`), except the options in ``explicit``.
+    (:data:`weatkit.engine.compat.COMPAT_PRESETS`, and the association metrics' of
+    :data:`weatkit.association.options.COMPAT`), except the options in ``explicit``.
 
     Args:
         config: a run configuration whose ``compat`` names a preset (None: returned as is).
@@ -198,7 +212,14 @@ def with_compat(config: RunConfig, explicit: Collection[str] = ()) -> RunConfig:
     """
     if config.compat is None:
         return config
-    preset = {k: v for k, v in COMPAT_PRESETS[config.compat].items() if k not in explicit}
+    given = {**COMPAT_PRESETS[config.compat], **COMPAT.get(config.compat, {})}
+    preset = {k: v for k, v in given.items() if k not in explicit}
     engine = {k: v for k, v in preset.items() if k in ENGINE_KEYS}
-    run = {k: v for k, v in preset.items() if k not in ENGINE_KEYS}
-    return replace(config, **run, engine=replace(config.engine, **engine))
+    association = {k: v for k, v in preset.items() if k in ASSOCIATION_KEYS}
+    run = {k: v for k, v in preset.items() if k not in ENGINE_KEYS | ASSOCIATION_KEYS}
+    return replace(
+        config,
+        **run,
+        engine=replace(config.engine, **engine),
+        association=replace(config.association, **association),
+    )

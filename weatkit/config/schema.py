@@ -16,6 +16,8 @@ Sections (each an options dataclass, or the fields of :class:`~weatkit.pipeline.
 - :data:`CONTEXTUAL` → ``ContextualOptions`` (file section ``contextual``);
 - :data:`ISO` → ``IsoOptions`` (file section ``isomorphism``);
 - :data:`POOLING` → the pooling field of ``RunConfig`` (top level);
+- :data:`METRICS` → the ``metrics`` field of ``RunConfig`` (top level);
+- :data:`ASSOCIATION` → ``AssociationOptions`` (file section ``association``);
 - :data:`SAMPLE` → ``SampleOptions`` (``--limit`` of the sentence commands; ``limit`` of a
   compare file's method section).
 
@@ -826,6 +828,76 @@ SAMPLE = Section(
     ),
 )
 
+# --------------------------------------------------------------------------------------------
+# issue 26, the association metrics of the field on a run's tests: the ``metrics`` field of
+# RunConfig (top level) and weatkit.association.options.AssociationOptions (``association``)
+
+METRICS = Section(
+    "",
+    (
+        Option(
+            "metrics",
+            "names",
+            ("weat",),
+            "Metrics computed on every test: weat (results.csv), rnd, rnsb, mac, ect, ripa, "
+            "sc_weat, direct_bias (association.csv); comma-separated.",
+            "--metrics",
+        ),
+    ),
+)
+
+ASSOCIATION = Section(
+    "association",
+    (
+        Option(
+            "rnd_reduction",
+            "str",
+            "sum",
+            "RND summed over the words (Garg et al.) or averaged (WEFE).",
+            "--rnd-reduction",
+            choices=("sum", "mean"),
+        ),
+        Option(
+            "rnd_normalize",
+            "bool",
+            True,
+            "RND on unit vectors (Garg et al.); --no-rnd-normalize: as they are (WEFE).",
+            "--rnd-normalize",
+        ),
+        Option(
+            "rnsb_over",
+            "str",
+            "sets",
+            "RNSB's distribution over the target sets (the paper) or their words (WEFE).",
+            "--rnsb-over",
+            choices=("sets", "words"),
+        ),
+        Option(
+            "rnsb_holdout",
+            "float",
+            0.0,
+            "Share of the attribute words RNSB's classifier holds out (WEFE: 0.2).",
+            "--rnsb-holdout",
+        ),
+        Option(
+            "rnsb_bootstrap",
+            "int",
+            1000,
+            "RNSB's bootstrap resamples at most (each trains a classifier).",
+            "--rnsb-bootstrap",
+        ),
+        Option(
+            "ripa_relation",
+            "str",
+            "pca",
+            "RIPA's relation: first principal component of the pairs (the paper) or the mean "
+            "of their unit differences (WEFE).",
+            "--ripa-relation",
+            choices=("pca", "mean"),
+        ),
+    ),
+)
+
 #: Every section, by its name in this module.
 SECTIONS = {
     "ENGINE": ENGINE,
@@ -835,4 +907,6 @@ SECTIONS = {
     "ISO": ISO,
     "POOLING": POOLING,
     "SAMPLE": SAMPLE,
+    "METRICS": METRICS,
+    "ASSOCIATION": ASSOCIATION,
 }

@@ -20,6 +20,8 @@ from the file's directory. Example (YAML)::
       layers: [0, -2]                    # default: layer 0 and the next-to-last layer
       engine: {n_bootstrap: 1000, n_permutations: 0}
       min_coverage: 0.8                  # also: lower, strip_accents, equalize (as in grid)
+      metrics: [weat, rnd, ect]          # the association metrics too (default: weat)
+      association: {rnd_reduction: mean}   # their options (as in grid)
     gest: {mlm_templates: [0, 1, 2, 3], glm_templates: [0, 1]}   # English; g_s averaged
                                          # EuroGEST in its 29 languages (eurogest: false: off)
                                          # also: eurogest_code: 2025-12, coinciding: other
@@ -104,7 +106,10 @@ _MODEL_KEYS = {"name", "model", "checkpoints", "kind", "path"}
 CHECKPOINT_MARK = "#"
 SEED_UNITS = ("checkpoints", "mean")
 #: The run options of the ``weat`` section (the models' ``contextual`` options are the file's).
-_WEAT_RUN_KEYS = {"lists", "tests", "lower", "strip_accents", "min_coverage", "equalize", "engine"}
+_WEAT_RUN_KEYS = {
+    *("lists", "tests", "lower", "strip_accents", "min_coverage", "equalize", "engine"),
+    *("metrics", "association"),
+}
 
 
 @dataclass(frozen=True)

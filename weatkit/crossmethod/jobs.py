@@ -29,6 +29,7 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.spec import parse_embeddings_specs
 from weatkit.errors import WeatkitError, one_line
 from weatkit.grid.jobs import (
+    association_inputs,
     file_identity,
     job_key,
     model_gpus,
@@ -133,13 +134,16 @@ def _kind(model: str, options: ContextualOptions) -> str:
 def _section_inputs(section: Any) -> dict[str, Any]:
     """What of a method's section changes its rows: all of it, but for ``weat`` the run options
     a unit and language set (embeddings, languages, loading options: in the key apart) and the
-    engine's device."""
+    engine's device; its metrics only when they are not the default (``weat`` alone: earlier
+    jobs keep their keys)."""
     data = asdict(section)
     run = data.get("run")
     if run is not None:
+        skip = {"embeddings", "langs", "contextual", "metrics", "association"}
         data["run"] = {
-            **{k: v for k, v in run.items() if k not in ("embeddings", "langs", "contextual")},
+            **{k: v for k, v in run.items() if k not in skip},
             "engine": without_runtime(run["engine"]),
+            **association_inputs(section.run),
         }
     return data
 

@@ -12,8 +12,10 @@ section from its data (word lists, parallel corpora).
 
 Measures, their neutral values and stereotypical sides: :data:`weatkit.measures.registry.
 MEASURES`. WEAT columns are ``SET:TEST@L`` (effect size d of the word vectors at layer L, e.g.
-``ca-weat:v1:weat1@-2``); ``gest:g_s`` (English) is the mean over the templates, ``eurogest:g_s``
-EuroGEST's g_s in its 29 languages; StereoSet gives SS, LMS and ICAT of the intrasentence split,
+``ca-weat:v1:weat1@-2``), those of the association metrics a ``weat`` section's ``metrics``
+names ``METRIC:SET:TEST:PART@L`` (``rnd:weat:weat6:A@-2``, ``mac:weat:weat6@-2``);
+``gest:g_s`` (English) is the mean over the templates, ``eurogest:g_s`` EuroGEST's g_s in its 29
+languages; StereoSet gives SS, LMS and ICAT of the intrasentence split,
 per target term. Every sentence-level score has a percentile bootstrap CI over its items (the
 file's ``scores`` section, :class:`~weatkit.crossmethod.config.ScoreOptions`) and, where it has a
 neutral value, a test of it (:mod:`weatkit.crossmethod.uncertainty`). A section's ``limit``
@@ -59,6 +61,7 @@ from weatkit.mbe.run import run_mbe_parallel
 from weatkit.mbe.score import score_column
 from weatkit.measures import (
     MeasureResult,
+    association_measures,
     crows_measures,
     gest,
     gest_measures,
@@ -199,7 +202,8 @@ def weat_rows(
     entry: ModelEntry, kind: str, lang: str, section: WeatSection, ctx: MethodContext
 ) -> list[dict[str, Any]]:
     """Effect sizes of the model's word vectors at each layer (of a ``path`` entry's static
-    word vectors) in one language."""
+    word vectors) in one language, and the association metrics the section's ``metrics`` name
+    (:func:`~weatkit.measures.association_measures`)."""
     check_applicable("weat", entry, kind, lang)
     if not any(lang in available_languages(spec) for spec in section.lists):
         raise NotApplicable(f"no lists for {lang} in {', '.join(section.lists)}")
@@ -213,7 +217,11 @@ def weat_rows(
     )
     # one layer: the embeddings are named without "@LAYER"; word vectors have no layer
     layer = section.layers[0] if len(section.layers) == 1 and not entry.vectors else None
-    return score_rows(weat_measures(result.summary, source=name, layer=layer))
+    results = weat_measures(result.summary, source=name, layer=layer)
+    if len(result.association):
+        level = section.engine.confidence_level
+        results += association_measures(result.association, level, source=name, layer=layer)
+    return score_rows(results)
 
 
 def gest_rows(

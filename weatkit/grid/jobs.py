@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import weatkit
 from weatkit._io.fingerprint import file_fingerprint
+from weatkit.association.options import DEFAULT_METRICS
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.default import DEFAULT_EMBEDDINGS
 from weatkit.embeddings.spec import HF_PREFIX, EmbeddingsSpec
@@ -34,6 +35,7 @@ from weatkit.grid.config import GridConfig, GridSource
 from weatkit.lists.sources import select_lists
 from weatkit.models.hub import is_local, model_identity
 from weatkit.models.options import parse_max_memory
+from weatkit.pipeline import RunConfig
 from weatkit.scoring.spec import parse_model_spec
 
 #: Options that change where or how fast a number is computed, never the number (and how an
@@ -163,6 +165,7 @@ def plan_jobs(config: GridConfig) -> list[Job]:
             for key, default in _FIDELITY_DEFAULTS.items()
             if getattr(run, key) != default
         },
+        **association_inputs(run),
     }
     jobs: list[Job] = []
     pairs: list[tuple[GridSource, str, dict[str, object]]] = []
@@ -195,6 +198,14 @@ def plan_jobs(config: GridConfig) -> list[Job]:
         gpus = spec_gpus(source.spec)
         jobs.append(Job("compare", source.name, lang, baseline.name, n_tests, job_key(both), gpus))
     return jobs
+
+
+def association_inputs(run: RunConfig) -> dict[str, object]:
+    """The metrics of a run and their options, as they enter a job's key: nothing for the
+    default (``weat`` alone), so that earlier jobs keep their keys."""
+    if run.metrics == DEFAULT_METRICS:
+        return {}
+    return {"metrics": list(run.metrics), "association": asdict(run.association)}
 
 
 def spec_gpus(spec: EmbeddingsSpec) -> int:

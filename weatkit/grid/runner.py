@@ -14,12 +14,15 @@ uninterrupted one's. Output files (written atomically, all at the end):
 * ``comparisons.csv``: with ``baseline`` entries (:mod:`weatkit.grid.compare`);
 * ``influence.csv``: with ``engine: {influence: true}`` (:mod:`weatkit.engine.influence`);
 * ``null.csv``: with ``engine: {null: K}`` (:mod:`weatkit.engine.null`);
+* ``association.csv``, ``association_items.csv``: with ``metrics`` naming an association metric
+  (:mod:`weatkit.association.query`);
 * ``asymmetry.csv``, ``asymmetry_correlations.csv``: with an ``asymmetry`` section
   (:mod:`weatkit.asymmetry`);
 * ``manifest.json``: versions, the experiment (path, SHA-256, parsed options), every job with
   its key, status (``ran``, ``reused`` or ``failed`` with the error), timings and, for a job
   run now, its ``worker`` (host, process id, models that process had loaded), skipped tests,
-  report lines, and what each worker's transformer models computed (``contextual_models``).
+  the metrics skipped on a test (``skipped_metrics``), report lines, and what each worker's
+  transformer models computed (``contextual_models``).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from weatkit.report.tables import (
     INFLUENCE_COLUMNS,
     NULL_COLUMNS,
     RESULT_COLUMNS,
+    association_frames,
     manifest_bytes,
     pooled_frame,
     render,
@@ -82,6 +86,8 @@ class GridResult:
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
     influence: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.influence
     null: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.null
+    association: pd.DataFrame = field(default_factory=pd.DataFrame)  # metrics
+    association_items: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def skipped_by_language(self) -> list[str]:
         """The skipped tests counted per embeddings × language, one line each, as
@@ -117,9 +123,13 @@ class GridResult:
             "pooled": self.pooled,
             "influence": self.influence,
             "null": self.null,
+            "association": self.association,
+            "association_items": self.association_items,
         }
-        pool = self.manifest.get("config", {}).get("pool")
-        always = ("results", "summary", *(("pooled",) if pool else ()))
+        config = self.manifest.get("config", {})
+        always = ("results", "summary", *(("pooled",) if config.get("pool") else ()))
+        if any(m != "weat" for m in config.get("metrics", ())):
+            always += ("association", "association_items")
         return {name: t for name, t in named.items() if name in always or len(t)}
 
 
@@ -250,6 +260,9 @@ def collate(
     asymmetry, asymmetry_corr = _asymmetry(config, results)
     failed = [{"job": r["id"], "error": r["error"]} for r in job_rows if r["status"] == "failed"]
     manifest = _manifest(config, records, job_rows, contextual_models or [])
+    association, association_items = association_frames(
+        rows("weat", "association"), rows("weat", "association_items")
+    )
     return GridResult(
         results=results[RESULT_COLUMNS],
         summary=summary,
@@ -263,6 +276,8 @@ def collate(
         pooled=pooled,
         influence=pd.DataFrame(rows("weat", "influence"), columns=INFLUENCE_COLUMNS),
         null=pd.DataFrame(rows("weat", "null"), columns=NULL_COLUMNS),
+        association=association,
+        association_items=association_items,
     )
 
 
@@ -308,6 +323,11 @@ def _manifest(
         "list_sources": sources,
         "embeddings": [e for _, rec in records for e in rec.get("embeddings", [])],
         "skipped": [s for _, rec in records for s in rec.get("skipped", [])],
+        **(
+            {"skipped_metrics": [s for _, r in records for s in r.get("skipped_metrics", [])]}
+            if run.association_metrics
+            else {}
+        ),
         "report": report,
         "contextual_models": contextual_models,
         "timings_s": {},

@@ -5,11 +5,16 @@ JSON / YAML (``.json``, ``.yaml``, ``.yml``; YAML is read with ``yaml.safe_load`
     {"tests": [{"test": "weat1", "lang": "en", "list_id": "mine",
                 "X": ["aster", ...], "Y": [...], "A": [...], "B": [...],
                 "names": {"X": "flowers", "Y": "insects", "A": "pleasant", "B": "unpleasant"},
-                "meta": {"who": "me"}}],
-     "description": "optional", "meta": {"optional": "applies to every test"}}
+                "meta": {"who": "me"},
+                "pairs": [["she", "he"], ["woman", "man"]]}],
+     "description": "optional", "meta": {"optional": "applies to every test"},
+     "pairs": [["she", "he"]]}
 
 ``test``, ``lang``, ``X``, ``Y``, ``A`` and ``B`` are required; ``list_id`` defaults to the file
-stem; ``names`` may name some or all sets. Unknown fields are errors (they are usually typos).
+stem; ``names`` may name some or all sets. ``pairs`` are the definitional pairs ``[x, y]`` of
+RIPA and DirectBias (``weatkit run --metrics ripa,direct_bias``), given per test or once at the
+top level for every test without its own (a test's own win). Unknown fields are errors (they are
+usually typos).
 
 TSV (``.tsv``) uses the layout of CA-WEAT (``ca-weat/SOURCE.md``): a header row with at least
 ``LANG`` and the concept columns FLOWERS, INSECTS, INSTRUMENTS, WEAPONS, PLEASANT, UNPLEASANT, then
@@ -54,8 +59,8 @@ CAWEAT_TESTS: dict[str, tuple[str, str, str, str]] = {
     "weat2": ("INSTRUMENTS", "WEAPONS", "PLEASANT", "UNPLEASANT"),
 }
 
-_TEST_FIELDS = ("test", "lang", "list_id", *SET_KEYS, "names", "meta")
-_TOP_FIELDS = ("tests", "description", "meta")
+_TEST_FIELDS = ("test", "lang", "list_id", *SET_KEYS, "names", "meta", "pairs")
+_TOP_FIELDS = ("tests", "description", "meta", "pairs")
 _YAML_HINT = " (YAML reads unquoted yes/no/on/off/null and numbers as non-strings: quote them)"
 
 
@@ -217,6 +222,22 @@ def _items(value: Any, where: str) -> tuple[str, ...]:
     return tuple(_string(item, entry(where, i)) for i, item in enumerate(value, 1))
 
 
+def _pairs(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """Definitional pairs: a non-empty list of ``[x, y]`` lists of two words."""
+    if not isinstance(value, list) or not value:
+        raise WeatkitError(
+            f"{where} must be a non-empty list of pairs [x, y], got {_describe(value)}"
+        )
+    pairs = []
+    for i, pair in enumerate(value, 1):
+        at = entry(where, i)
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise WeatkitError(f"{at} must be a pair of two words [x, y], got {_describe(pair)}")
+        x, y = (_string(word, entry(at, j)) for j, word in enumerate(pair, 1))
+        pairs.append((x, y))
+    return tuple(pairs)
+
+
 def tests_from_document(
     document: Any, name: str, *, list_set: str, default_list_id: str
 ) -> list[AssociationTest]:
@@ -236,6 +257,7 @@ def tests_from_document(
     common = (
         _string_map(document["meta"], f"{name}: meta", nonempty=False) if "meta" in document else {}
     )
+    pairs = _pairs(document["pairs"], f"{name}: pairs") if "pairs" in document else ()
     entries = document["tests"]
     if not isinstance(entries, list) or not entries:
         raise WeatkitError(f"{name}: tests must be a non-empty list, got {_describe(entries)}")
@@ -244,7 +266,7 @@ def tests_from_document(
     first_index: dict[tuple[str, str, str, str], int] = {}
     for index, item in enumerate(entries, 1):
         where = f"{name}: {entry('tests', index)}"
-        test = _test_from_entry(item, where, list_set, default_list_id, common)
+        test = _test_from_entry(item, where, list_set, default_list_id, common, pairs)
         if test.key in first_index:
             raise WeatkitError(
                 f"{where} repeats test {test.test!r} of list {test.list_id!r} "
@@ -256,7 +278,12 @@ def tests_from_document(
 
 
 def _test_from_entry(
-    entry: Any, where: str, list_set: str, default_list_id: str, common: dict[str, str]
+    entry: Any,
+    where: str,
+    list_set: str,
+    default_list_id: str,
+    common: dict[str, str],
+    pairs: tuple[tuple[str, str], ...],
 ) -> AssociationTest:
     if not isinstance(entry, dict):
         raise WeatkitError(f"{where} must be a mapping, got {_describe(entry)}")
@@ -289,6 +316,7 @@ def _test_from_entry(
         list_id=list_id,
         names=names,  # type: ignore[arg-type]
         meta=meta,
+        pairs=_pairs(entry["pairs"], f"{where}.pairs") if "pairs" in entry else pairs,
         **sets,
     )
 

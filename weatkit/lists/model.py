@@ -1,4 +1,5 @@
-"""The word-list model: one association test (X, Y, A, B) for one language and list."""
+"""The word-list model: one association test (X, Y, A, B) for one language and list, with the
+definitional pairs of the metrics that take them (RIPA, DirectBias)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from dataclasses import dataclass, field
 SET_KEYS = ("X", "Y", "A", "B")
 
 _DIGITS = re.compile(r"(\d+)")
+
+
+def _flat(pairs: tuple[tuple[str, str], ...]) -> list[str]:
+    return [word for pair in pairs for word in pair]
 
 
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
@@ -31,6 +36,10 @@ class AssociationTest:
         X, Y, A, B: the items, in the order given by the source.
         names: human names of the four sets, e.g. ``("flowers", "insects", "pleasant",
             "unpleasant")``.
+        meta: free-form notes of the list file.
+        pairs: definitional pairs ``(x, y)`` (e.g. ``("she", "he")``) that define the direction
+            of RIPA and DirectBias (:mod:`weatkit.association.query`); empty when the list has
+            none (those metrics are then skipped).
     """
 
     test: str
@@ -43,14 +52,15 @@ class AssociationTest:
     B: tuple[str, ...]
     names: tuple[str, str, str, str] = ("X", "Y", "A", "B")
     meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    pairs: tuple[tuple[str, str], ...] = ()
 
     def sets(self) -> dict[str, tuple[str, ...]]:
         """The four sets keyed by ``"X"``, ``"Y"``, ``"A"``, ``"B"``."""
         return {"X": self.X, "Y": self.Y, "A": self.A, "B": self.B}
 
     def vocabulary(self) -> set[str]:
-        """Every distinct item of the test."""
-        return set(self.X) | set(self.Y) | set(self.A) | set(self.B)
+        """Every distinct item of the test, its definitional pairs' words included."""
+        return set(self.X) | set(self.Y) | set(self.A) | set(self.B) | set(_flat(self.pairs))
 
     @property
     def key(self) -> tuple[str, str, str, str]:

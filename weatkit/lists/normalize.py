@@ -232,6 +232,15 @@ def _normalize_set(
     return tuple(kept)
 
 
+def _normalize_pairs(
+    pairs: tuple[tuple[str, str], ...], norm: Normalization
+) -> tuple[tuple[str, str], ...]:
+    """The definitional pairs with both words normalised as the sets' items are; a pair with a
+    word left empty is dropped."""
+    out = [(normalize_item(x, norm), normalize_item(y, norm)) for x, y in pairs]
+    return tuple((x, y) for x, y in out if x and y)
+
+
 def _report_overlap(
     test: AssociationTest, pair: tuple[str, str], report: NormalizationReport
 ) -> None:
@@ -260,7 +269,7 @@ def normalize_tests_report(
     result: list[AssociationTest] = []
     for test in tests:
         sets = {key: _normalize_set(test, key, norm, report) for key in SET_KEYS}
-        new = replace(test, **sets)
+        new = replace(test, **sets, pairs=_normalize_pairs(test.pairs, norm))
         empty = [key for key in SET_KEYS if not sets[key]]
         if empty:
             report.dropped_tests.append(test.key)

@@ -9,7 +9,8 @@
   each lives in its measure's package (``weatkit.gest.measure``, ``weatkit.crows.measure``,
   ``weatkit.stereoset.measure``, ``weatkit.mbe.measure``) and is re-exported here.
 * ``gest_measures``, ``stereoset_measures``, ``crows_measures``, ``mbe_measures``,
-  ``weat_measures`` — the conversion of each native result to :class:`MeasureResult`.
+  ``weat_measures``, ``association_measures`` — the conversion of each native result to
+  :class:`MeasureResult`.
 
 The functions are imported on first use, so ``import weatkit.measures`` loads neither torch nor
 transformers.
@@ -37,6 +38,7 @@ _LAZY = {
     "MbeMeasure": "weatkit.mbe.measure",
     "mbe_measures": "weatkit.mbe.measure",
     "weat_measures": "weatkit.measures._weat",
+    "association_measures": "weatkit.measures._weat",
 }
 
 __all__ = [

@@ -33,7 +33,9 @@ measure                neutral   stereotypical    source
 The word-vector association metrics (:mod:`weatkit.association`) say which side is biased as
 their papers read them: RND below 0 (the targets nearer the first group), ECT below ρ = 1 (the
 groups order the attributes differently); RNSB and DirectBias are unsigned, so every value above
-0 is bias; MAC is a distance with no neutral value (compared between embeddings).
+0 is bias; MAC is a distance with no neutral value (compared between embeddings). What a
+word-level measure takes of a test (X, Y, A, B) in ``weatkit run --metrics`` is its ``accepts``
+(:data:`ACCEPTS`).
 
 LMS measures language modelling, not bias: an unbiased model can have any LMS. ICAT = LMS ·
 min(SS, 100 − SS) / 50 is 100 only for a perfect language model without bias and falls on both
@@ -141,6 +143,8 @@ class Measure:
         model_kinds: the kinds of source it applies to (:data:`KINDS`).
         languages: the languages it has data for, or None for any language (the data come
             with the request: word lists, a parallel corpus).
+        accepts: what a word-level measure takes of a test (X, Y, A, B) in ``weatkit run
+            --metrics`` (:mod:`weatkit.association.query`); empty for the others.
     """
 
     name: str
@@ -153,6 +157,7 @@ class Measure:
     model_kinds: tuple[str, ...]
     languages: tuple[str, ...] | None = None
     ideal: float | None = None
+    accepts: str = ""
 
     def not_applicable(self, kind: str, lang: str, source: str = "the model") -> str | None:
         """Why the measure does not apply to a ``kind`` source in ``lang`` (None: it does).
@@ -244,6 +249,18 @@ def _register_all(measures: Iterable[Measure]) -> None:
 
 
 _SENTENCE_KINDS = ("mlm", "glm")
+#: What each word-level measure takes of a test (X, Y, A, B) in ``weatkit run --metrics``
+#: (:mod:`weatkit.association.query`; WEFAT needs a property per word: not a run's metric).
+ACCEPTS = {
+    "weat": "a test: targets X, Y and attributes A, B",
+    "rnd": "a test: the words of A, then of B, between the groups X and Y",
+    "rnsb": "a test: the target sets X, Y; A the positive, B the negative words",
+    "mac": "a test: the targets X, Y and the attribute sets A, B",
+    "ect": "a test: the groups X, Y over the words of A, then of B (3 words at least)",
+    "ripa": "a test with definitional pairs: the words of A, then of B",
+    "sc-weat": "a test: every word of X and Y against A and B",
+    "direct-bias": "a test with definitional pairs: the words of A, then of B",
+}
 #: The association metrics of word vectors (weatkit.association): name, label, description,
 #: neutral value, biased side, citation.
 _ASSOCIATION: list[tuple[str, str, str, float | None, Side | None, str]] = [
@@ -276,10 +293,13 @@ _register_all(
             stereotypical="above",
             citation=CALISKAN,
             model_kinds=KINDS,
+            accepts=ACCEPTS["weat"],
         ),
         *(
-            Measure(name, name, label, description, neutral, side, citation, KINDS)
-            for name, label, description, neutral, side, citation in _ASSOCIATION
+            Measure(
+                name, name, label, text, neutral, side, cite, KINDS, accepts=ACCEPTS.get(name, "")
+            )
+            for name, label, text, neutral, side, cite in _ASSOCIATION
         ),
         Measure(
             "gest:g_s",

@@ -12,7 +12,10 @@
 
 The per-test figures of a run's influence and null tables are
 :func:`weatkit.report.influence_plot.influence_plot` and
-:func:`weatkit.report.null_plot.null_plot`. Every one of them draws a run's spaces, list sets
+:func:`weatkit.report.null_plot.null_plot`; those of its association metrics (``ripa``,
+``rnd``, ``direct_bias``, ``mac``, ``sc_weat``, ``rnsb``: :data:`~weatkit.report.
+association_plot.ASSOCIATION_PLOTS`) :func:`weatkit.report.association_plot.association_plot`,
+which :func:`plot` makes too. Every one of them draws a run's spaces, list sets
 and intervals in the one style of :mod:`weatkit.report.plot_style`.
 
 Every function takes the :class:`~weatkit.report.run_dir.RunTables` of a run and the filters
@@ -28,6 +31,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from weatkit.errors import WeatkitError
+from weatkit.report.association_plot import ASSOCIATION_PLOTS, association_plot
 from weatkit.report.forest_plot import forest_plot
 from weatkit.report.heatmap_plot import heatmap_plot
 from weatkit.report.plot_style import Filter
@@ -48,16 +52,21 @@ def plot(
     embeddings: Filter = None,
     langs: Filter = None,
 ) -> Figure:
-    """The figure of one of :data:`PLOT_KINDS`; ``x`` is for ``scatter`` only (default ``iso_gh``).
+    """The figure of one of :data:`PLOT_KINDS` or of an association metric
+    (:data:`~weatkit.report.association_plot.ASSOCIATION_PLOTS`); ``x`` is for ``scatter`` only
+    (default ``iso_gh``).
 
     Raises:
         WeatkitError: an unknown kind, ``x`` with another kind, or the errors of the plot.
     """
     filters = {"tests": tests, "list_sets": list_sets, "embeddings": embeddings, "langs": langs}
-    if kind not in PLOT_KINDS:
-        raise WeatkitError(f"unknown plot kind {kind!r}: choose one of {', '.join(PLOT_KINDS)}")
+    if kind not in (*PLOT_KINDS, *ASSOCIATION_PLOTS):
+        kinds = ", ".join((*PLOT_KINDS, *ASSOCIATION_PLOTS))
+        raise WeatkitError(f"unknown plot kind {kind!r}: choose one of {kinds}")
     if kind == "scatter":
         return scatter_plot(tables, x=x or "iso_gh", **filters)
     if x is not None:
         raise WeatkitError(f"--x is for --kind scatter, not {kind}")
+    if kind in ASSOCIATION_PLOTS:
+        return association_plot(tables, kind, **filters)
     return forest_plot(tables, **filters) if kind == "forest" else heatmap_plot(tables, **filters)

@@ -4,6 +4,7 @@ A run directory holds ``results.csv`` and ``summary.csv`` (see :mod:`weatkit.rep
 ``manifest.json``, and optionally ``isomorphism.csv`` and ``correlations.csv`` (``weatkit run
 --isomorphism LANG``), ``pooled.csv`` (``weatkit run --pool LEVELS`` or a grid's ``pool``),
 ``influence.csv`` (``weatkit run --influence``), ``null.csv`` (``weatkit run --null K``),
+``association.csv`` and ``association_items.csv`` (``weatkit run --metrics rnd,...``),
 ``comparisons.csv`` and ``asymmetry.csv``
 (``weatkit grid``). Absent tables read as empty frames. Identifier columns (languages, list
 ids, ...) are always read as strings, so ``1`` or ``NA`` stay the strings they were written as;
@@ -49,6 +50,8 @@ TABLE_NAMES = (
     "pooled",
     "influence",
     "null",
+    "association",
+    "association_items",
 )
 
 #: Columns a table must have to be used; any others are kept as they are.
@@ -89,6 +92,18 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
     "pooled": ["level", "embeddings", "list_set", "test", "k", "effect_size"],
     "influence": ["embeddings", "lang", "list_set", "list_id", "test", "set", "item", "delta"],
     "null": ["embeddings", "lang", "list_set", "list_id", "test", "draw", "d"],
+    "association": ["embeddings", "lang", "list_set", "list_id", "test", "metric", "set"],
+    "association_items": [
+        "embeddings",
+        "lang",
+        "list_set",
+        "list_id",
+        "test",
+        "metric",
+        "set",
+        "item",
+        "value",
+    ],
 }
 
 #: Identifier and text columns, read as strings wherever they occur.
@@ -104,6 +119,8 @@ _WRITTEN_BY = {
     "pooled": "weatkit run --pool LEVELS, or weatkit grid with pool",
     "influence": "weatkit run --influence",
     "null": "weatkit run --null K",
+    "association": "weatkit run --metrics with a metric other than weat",
+    "association_items": "weatkit run --metrics with a metric other than weat",
 }
 
 
@@ -114,7 +131,8 @@ class RunTables:
     Attributes:
         path: the run directory.
         results, summary, isomorphism, correlations, comparisons, asymmetry,
-            asymmetry_correlations, pooled, influence, null: the tables.
+            asymmetry_correlations, pooled, influence, null, association, association_items: the
+            tables.
         manifest: ``manifest.json`` as a dict (empty when absent).
     """
 
@@ -129,6 +147,8 @@ class RunTables:
     pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
     influence: pd.DataFrame = field(default_factory=pd.DataFrame)
     null: pd.DataFrame = field(default_factory=pd.DataFrame)
+    association: pd.DataFrame = field(default_factory=pd.DataFrame)
+    association_items: pd.DataFrame = field(default_factory=pd.DataFrame)
     manifest: dict = field(default_factory=dict)
 
     def table(self, name: str) -> pd.DataFrame:
@@ -152,7 +172,8 @@ def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
     """The tables of a run by name: ``results`` and ``summary``, ``isomorphism`` and
     ``correlations`` when the run measured isomorphism (``RunConfig.isomorphism``), and
     ``pooled`` when it pooled (``RunConfig.pool``), ``influence`` with
-    ``RunConfig.engine.influence``, ``null`` with ``RunConfig.engine.null``."""
+    ``RunConfig.engine.influence``, ``null`` with ``RunConfig.engine.null``, ``association``
+    and ``association_items`` when ``RunConfig.metrics`` names an association metric."""
     tables = {"results": result.results, "summary": result.summary}
     config = result.manifest.get("config")
     if isinstance(config, dict) and config.get("isomorphism"):
@@ -164,14 +185,17 @@ def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
         tables["influence"] = result.influence
     if isinstance(engine, dict) and engine.get("null"):
         tables["null"] = result.null
+    metrics = config.get("metrics") if isinstance(config, dict) else None
+    if isinstance(metrics, list | tuple) and any(m != "weat" for m in metrics):
+        tables.update(association=result.association, association_items=result.association_items)
     return tables
 
 
 def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
     """Write ``result`` as a run directory: ``results.csv``, ``summary.csv``, with isomorphism
     also ``isomorphism.csv`` and ``correlations.csv``, with pooling ``pooled.csv``, with
-    influence ``influence.csv``, with a null baseline ``null.csv``, and
-    ``manifest.json``.
+    influence ``influence.csv``, with a null baseline ``null.csv``, with association metrics
+    ``association.csv`` and ``association_items.csv``, and ``manifest.json``.
 
     The files are written atomically (:func:`weatkit.report.tables.write_outputs`);
     :func:`read_run_dir` reads them back.

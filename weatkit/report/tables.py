@@ -40,6 +40,36 @@ tests without a p-value are left out and get none (:mod:`weatkit.stats.multiplic
 ``null`` (``weatkit run --null K``) — one row per draw of each test's null baseline: the test's
 keys, ``draw`` (1 … K) and ``d`` (the draw's effect size); see :mod:`weatkit.engine.null`.
 
+``association`` (``weatkit run --metrics rnd,ripa,...``) — one row per metric and test (per
+attribute set or target word where the metric gives one per set or word:
+:mod:`weatkit.association.query` says which sets each metric takes):
+
+==========================  ===========================================================
+embeddings, lang,           the test (as in ``results``)
+list_set, list_id, test
+metric                      ``rnd``, ``rnsb``, ``mac``, ``ect``, ``ripa``, ``sc_weat`` or
+                            ``direct_bias`` (:data:`weatkit.association.options.METRICS`)
+set                         the set the row measures: ``A`` or ``B`` (RND, ECT, RIPA,
+                            DirectBias: the words of that attribute set), ``X`` or ``Y``
+                            (SC-WEAT: a word of that target set), ``all`` (RNSB, MAC: the
+                            whole test)
+item                        the word (SC-WEAT); empty otherwise
+statistic                   the metric's value (SC-WEAT: the word's effect size)
+ci_low, ci_high             its bootstrap percentile interval at the run's confidence level
+                            (empty with ``--bootstrap 0``)
+p_value                     ECT: Spearman's p of ρ = 0; SC-WEAT: the permutation p of the
+                            run's ``alternative``; empty for the others
+n_x, n_y, n_a, n_b          the test's set sizes after OOV removal (and equalisation)
+n_pairs                     definitional pairs used (RIPA, DirectBias); empty otherwise
+n_bootstrap                 resamples drawn (RNSB: at most ``rnsb_bootstrap``)
+n_undefined                 resamples whose statistic is undefined (left out of the interval)
+==========================  ===========================================================
+
+``association_items`` — what a metric gives per word: the test's keys, ``metric``, ``set``,
+``item`` (the word) and ``value``: RND's δ(v) = dist(v, m_X) − dist(v, m_Y) and RIPA's β(w) of
+the words of A and B, DirectBias's cos(w, g) of the words of A and B, RNSB's negative
+probability p(t) and MAC's mean cosine distance of the words of X and Y.
+
 ``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
 ``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
 order-statistic interval of the median (CA-WEAT paper §5); with one list they are that list's
@@ -162,6 +192,24 @@ POOLED_COLUMNS = [
     "ci_level",
 ]
 INFLUENCE_COLUMNS = [*KEY_COLUMNS, "set", "item", "d_without", "delta"]
+ASSOCIATION_COLUMNS = [
+    *KEY_COLUMNS,
+    "metric",
+    "set",
+    "item",
+    "statistic",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "n_x",
+    "n_y",
+    "n_a",
+    "n_b",
+    "n_pairs",
+    "n_bootstrap",
+    "n_undefined",
+]
+ASSOCIATION_ITEM_COLUMNS = [*KEY_COLUMNS, "metric", "set", "item", "value"]
 NULL_COLUMNS = [*KEY_COLUMNS, "draw", "d"]
 FORMATS = ("csv", "json", "parquet", "markdown")
 
@@ -190,6 +238,7 @@ COLUMN_TYPES: dict[str, str] = {
             "units",
             "set",
             "item",
+            "metric",
             "flag",  # why a correlation cannot be read as significant (too few units)
         ],
         TEXT,
@@ -230,6 +279,8 @@ COLUMN_TYPES: dict[str, str] = {
             "null_percentile",
             "p_null",
             "d",
+            "ci_low",
+            "ci_high",
         ],
         NUMBER,
     ),
@@ -251,6 +302,9 @@ COLUMN_TYPES: dict[str, str] = {
             "n_min",
             "null_k",
             "draw",
+            "n_pairs",
+            "n_bootstrap",
+            "n_undefined",
         ],
         COUNT,
     ),
@@ -282,6 +336,16 @@ def results_frame(rows: list[Mapping[str, object]]) -> pd.DataFrame:
     for column, method in ADJUSTED_COLUMNS.items():
         frame[column] = adjust_pvalues(p, method)
     return frame
+
+
+def association_frames(
+    rows: list[Mapping[str, object]], items: list[Mapping[str, object]]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``association`` and ``association_items`` tables from their rows, in
+    :data:`ASSOCIATION_COLUMNS` and :data:`ASSOCIATION_ITEM_COLUMNS` order."""
+    table = pd.DataFrame(list(rows), columns=ASSOCIATION_COLUMNS)
+    table["n_pairs"] = pd.to_numeric(table["n_pairs"], errors="coerce").astype("Int64")
+    return table, pd.DataFrame(list(items), columns=ASSOCIATION_ITEM_COLUMNS)
 
 
 def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame:
