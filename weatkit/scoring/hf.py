@@ -16,10 +16,13 @@ conditional too::
 
 A tokenizer with neither BOS nor EOS gives NaN for ``w_1`` (the :class:`TokenLogprobs`
 convention). A tokenizer that adds a BOS itself (Llama) gets it once: it is asked for no special
-tokens. The log-softmax of each row is taken in float64 (logits of a float16/bfloat16 model are
-upcast first), so the values are float64 throughout. The texts run in right-padded batches sorted
-by length (:func:`weatkit.models.batching.run_batches`) with an attention mask; padding is never
-attended, so a value does not depend on its batch beyond the last bits of float32 kernels.
+tokens. Each value is ``log softmax(z)[w_{i+1}]`` of the logits ``z`` at position ``i``, in
+float32 (logits of a float16/bfloat16 model are upcast a chunk of positions at a time), stored
+as float64; the LM head runs at those positions only, not at padding
+(:meth:`weatkit.models.handle.ModelHandle.token_log_probs`). The texts run in right-padded
+batches sorted by length (:func:`weatkit.models.batching.run_batches`) with an attention mask;
+padding is never attended, so a value does not depend on its batch beyond the last bits of
+float32 kernels.
 
 **Embeddings** (:meth:`HfScorer.embed`): the sentence embedding of an hf model is the mean of
 its last hidden state over the text's non-special tokens, ``e(t) = (1/|C|) Σ_{j∈C} h_L[j]``: a
@@ -210,19 +213,18 @@ def _causal_batch(
     """``(len(batch), width)`` float64: row r holds ``log P(w_j | w_<j)`` of its text's tokens
     (NaN first when there is no start token), NaN after them."""
     ids, mask = padded(batch, handle.pad_id)
-    logits = handle.forward("glm", input_ids=ids, attention_mask=mask).logits
-    with torch.inference_mode():
-        # log P(w_j | w_<j) = logit of w_j at position j − 1 − logsumexp of that position, for
-        # the whole batch at once, in the logits' float32; the differences are kept in float64
-        before = logits[:, :-1].float()
-        target = ids[:, 1:].to(before.device)
-        chosen = before.gather(2, target[..., None])[..., 0]
-        values = (chosen - torch.logsumexp(before, dim=-1)).double().cpu().numpy()
-    lengths = np.array([len(row) for row in batch])
-    values[np.arange(values.shape[1])[None, :] >= lengths[:, None] - 1] = np.nan  # padding
+    # log P(w_j | w_<j) from the logits at position j − 1, at the positions that have a next
+    # token only (no padding, not the last one)
+    rows = torch.tensor(
+        [r for r, row in enumerate(batch) for _ in range(len(row) - 1)], dtype=torch.long
+    )
+    cols = torch.tensor([j for row in batch for j in range(len(row) - 1)], dtype=torch.long)
+    values, _ = handle.token_log_probs(
+        "glm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols, targets=ids[rows, cols + 1]
+    )
     out = np.full((len(batch), width), np.nan)
     shift = int(not start)  # without a start token the first token has no conditional: NaN
-    out[:, shift : shift + values.shape[1]] = values
+    out[rows.numpy(), cols.numpy() + shift] = values.double().cpu().numpy()
     return out
 
 
