@@ -41,7 +41,7 @@ import numpy as np
 import torch
 
 from weatkit.errors import ModelError
-from weatkit.models.batching import run_batches
+from weatkit.models.batching import ROW_TOKENS, run_batches
 from weatkit.models.handle import ModelHandle, padded
 from weatkit.models.pool import get_model
 from weatkit.scoring.base import TokenLogprobs
@@ -141,6 +141,7 @@ class HfScorer:
             device=handle.device,
             unit="text",
             show_progress=show_progress,
+            row_tokens=ROW_TOKENS,
         )
         tok = handle.tokenizer
         out = []
@@ -186,6 +187,7 @@ class HfScorer:
             device=handle.device,
             unit="text",
             show_progress=show_progress,
+            row_tokens=ROW_TOKENS,
             action="encoding",
         )
         return values.astype(np.float32)

@@ -47,7 +47,7 @@ import torch
 
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
-from weatkit.models.batching import run_batches
+from weatkit.models.batching import ROW_TOKENS, run_batches
 from weatkit.models.cache import cached_rows, score_cache
 from weatkit.models.handle import ModelHandle, padded
 from weatkit.models.pool import get_model
@@ -293,6 +293,7 @@ class MaskedLM:
                 device=device,
                 unit="pass",
                 show_progress=show_progress,
+                row_tokens=ROW_TOKENS,
                 inputs=f"for {n_sentences} sentences",
             )
             self.n_computed += len(missing)
