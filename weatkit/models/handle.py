@@ -251,21 +251,6 @@ class ModelHandle:
             )
             return torch.stack([output.hidden_states[layer] for layer in layers])
 
-    def forward(
-        self, head: str, *, input_ids: torch.Tensor, attention_mask: torch.Tensor, **kwargs: Any
-    ) -> Any:
-        """The head model's output for one batch (``kwargs`` such as ``output_attentions`` go to
-        the network; causal models are run with ``use_cache=False``)."""
-        network = self.network(head)
-        if head == "glm":
-            kwargs.setdefault("use_cache", False)
-        with torch.inference_mode():
-            return network(
-                input_ids=input_ids.to(self.device),
-                attention_mask=attention_mask.to(self.device),
-                **kwargs,
-            )
-
     def picked_logits(
         self,
         head: str,
