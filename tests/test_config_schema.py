@@ -493,7 +493,9 @@ def test_weatkit_run_help_lists_every_declared_flag_once() -> None:
     text = _weatkit("run", "--help").output
     sections = (schema.ENGINE, schema.LISTS, schema.LOADING, schema.POOLING)
     flags = [o.flag for s in sections for o in s.options]
-    flags += [o.flag for o in schema.CONTEXTUAL.options]
+    # every model option but vLLM's tensor parallelism: word vectors never come from vllm:
+    flags += [o.flag for o in schema.CONTEXTUAL.options if o.name != "tensor_parallel"]
     flags += ["--iso-" + o.flag.removeprefix("--") for o in schema.ISO.options if o.flag]
     for flag in {f for f in flags if f is not None}:
         assert len(re.findall(rf"(?<![\w-]){flag}(?![\w-])", text)) == 1, flag
+    assert "--tensor-parallel" not in text

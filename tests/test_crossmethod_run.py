@@ -320,12 +320,12 @@ def test_a_library_error_inside_one_method_is_recorded_as_failed(
 def test_keyboard_interrupt_is_not_swallowed(
     setup: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from weatkit.crossmethod import runner
+    from weatkit.crossmethod import execute
 
     def interrupted(*args: object) -> list:
         raise KeyboardInterrupt
 
-    monkeypatch.setitem(runner.RUNNERS, "weat", interrupted)  # the first method
+    monkeypatch.setitem(execute.RUNNERS, "weat", interrupted)  # the first method
     config = load_compare_config(setup / "cmp.yaml")
     with pytest.raises(KeyboardInterrupt):
         run_compare(config, show_progress=False)

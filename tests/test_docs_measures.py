@@ -11,7 +11,12 @@ from weatkit.measures.registry import MEASURES
 
 PAGES = Path(__file__).resolve().parents[1] / "docs" / "measures"
 #: The page of each registry family (``weatkit compare`` method) and of each preset's command.
-FAMILY_PAGES = {"weat": "weat.md", "stereoset": "stereoset.md", "crows": "crows-pairs.md"}
+FAMILY_PAGES = {
+    "weat": "weat.md",
+    "stereoset": "stereoset.md",
+    "crows": "crows-pairs.md",
+    "sc-weat": "wefat.md",
+}
 COMMAND_PAGES = {"crows": "crows-pairs.md", "stereoset": "stereoset.md", "mbe": "mbe.md"}
 
 

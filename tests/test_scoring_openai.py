@@ -137,6 +137,11 @@ def test_the_api_key_is_in_no_identity_repr_or_log(
     assert caplog.records  # the SDK and its HTTP client logged the requests
     for text in (keyed.identity, repr(keyed), str(keyed.spec), caplog.text):
         assert key not in text
+    from weatkit.data import cache_root  # nor in the cache of the causal scores
+
+    written = [path.read_bytes() for path in cache_root().rglob("*") if path.is_file()]
+    assert any(path.suffix == ".safetensors" for path in cache_root().rglob("*"))
+    assert all(key.encode() not in data for data in written)
 
 
 def test_a_model_the_server_does_not_serve(llama_server: str) -> None:

@@ -572,16 +572,18 @@ def make_word_glm(path: Path, words: list[str], *, seed: int = 6) -> Path:
 # ------------------------------------------------- causal LMs of three architectures, any text
 
 #: Architectures of :func:`make_causal_lm`: GPT-2 (no BOS added; BOS = EOS = ``<|endoftext|>``),
-#: Llama (the tokenizer adds ``<s>``), Qwen2 (no BOS token at all; EOS ``<|endoftext|>``).
+#: Llama (the tokenizer adds ``<s>``), Qwen2 (no BOS token at all; EOS ``<|endoftext|>``). It
+#: also makes ``xglm``: the tokenizer puts ``</s>`` in front, not its BOS ``<s>`` (as XGLM's).
 CAUSAL_ARCHS = ("gpt2", "llama", "qwen2")
 #: Tokens the causal LMs of :func:`make_causal_lm` take (real sentences are many byte tokens).
 CAUSAL_MAX_LENGTH = 256
 
 
-def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
-    """A 2-layer causal LM (hidden 24) of ``arch`` (:data:`CAUSAL_ARCHS`) with a byte-level BPE
-    tokenizer (the merges of :func:`make_gpt2`), so every text has tokens and character offsets:
-    unknown words fall back to bytes."""
+def make_causal_lm(path: Path, arch: str, *, seed: int = 7, hidden: int = 24) -> Path:
+    """A 2-layer causal LM (hidden 24, 2 heads) of ``arch`` (:data:`CAUSAL_ARCHS`) with a
+    byte-level BPE tokenizer (the merges of :func:`make_gpt2`), so every text has tokens and
+    character offsets: unknown words fall back to bytes. ``hidden`` widens it (vLLM's attention
+    kernels take heads of 64: ``hidden=128``)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
     from transformers import (
         GPT2LMHeadModel,
@@ -590,14 +592,19 @@ def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
         PreTrainedTokenizerFast,
         Qwen2Config,
         Qwen2ForCausalLM,
+        XGLMConfig,
+        XGLMForCausalLM,
     )
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
     specials = {"gpt2": ["<|endoftext|>"], "llama": ["<unk>", "<s>", "</s>"],
-                "qwen2": ["<|endoftext|>"]}[arch]  # fmt: skip
-    vocab, merges = _byte_level_bpe([], specials)
+                "qwen2": ["<|endoftext|>"],
+                "xglm": ["<s>", "<pad>", "</s>", "<unk>"]}[arch]  # fmt: skip
+    # XGLM's specials come first, as in its vocabulary: the pad id is its positions' padding index
+    first, last = (specials, []) if arch == "xglm" else ([], specials)
+    vocab, merges = _byte_level_bpe(first, last)
     tk = Tokenizer(models.BPE(vocab=vocab, merges=merges))
     tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = decoders.ByteLevel()
@@ -606,18 +613,26 @@ def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
             single="<s> $A", special_tokens=[("<s>", vocab["<s>"])]
         )
         names = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
+    elif arch == "xglm":
+        tk.post_processor = processors.TemplateProcessing(
+            single="</s> $A", special_tokens=[("</s>", vocab["</s>"])]
+        )
+        names = {"bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>",
+                 "unk_token": "<unk>"}  # fmt: skip
     elif arch == "gpt2":
         names = {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>"}
     else:
         names = {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"}
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, model_max_length=CAUSAL_MAX_LENGTH, **names)
     tok.add_special_tokens({k: v for k, v in names.items()})
-    size = dict(hidden_size=24, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2,
-                num_key_value_heads=1, max_position_embeddings=CAUSAL_MAX_LENGTH)  # fmt: skip
+    size = dict(hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=2,
+                num_attention_heads=2, num_key_value_heads=1,
+                max_position_embeddings=CAUSAL_MAX_LENGTH)  # fmt: skip
     if arch == "gpt2":
         eot = vocab["<|endoftext|>"]
         config = _gpt2_config(len(vocab), bos=eot, eos=eot)
         config.n_positions = CAUSAL_MAX_LENGTH
+        config.n_embd, config.n_inner = hidden, 2 * hidden
         model = GPT2LMHeadModel(config)
     elif arch == "llama":
         config = LlamaConfig(vocab_size=len(vocab), bos_token_id=vocab["<s>"],
@@ -627,12 +642,20 @@ def make_causal_lm(path: Path, arch: str, *, seed: int = 7) -> Path:
         eot = vocab["<|endoftext|>"]
         config = Qwen2Config(vocab_size=len(vocab), bos_token_id=None, eos_token_id=eot, **size)
         model = Qwen2ForCausalLM(config)
+    elif arch == "xglm":
+        config = XGLMConfig(
+            vocab_size=len(vocab), d_model=hidden, ffn_dim=2 * hidden, num_layers=2,
+            attention_heads=2, max_position_embeddings=CAUSAL_MAX_LENGTH,
+            pad_token_id=vocab["<pad>"], bos_token_id=vocab["<s>"], eos_token_id=vocab["</s>"],
+            decoder_start_token_id=vocab["</s>"],
+        )  # fmt: skip
+        model = XGLMForCausalLM(config)
     else:
         raise ValueError(arch)
     with torch.no_grad():  # random weights large enough that token log-probabilities differ
         for p in model.parameters():
             if p.dim() > 1:
-                p.normal_(0.0, 0.5)
+                p.normal_(0.0, 0.5 * (24 / hidden) ** 0.5)
     model.eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path

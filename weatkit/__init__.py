@@ -1,9 +1,10 @@
 """weatkit: social-bias measures of word and sentence representations across languages.
 
-WEAT / X-WEAT / CA-WEAT association tests on static vectors and Hugging Face models, the
-isomorphism of embedding spaces, the sentence-level measures GEST, StereoSet, CrowS-Pairs and
-MBE, and their comparison. The public entry points are imported on first use, so ``import
-weatkit`` stays cheap (no torch)::
+WEAT / X-WEAT / CA-WEAT association tests on static vectors and Hugging Face models, the other
+association metrics of the field (RND, RNSB, MAC, ECT, RIPA, WEFAT, SC-WEAT, DirectBias) with
+bootstrap intervals, the isomorphism of embedding spaces, the sentence-level measures GEST,
+StereoSet, CrowS-Pairs and MBE, and their comparison. The public entry points are imported on
+first use, so ``import weatkit`` stays cheap (no torch)::
 
     >>> import weatkit
     >>> res = weatkit.weat(X, Y, A, B)                          # doctest: +SKIP
@@ -37,6 +38,14 @@ _LAZY: dict[str, str] = {
     "stereoset": "weatkit.measures:stereoset",
     "crows": "weatkit.measures:crows",
     "mbe": "weatkit.measures:mbe",
+    "rnd": "weatkit.association.rnd:rnd",
+    "rnsb": "weatkit.association.rnsb:rnsb",
+    "mac": "weatkit.association.mac:mac",
+    "ect": "weatkit.association.ect:ect",
+    "ripa": "weatkit.association.ripa:ripa",
+    "wefat": "weatkit.association.wefat:wefat",
+    "sc_weat": "weatkit.association.sc_weat:sc_weat",
+    "direct_bias": "weatkit.association.direct_bias:direct_bias",
 }
 
 __all__ = [
@@ -46,19 +55,35 @@ __all__ = [
     "__version__",
     "compare",
     "crows",
+    "direct_bias",
+    "ect",
     "gest",
     "grid",
     "influence",
     "iso",
     "load_vectors",
+    "mac",
     "mbe",
     "null_baseline",
+    "ripa",
+    "rnd",
+    "rnsb",
     "run",
+    "sc_weat",
     "stereoset",
     "weat",
+    "wefat",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from weatkit.association.direct_bias import direct_bias
+    from weatkit.association.ect import ect
+    from weatkit.association.mac import mac
+    from weatkit.association.ripa import ripa
+    from weatkit.association.rnd import rnd
+    from weatkit.association.rnsb import rnsb
+    from weatkit.association.sc_weat import sc_weat
+    from weatkit.association.wefat import wefat
     from weatkit.embeddings.load import load_vectors
     from weatkit.embeddings.vectors import WordVectors
     from weatkit.engine.influence import influence

@@ -39,6 +39,20 @@ class ModelError(WeatkitError):
     """A model that cannot be loaded or used as asked (names the model and what is wrong)."""
 
 
+class TextTooLongError(ModelError):
+    """Texts longer than a model takes (the message names the first).
+
+    Attributes:
+        texts: every text too long, in the order given.
+        limit: the model's length in tokens.
+    """
+
+    def __init__(self, message: str, *, texts: tuple[str, ...], limit: int) -> None:
+        self.texts = texts
+        self.limit = limit
+        super().__init__(message)
+
+
 class CoverageError(WeatkitError):
     """Too few list items in a vocabulary (names the test, set and words)."""
 

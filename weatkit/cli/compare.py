@@ -12,7 +12,13 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import format_option, out_option, progress_option
+from weatkit.cli.options import (
+    executor_options,
+    format_option,
+    make_executor,
+    out_option,
+    progress_option,
+)
 from weatkit.cli.tables import fmt_p, percent
 from weatkit.crossmethod import load_compare_config, run_compare, write_compare
 from weatkit.crossmethod.runner import CompareResult
@@ -32,6 +38,7 @@ from weatkit.stats.correlation import (
 @click.option("--plot/--no-plot", default=True, show_default=True, help="Write correlations.png.")
 @format_option("Print the joined table to stdout in this format instead of the readable tables.")
 @progress_option()
+@executor_options()
 @friendly
 def compare_command(**opts: Any) -> None:
     """Compute WEAT/CA-WEAT, GEST, StereoSet, CrowS-Pairs and MBE for the models in CONFIG.
@@ -43,9 +50,27 @@ def compare_command(**opts: Any) -> None:
     skipped.csv, seeds.csv (models given as several checkpoints), manifest.json and
     correlations.png into the output directory. Prints blocks that fit the terminal. Exits 1
     when a method failed for some model.
+
+    The work is one job per model × method × language. Finished jobs are kept in OUTPUT/jobs/;
+    rerunning skips them unless their options or inputs changed, so an interrupted comparison
+    resumes where it stopped. With --executor ray, each job is a Ray task (a GPU for a model's
+    jobs where the cluster has GPUs); on a cluster, every node must see the models and data at
+    the same paths.
     """
     config = load_compare_config(opts["config_file"], opts["output"])
-    result = run_compare(config, show_progress=opts["progress"])  # steps: the bar's postfix
+    executor = make_executor(opts)
+    try:
+        result = run_compare(  # steps: the bar's postfix
+            config, show_progress=opts["progress"], executor=executor, records=True
+        )
+    except KeyboardInterrupt:
+        err_console.print(
+            "weatkit: interrupted; finished jobs are kept in "
+            f"{config.output / 'jobs'}; rerun the same command to resume",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(130)
     for path in write_compare(result, config.output, plot=opts["plot"]):
         err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

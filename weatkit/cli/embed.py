@@ -21,6 +21,7 @@ from weatkit.lists.model import natural_key
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
 from weatkit.report.tables import write_outputs
+from weatkit.scoring.options import SERVER_FIELDS
 
 _PLACEHOLDERS = ("{layer}", "{lang}")
 
@@ -63,7 +64,10 @@ def _subset(vectors: WordVectors, items: set[str]) -> WordVectors:
     required=True,
 )
 @progress_option()
-@model_options(help_texts={"allow_pickle": "Allow pytorch_model.bin weights (a pickle)."})
+@model_options(
+    exclude=SERVER_FIELDS,  # word vectors of an hf: model only
+    help_texts={"allow_pickle": "Allow pytorch_model.bin weights (a pickle)."},
+)
 @friendly
 def embed_command(**opts: Any) -> None:
     """Encode list items with a transformer model and write them as .vec files.

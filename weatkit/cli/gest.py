@@ -7,9 +7,10 @@ Modes (exactly one):
   :func:`weatkit.gest.data.read_scores`), :mod:`weatkit.gest.aggregate`;
 * ``--translations FILE.csv`` — machine-translation metrics (p_i, p_f, p_m, f_s, f_m, p_fam)
   from per-sample translation genders, :mod:`weatkit.gest.mt`;
-* ``--model ID_OR_PATH`` — score GEST with a masked or causal language model first
-  (:mod:`weatkit.gest.scoring`); with ``--lang XX`` (one of the 29 EuroGEST languages, Rowe et
-  al. 2025) score EuroGEST instead (:func:`weatkit.measures.gest`, :mod:`weatkit.gest.eurogest`).
+* ``--model MODEL`` — score GEST with a masked or causal language model first (a hub id, a
+  path or a model spec, :mod:`weatkit.scoring.spec`; :mod:`weatkit.gest.scoring`); with
+  ``--lang XX`` (one of the 29 EuroGEST languages, Rowe et al. 2025) score EuroGEST instead
+  (:func:`weatkit.measures.gest`, :mod:`weatkit.gest.eurogest`).
 """
 
 from __future__ import annotations
@@ -220,7 +221,8 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     "(male/female; other labels are counted and excluded).",
 )
 @language_model_options(
-    "Score GEST with this Hugging Face model id or local path.",
+    "Score GEST with this masked or causal LM (hub id, local path or model spec; "
+    "openai:BASE_URL#MODEL and vllm:ID are causal).",
     "With --model: sentences per forward pass.",
     kind=True,
 )

@@ -10,12 +10,16 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import out_option, progress_option, verbose_option
+from weatkit.cli.options import (
+    executor_options,
+    make_executor,
+    out_option,
+    progress_option,
+    verbose_option,
+)
 from weatkit.cli.tables import rich_comparisons, rich_correlations, rich_summary
 from weatkit.errors import WeatkitError
 from weatkit.grid.config import GridConfig, load_grid_config, missing_inputs
-from weatkit.grid.executors import Executor, LocalExecutor
-from weatkit.grid.ray_executor import RayExecutor, import_ray
 from weatkit.grid.runner import PlannedJob, plan, run_grid
 
 
@@ -31,41 +35,7 @@ from weatkit.grid.runner import PlannedJob, plan, run_grid
 @click.option("--force", is_flag=True, help="Recompute every job, even finished ones.")
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failing job.")
 @progress_option()
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
-    help="Run jobs one by one here, or as Ray tasks (pip install 'weatkit[ray]').",
-)
-@click.option(
-    "--address",
-    help="Ray cluster to join: 'auto' (started here with `ray start`), HOST:PORT or "
-    "ray://HOST:PORT (default: start a local Ray instance for this run).",
-)
-@click.option(
-    "--num-cpus", type=click.IntRange(min=1), help="CPUs of a local Ray instance (default: all)."
-)
-@click.option(
-    "--retries",
-    type=click.IntRange(min=0),
-    default=2,
-    show_default=True,
-    help="Ray: times a failing job is retried before it is reported as failed.",
-)
-@click.option(
-    "--cpus-per-job",
-    type=click.FloatRange(min=0, min_open=True),
-    default=1.0,
-    show_default=True,
-    help="Ray: CPUs each job reserves.",
-)
-@click.option(
-    "--gpus-per-job",
-    type=click.FloatRange(min=0),
-    help="Ray: GPUs each transformer-model job reserves; fractions share a GPU "
-    "(default: 1 when the cluster has GPUs, else 0).",
-)
+@executor_options()
 @verbose_option()
 @friendly
 def grid_command(**opts: Any) -> None:
@@ -81,7 +51,7 @@ def grid_command(**opts: Any) -> None:
     On a cluster, every node must see the inputs at the same paths.
     """
     config = load_grid_config(opts["experiment"], opts["output"])
-    executor = _executor(opts)
+    executor = make_executor(opts)
     if opts["dry_run"]:
         missing = missing_inputs(config)
         try:
@@ -138,23 +108,6 @@ def grid_command(**opts: Any) -> None:
             f"{len(result.failed)} job(s) failed (first: {first['job']}: {first['error']}); "
             "the tables hold the other jobs; rerun to retry"
         )
-
-
-def _executor(opts: dict[str, Any]) -> Executor:
-    if opts["executor"] == "local":
-        ray_only = ("address", "num_cpus", "gpus_per_job")
-        given = [f"--{name.replace('_', '-')}" for name in ray_only if opts[name] is not None]
-        if given:
-            raise WeatkitError(f"{', '.join(given)}: only with --executor ray")
-        return LocalExecutor()
-    import_ray()
-    return RayExecutor(
-        address=opts["address"],
-        num_cpus=opts["num_cpus"],
-        retries=opts["retries"],
-        cpus_per_job=opts["cpus_per_job"],
-        gpus_per_model_job=opts["gpus_per_job"],
-    )
 
 
 def _print_plan(config: GridConfig, planned: list[PlannedJob]) -> None:

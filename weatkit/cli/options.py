@@ -16,7 +16,10 @@ message on the command line (naming the flag) as in a file (naming the key).
 * models: :func:`model_options` (``--model``/``--layer`` and the schema's transformer options:
   word vectors of a transformer), :func:`language_model_options` (sentence scorers) and
   :func:`model_specs`;
-* run-directory filters: :func:`filter_options` / :func:`filters` (``export`` and ``plot``).
+* run-directory filters: :func:`filter_options` / :func:`filters` (``export`` and ``plot``);
+* where jobs run: :func:`executor_options` and :func:`make_executor` (``grid`` and ``compare``:
+  ``--executor local|ray``, ``--address``, ``--num-cpus``, ``--retries``, ``--cpus-per-job``,
+  ``--gpus-per-job``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from weatkit.errors import ConfigError, WeatkitError
 from weatkit.report.tables import FORMATS
 
 if TYPE_CHECKING:
+    from weatkit.grid.executors import Executor
     from weatkit.stats.sampling import ItemSample
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -320,7 +324,8 @@ def model_options(
     *, exclude: Collection[str] = (), help_texts: Mapping[str, str] | None = None
 ) -> Decorator:
     """``--model``/``--layer`` and the schema's :data:`CONTEXTUAL` options: the commands that
-    take word vectors from a transformer (``run``, ``embed``, ``iso``).
+    take word vectors from a transformer (``run``, ``embed``, ``iso``). Not ``--tensor-parallel``:
+    word vectors never come from a ``vllm:`` model.
 
     Args:
         exclude: fields the command declares through another section (``run``: ``device``
@@ -348,7 +353,11 @@ def model_options(
             ),
             click_options(
                 CONTEXTUAL,
-                only=[o.name for o in CONTEXTUAL.options if o.name not in exclude],
+                only=[
+                    o.name
+                    for o in CONTEXTUAL.options
+                    if o.name not in exclude and o.name != "tensor_parallel"
+                ],
                 help_texts=help_texts,
             ),
         ]
@@ -479,4 +488,91 @@ def stereoset_scoring_options() -> Decorator:
                 "not word); WordPiece tokenisations do not change.",
             ),
         ]
+    )
+
+
+# --- where jobs run (grid, compare) ----------------------------------------------------------
+
+#: ``--executor`` values: jobs one by one in this process, or as Ray tasks.
+EXECUTORS = ("local", "ray")
+#: The options only the Ray executor takes (an error with ``--executor local``).
+_RAY_ONLY = ("address", "num_cpus", "gpus_per_job")
+
+
+def executor_options() -> Decorator:
+    """``--executor`` and the Ray executor's options (:class:`~weatkit.grid.ray_executor.
+    RayExecutor`); :func:`make_executor` reads them. ``--executor`` is checked there, so an unknown
+    one is a one-line error as every other bad value of the group."""
+    return _stack(
+        [
+            click.option(
+                "--executor",
+                default="local",
+                show_default=True,
+                metavar="[" + "|".join(EXECUTORS) + "]",
+                help="Run jobs one by one here, or as Ray tasks (pip install 'weatkit[ray]').",
+            ),
+            click.option(
+                "--address",
+                help="Ray cluster to join: 'auto' (started here with `ray start`), HOST:PORT or "
+                "ray://HOST:PORT (default: start a local Ray instance for this run).",
+            ),
+            click.option(
+                "--num-cpus",
+                type=click.IntRange(min=1),
+                help="CPUs of a local Ray instance (default: all).",
+            ),
+            click.option(
+                "--retries",
+                type=click.IntRange(min=0),
+                default=2,
+                show_default=True,
+                help="Ray: times a failing job is retried before it is reported as failed.",
+            ),
+            click.option(
+                "--cpus-per-job",
+                type=click.FloatRange(min=0, min_open=True),
+                default=1.0,
+                show_default=True,
+                help="Ray: CPUs each job reserves.",
+            ),
+            click.option(
+                "--gpus-per-job",
+                type=click.FloatRange(min=0),
+                help="Ray: GPUs each job of a model reserves; fractions share a GPU (default: 1 "
+                "when the cluster has GPUs, else 0). Static vectors, openai: models and models "
+                "on the CPU reserve none; a model sharded by --device-map over the k GPUs of "
+                "--max-memory reserves k.",
+            ),
+        ]
+    )
+
+
+def make_executor(opts: Mapping[str, Any]) -> Executor:
+    """The executor :func:`executor_options` describe: a
+    :class:`~weatkit.grid.executors.LocalExecutor`, or a
+    :class:`~weatkit.grid.ray_executor.RayExecutor` once Ray is known to be installed.
+
+    Raises:
+        WeatkitError: an unknown ``--executor``, a Ray option with the local executor, or Ray
+            missing (naming the ``ray`` extra).
+    """
+    from weatkit.grid.executors import LocalExecutor
+    from weatkit.grid.ray_executor import RayExecutor, import_ray
+
+    name = opts["executor"]
+    if name not in EXECUTORS:
+        raise WeatkitError(f"--executor {name!r}: choose {' or '.join(EXECUTORS)}")
+    if name == "local":
+        given = [f"--{key.replace('_', '-')}" for key in _RAY_ONLY if opts[key] is not None]
+        if given:
+            raise WeatkitError(f"{', '.join(given)}: only with --executor ray")
+        return LocalExecutor()
+    import_ray()
+    return RayExecutor(
+        address=opts["address"],
+        num_cpus=opts["num_cpus"],
+        retries=opts["retries"],
+        cpus_per_job=opts["cpus_per_job"],
+        gpus_per_model_job=opts["gpus_per_job"],
     )

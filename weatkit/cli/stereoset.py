@@ -4,8 +4,9 @@ Modes (exactly one):
 
 * ``--predictions FILE`` — score a reference predictions file (``{"intrasentence": [{"id",
   "score"}], "intersentence": [...]}``) against the dataset, :mod:`weatkit.stereoset.metrics`;
-* ``--model ID_OR_DIR`` — score the intrasentence task with a masked or causal language model
-  first, :mod:`weatkit.stereoset.scoring`; ``--controls`` also scores the gender-swapped
+* ``--model SPEC`` — score the intrasentence task with a masked (``hf``) or causal (any backend
+  offering causal scores: ``hf``, ``openai:BASE_URL#MODEL``, ``vllm:``) language model first,
+  :mod:`weatkit.stereoset.scoring`; ``--controls`` also scores the gender-swapped
   control items of :mod:`weatkit.stereoset.controls` with the same model.
 """
 
@@ -107,7 +108,8 @@ def _print_tables(table: pd.DataFrame, lang: str) -> None:
     "[...]} (JSON, optionally .gz; StereoSet's format).",
 )
 @language_model_options(
-    "Score the intrasentence task with this Hugging Face model or path.",
+    "Score the intrasentence task with this masked or causal LM (hub id, local path or model "
+    "spec; openai:/vllm: for causal LMs).",
     "With --model: inputs per forward pass.",
     kind=True,
 )
@@ -278,9 +280,14 @@ def _score_with_model(dataset: Any, opts: dict[str, Any]) -> tuple[dict[str, flo
             f"{stats.n_unknown} candidate word(s) contain the unknown token of {opts['model']}; "
             "they are scored as such (as the reference does)"
         )
+    how = (
+        f"{stats.n_computed} scored, {stats.n_cached} from the cache"
+        if scorer.kind == "mlm"
+        else f"scored through {scorer.spec}"
+    )
     err_console.print(
         f"{len(scores)} intrasentence sentences ({scorer.kind}): {stats.n_sentences} distinct "
-        f"inputs, {stats.n_computed} scored, {stats.n_cached} from the cache",
+        f"inputs, {how}",
         highlight=False,
         soft_wrap=True,
     )

@@ -109,19 +109,26 @@ def command_line_path(value: str) -> str:
 
 
 def model_location(value: Any, base: Path, at: str) -> str:
-    """A ``model`` entry: a local directory (joined to ``base``) or a hub id kept as written.
+    """A ``model`` entry: a model spec (:mod:`weatkit.scoring.spec`) whose local directory is
+    joined to ``base``; a hub id, a server (``openai:URL#MODEL``) and the ``hf:``/``vllm:``
+    prefix are kept as written.
 
     A value is a directory when it looks like a path (``./m``, ``/m``, ``~/m``, ``a/b/c``; see
     :func:`weatkit.models.hub.looks_like_path`) or when ``base / value`` is a directory
     (``models/a`` next to the file); otherwise it is a hub id (``org/name``).
     """
     from weatkit.models.hub import looks_like_path  # imports torch
+    from weatkit.scoring.spec import parse_model_spec
 
     text = typed(value, str, at)
     if not text:
         raise ConfigError(f"{at}: empty model name")
-    local = config_path(text, base, at)
-    return local if looks_like_path(text) or Path(local).is_dir() else text
+    spec = parse_model_spec(text, option=at)
+    if spec.backend == "openai":
+        return str(spec)
+    prefix = text[: len(text) - len(spec.model)] if text.endswith(spec.model) else ""
+    local = config_path(spec.model, base, at)
+    return prefix + (local if looks_like_path(spec.model) or Path(local).is_dir() else spec.model)
 
 
 def layer_numbers(value: Any, at: str) -> tuple[int, ...]:

@@ -696,6 +696,47 @@ CONTEXTUAL = Section(
     ),
 )
 
+# Issue 25, model backends: vLLM's tensor parallelism (weatkit.models.options.LoadOptions) and
+# how an openai: model's server is asked (weatkit.scoring.options.OpenAIOptions), declared in
+# their own block.
+CONTEXTUAL = Section(
+    CONTEXTUAL.name,
+    (
+        *CONTEXTUAL.options,
+        Option(
+            "tensor_parallel",
+            "int",
+            1,
+            "vllm: models: shard the model over this many GPUs (vLLM's tensor parallelism; "
+            "pip install 'weatkit[vllm]').",
+            "--tensor-parallel",
+        ),
+        Option(
+            "timeout",
+            "float",
+            60.0,
+            "openai: models: seconds one request to the server may take before it fails (and "
+            "is retried).",
+            "--api-timeout",
+        ),
+        Option(
+            "max_retries",
+            "int",
+            2,
+            "openai: models: retries of a request after a connection error, a timeout, or a "
+            "408, 409, 429 or 5xx answer (exponential backoff).",
+            "--api-max-retries",
+        ),
+        Option(
+            "concurrency",
+            "int",
+            4,
+            "openai: models: requests to the server in flight at once.",
+            "--api-concurrency",
+        ),
+    ),
+)
+
 ISO = Section(
     "isomorphism",
     (

@@ -15,8 +15,13 @@ Outputs (:func:`write_compare`):
 ``seeds.csv``         only with ``checkpoints`` entries: one row per model × language ×
                       measure, the mean and between-seed SD over its checkpoints
                       (:data:`SEED_COLUMNS`, :func:`seed_table`)
-``manifest.json``     the comparison file's hash, options, environment, timings
+``manifest.json``     the comparison file's hash, options, environment, timings, and every
+                      job with its key and status (``ran`` with its worker, ``reused``,
+                      ``failed``)
 ``correlations.png``  :func:`weatkit.crossmethod.plot.correlation_heatmap` (pooled scope)
+``jobs/``             one record per finished job (:class:`weatkit.grid.store.JobStore`),
+                      reused by the next run while its key is unchanged: a killed study
+                      resumes (``records``)
 ====================  ======================================================================
 """
 
@@ -25,6 +30,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -32,22 +38,16 @@ from typing import Any
 
 import pandas as pd
 
+from weatkit._io.lock import directory_lock
+from weatkit._io.paths import check_writable
 from weatkit.crossmethod.config import CHECKPOINT_MARK, CompareConfig, load_compare_config
-from weatkit.crossmethod.methods import (
-    SCORE_COLUMNS,
-    MethodContext,
-    NotApplicable,
-    crows_rows,
-    gest_rows,
-    mbe_rows,
-    stereoset_rows,
-    weat_rows,
-)
+from weatkit.crossmethod.execute import execute_compare_job, release_held, skip_row
+from weatkit.crossmethod.jobs import CompareJob, ComparePlan, plan_compare
+from weatkit.crossmethod.methods import SCORE_COLUMNS
 from weatkit.crossmethod.plot import correlation_heatmap
-from weatkit.errors import one_line
-from weatkit.models.cache import CacheCount, counting
-from weatkit.models.hub import UntrainedHeadError, is_decoder_only, load_config
-from weatkit.models.pool import handles, scope
+from weatkit.grid.executors import Executor, LocalExecutor
+from weatkit.grid.store import JobStore
+from weatkit.models.cache import CacheCount
 from weatkit.pipeline import environment
 from weatkit.progress import progress
 from weatkit.report.figures import figure_bytes
@@ -58,14 +58,6 @@ from weatkit.stats.sampling import ItemSample
 SKIPPED_COLUMNS = ["model", "lang", "method", "status", "reason"]
 #: Columns of ``seeds.csv`` (:func:`seed_table`).
 SEED_COLUMNS = ["model", "lang", "method", "measure", "n_seeds", "seed_mean", "seed_sd"]
-#: How each method computes its rows for one model in one language.
-RUNNERS = {
-    "weat": weat_rows,
-    "gest": gest_rows,
-    "stereoset": stereoset_rows,
-    "crows": crows_rows,
-    "mbe": mbe_rows,
-}
 
 
 @dataclass
@@ -97,6 +89,7 @@ def compare(
     write: bool = True,
     plot: bool = True,
     show_progress: bool | None = None,
+    executor: Executor | None = None,
 ) -> CompareResult:
     """Every configured bias measure for every model and language, joined and correlated.
 
@@ -121,11 +114,15 @@ def compare(
             :class:`CompareConfig`.
         output: output directory (default: the file's ``output``); with a loaded config it
             replaces ``config.output``.
-        write: write ``scores.csv``, ``table.csv``, ``correlations.csv``, ``skipped.csv``,
+        write: keep each finished job's record in ``OUTPUT/jobs/`` as it finishes (a killed
+            study resumes; :func:`run_compare`'s ``records``), then write ``scores.csv``,
+            ``table.csv``, ``correlations.csv``, ``skipped.csv``,
             ``manifest.json`` (and ``correlations.png`` with ``plot``) into it
             (:func:`write_compare`).
         plot: draw the correlation heatmap when writing.
         show_progress: progress bars (None: when on a terminal).
+        executor: where the model × method × language jobs run (default: one after another in
+            this process; :class:`~weatkit.grid.ray_executor.RayExecutor` for Ray).
 
     Returns:
         The :class:`CompareResult` (``scores``, ``table``, ``correlations``, ``skipped``,
@@ -140,7 +137,7 @@ def compare(
             config = replace(config, output=Path(output))
     else:
         config = load_compare_config(config, None if output is None else str(output))
-    result = run_compare(config, show_progress=show_progress)
+    result = run_compare(config, show_progress=show_progress, executor=executor, records=write)
     if write:
         write_compare(result, config.output, plot=plot)
     return result
@@ -151,64 +148,126 @@ def run_compare(
     *,
     show_progress: bool | None = None,
     on_step: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
+    records: bool = False,
 ) -> CompareResult:
     """Compute every configured measure for every model and language, then correlate them.
 
-    A method that does not apply is recorded as ``not applicable``; a method that raises for
-    one model (a :class:`WeatkitError`, or any other exception, e.g. from torch or
-    transformers, reduced to ``Type: first line``) is recorded as ``failed`` and the others go
-    on. ``KeyboardInterrupt`` and ``SystemExit`` are not caught.
+    The work is one job per model × method × language (:mod:`weatkit.crossmethod.jobs`), run
+    by ``executor``. A method that does not apply is recorded as ``not applicable``; a job that
+    raises (a :class:`WeatkitError`, or any other exception, e.g. from torch or transformers,
+    reduced to ``Type: first line``; on Ray after its retries) is recorded as ``failed`` and the
+    others go on. ``KeyboardInterrupt`` and ``SystemExit`` are not caught. The tables are
+    collated from the jobs' records in the file's order, so they do not depend on the executor
+    or on the order in which jobs finished.
+
+    Args:
+        config: the comparison.
+        show_progress: progress bars (None: when on a terminal).
+        on_step: called with ``METHOD · MODEL · LANG`` as each job finishes.
+        executor: where jobs run (default: a :class:`~weatkit.grid.executors.LocalExecutor`,
+            one after another in this process; a :class:`~weatkit.grid.ray_executor.RayExecutor`
+            for Ray).
+        records: keep each finished job's record in ``OUTPUT/jobs/``
+            (:class:`~weatkit.grid.store.JobStore`) and reuse the records whose key is
+            unchanged, so that a killed study resumes where it stopped; the output directory is
+            locked for the run. False: compute every job and write nothing.
+
+    Raises:
+        WeatkitError: the output directory in use by another comparison (``records``).
     """
     started = time.perf_counter()
+    if not records:
+        return _run(config, None, started, show_progress, on_step, executor)
+    check_writable(config.output, directory=True)
+    with directory_lock(config.output, "weatkit compare"):
+        store = JobStore(config.output)
+        store.clean_temporaries()
+        return _run(config, store, started, show_progress, on_step, executor)
+
+
+def _run(
+    config: CompareConfig,
+    store: JobStore | None,
+    started: float,
+    show_progress: bool | None,
+    on_step: Callable[[str], None] | None,
+    executor: Executor | None,
+) -> CompareResult:
+    plan = plan_compare(config)
+    done = {job.id: store.load(job) for job in plan.jobs} if store is not None else {}
+    found = {job_id: record for job_id, record in done.items() if record is not None}
+    todo = [job for job in plan.jobs if job.id not in found]
+    status: dict[str, dict[str, Any]] = {}
+    execute = partial(execute_compare_job, show_progress=show_progress)
+    bar = progress(total=len(todo), desc="compare", unit="job", show=show_progress)
+    executor = executor if executor is not None else LocalExecutor()
+    try:
+        with bar, closing(executor.run(config, todo, execute)) as outcomes:
+            for outcome in outcomes:
+                job = outcome.job
+                assert isinstance(job, CompareJob)
+                step = f"{job.method} · {job.entry.name} · {job.lang}"
+                bar.set_postfix_str(step)
+                if outcome.record is None:
+                    status[job.id] = {"status": "failed", "error": outcome.error}
+                else:
+                    if store is not None:
+                        store.save(job, outcome.record)
+                    found[job.id] = outcome.record
+                    worker = {k: outcome.worker[k] for k in ("host", "pid")}
+                    status[job.id] = {"status": "ran", "worker": worker}
+                if on_step is not None:
+                    on_step(step)
+                bar.update(1)
+    finally:
+        release_held()  # the models the local executor's jobs loaded in this process
+    return _collate(config, plan, found, status, started)
+
+
+def _collate(
+    config: CompareConfig,
+    plan: ComparePlan,
+    found: dict[str, dict[str, Any]],
+    status: dict[str, dict[str, Any]],
+    started: float,
+) -> CompareResult:
+    """The tables and manifest from the records ``found`` (job id -> record), in plan order;
+    ``status`` says what this run did per job (``ran`` with its worker, ``failed`` with its
+    error; the others were reused)."""
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     timings: dict[str, float] = {}
     cache: dict[str, CacheCount] = {}
-
-    n_steps = len(config.units) * len(config.methods) * len(config.languages)
-    bar = progress(total=n_steps, desc="compare", unit="step", show=show_progress)
-
-    def attempt(model: str, lang: str, method: str, compute: Callable[[], list]) -> None:
-        step = f"{method} · {model} · {lang}"
-        bar.set_postfix_str(step)
-        if on_step is not None:
-            on_step(step)
-        t0 = time.perf_counter()
-        try:
-            with counting() as count:
-                try:
-                    rows.extend(compute())
-                finally:
-                    if count.cached or count.computed:
-                        cache[f"{method}:{model}:{lang}"] = count
-        except (NotApplicable, UntrainedHeadError) as err:  # e.g. an encoder without an LM head
-            skipped.append(_skip(model, lang, method, "not applicable", str(err)))
-        except Exception as err:  # WeatkitError, or torch / transformers on this model
-            skipped.append(_skip(model, lang, method, "failed", one_line(err)))
-        timings[f"{method}:{model}:{lang}"] = round(time.perf_counter() - t0, 3)
-        bar.update(1)
-
-    ctx = MethodContext(config.contextual, show_progress, scores=config.scores)
+    samples: dict[str, ItemSample] = {}
     weights_loaded: dict[str, int] = {}
-    with bar:
-        for entry in config.units:  # a model's checkpoints one after another
-            try:
-                kind = entry.kind or _kind(entry.model, ctx.options)
-            except Exception as err:  # WeatkitError, or a library's error on this model's config
-                reason = one_line(err)
-                for method in config.methods:
-                    skipped.append(_skip(entry.name, "*", method, "failed", reason))
-                bar.update(len(config.methods) * len(config.languages))
+    jobs: list[dict[str, Any]] = []
+    by_unit: dict[str, list[CompareJob]] = {}
+    for job in plan.jobs:
+        by_unit.setdefault(job.entry.name, []).append(job)
+    for entry in config.units:
+        reason = plan.failed_units.get(entry.name)
+        if reason is not None:
+            skipped += [skip_row(entry.name, "*", m, "failed", reason) for m in config.methods]
+            continue
+        weights_loaded[entry.name] = 0
+        for job in by_unit[entry.name]:
+            state = status.get(job.id, {"status": "reused"})
+            record = found.get(job.id)
+            if record is None:
+                skipped.append(skip_row(entry.name, job.lang, job.method, "failed", state["error"]))
+                jobs.append({"id": job.id, "key": job.key, **state})
                 continue
-            known = {id(h) for h in handles()}
-            with scope():  # every method shares the model's one handle; released before the next
-                for method in config.methods:
-                    section = getattr(config, method)
-                    for lang in config.languages:
-                        compute = partial(RUNNERS[method], entry, kind, lang, section, ctx)
-                        attempt(entry.name, lang, method, compute)
-                loaded = sum(h.n_loads for h in handles() if id(h) not in known)
-                weights_loaded[entry.name] = loaded
+            rows += record["rows"]
+            skipped += record["skipped"]
+            samples.update({k: _sample(v) for k, v in record["samples"].items()})
+            timings[job.id] = record["timings_s"]["job"]
+            if state["status"] == "ran":  # what this run loaded and took from the score cache
+                weights_loaded[entry.name] += record["weights_loaded"]
+                state = {**state, "weights_loaded": record["weights_loaded"]}
+                if record["cache"] is not None:
+                    cache[job.id] = CacheCount(**record["cache"])
+            jobs.append({"id": job.id, "key": job.key, **state, "timings_s": record["timings_s"]})
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     seeds = seed_table(scores, config)
     table = joined_table(scores, config)
@@ -231,7 +290,7 @@ def run_compare(
         "models": [asdict(m) for m in config.models],
         "units": [m.name for m in config.units],
         "methods": {m: asdict(getattr(config, m)) for m in config.methods},
-        "contextual": asdict(ctx.options),
+        "contextual": asdict(config.contextual),
         "correlation": asdict(corr),
         "scores": asdict(config.scores),
         "resampling": {  # weatkit.stats.resampling: plans depend only on the seed and sizes
@@ -269,10 +328,12 @@ def run_compare(
             },
         },
         # the sections with a limit: the seeded, stratified sample each score was computed on
-        "samples": {key: sample.to_dict() for key, sample in ctx.samples.items()},
+        "samples": {key: sample.to_dict() for key, sample in samples.items()},
         "weights_loaded": weights_loaded,  # times each model's weights were read from disk
         # scores each step took from the score cache (and who wrote them) and computed
         "cache": {step: asdict(count) for step, count in cache.items()},
+        # every job: its key, status (ran, with the worker; reused; failed, with the error)
+        "jobs": jobs,
         "environment": environment(),
         "timings_s": timings,
     }
@@ -283,7 +344,7 @@ def run_compare(
         skipped=pd.DataFrame(skipped, columns=SKIPPED_COLUMNS),
         manifest=manifest,
         seeds=seeds,
-        samples=dict(ctx.samples),
+        samples=samples,
         cache=cache,
     )
 
@@ -374,9 +435,7 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
     return write_outputs(out_dir, files)
 
 
-def _kind(model: str, options: Any) -> str:
-    return "glm" if is_decoder_only(load_config(model, options)) else "mlm"
-
-
-def _skip(model: str, lang: str, method: str, status: str, reason: str) -> dict[str, str]:
-    return {"model": model, "lang": lang, "method": method, "status": status, "reason": reason}
+def _sample(data: dict[str, Any]) -> ItemSample:
+    """A sample from its record (``asdict`` of an :class:`ItemSample`, through JSON)."""
+    strata = {label: (int(n), int(m)) for label, (n, m) in data["strata"].items()}
+    return ItemSample(**{**data, "strata": strata})

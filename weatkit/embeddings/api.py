@@ -23,10 +23,14 @@ from weatkit.scoring.spec import ModelSpec
 API_VECTORS_VERSION = 1
 
 
-def api_word_vectors(spec: ModelSpec, words: Iterable[str], *, name: str) -> WordVectors:
-    """The vectors of ``words`` (distinct, in order) from the embeddings API of ``spec``."""
+def api_word_vectors(
+    spec: ModelSpec, words: Iterable[str], *, name: str, options: object | None = None
+) -> WordVectors:
+    """The vectors of ``words`` (distinct, in order) from the embeddings API of ``spec``, asked
+    under ``options`` (an :class:`~weatkit.scoring.options.OpenAIOptions` or an object with its
+    server fields, such as a run's ``ContextualOptions``; None for the defaults)."""
     items = list(dict.fromkeys(words))
-    scorer = get_scorer(spec)
+    scorer = get_scorer(spec, options)
     cache = VectorCache(
         {"task": "api-embeddings", "version": API_VECTORS_VERSION, "identity": scorer.identity}
     )

@@ -2,9 +2,10 @@
 
 The default follows the CA-WEAT extraction (CA-WEAT paper §4 and §6: "we sum the embeddings for
 all the subword units in a term"): each item (a word or a multi-word phrase) is encoded alone
-with the model's special tokens (``[CLS] w [SEP]`` for BERT, ``<s> w </s>`` for XLM-R and BART,
-BOS + ``w`` for decoder-only models such as GPT-2 and XGLM), and the vector of the item at layer
-``L`` is
+with the model's special tokens (``[CLS] w [SEP]`` for BERT, ``<s> w </s>`` for XLM-R and BART;
+for decoder-only models the start token their tokenizer puts in front, Llama's ``<s>``, XGLM's
+``</s>``, else the BOS, GPT-2's ``<|endoftext|>``, else none, Qwen2), and the vector of the item
+at layer ``L`` is
 
     v_L(w) = Σ_{t ∈ T(w)} h_L[t]
 
@@ -46,8 +47,12 @@ from weatkit.models.handle import ModelHandle
 from weatkit.models.hub import lowercases, max_length
 from weatkit.models.options import LoadOptions
 from weatkit.models.pool import get_model
+from weatkit.scoring.options import OpenAIOptions
 
 SUBWORD_POOLING = ("sum", "mean", "first", "last")
+#: Bump when the vectors of decoder-only models change (in their cache keys only). 2: the start
+#: token a tokenizer puts in front itself (XGLM's ``</s>``) is no longer preceded by the BOS.
+DECODER_VECTORS_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,7 @@ class ContextualOptions:
         subwords: pooling of the item's sub-word vectors: ``sum`` (CA-WEAT), ``mean``, ``first``
             or ``last``.
         special_tokens: encode with the model's special tokens (``[CLS] w [SEP]``, ``<s> w </s>``,
-            BOS for decoder-only models); False encodes only the item's tokens.
+            a decoder-only model's start token); False encodes only the item's tokens.
         template: a sentence with one ``{}`` where the item goes (e.g. ``"This is {}."``); only
             the item's tokens are pooled. None encodes the item alone.
         lower: lower-case items before encoding (the vectors answer for the items as written).
@@ -71,8 +76,12 @@ class ContextualOptions:
         trust_remote_code: allow models whose code lives in their repository (runs that code).
         allow_pickle: allow ``pytorch_model.bin`` weights (a pickle); safetensors otherwise.
         cache: read and write the on-disk cache.
-        device_map, max_memory, quantization: how a large model is placed and quantized
-            (:class:`weatkit.models.options.LoadOptions`).
+        device_map, max_memory, quantization, tensor_parallel: how a large model is placed
+            and quantized (:class:`weatkit.models.options.LoadOptions`; ``tensor_parallel`` is
+            for ``vllm:`` models).
+        timeout, max_retries, concurrency: how an ``openai:`` model's server is asked
+            (:class:`weatkit.scoring.options.OpenAIOptions`: seconds per request, retries of a
+            failed request, requests in flight).
     """
 
     subwords: str = "sum"
@@ -89,10 +98,15 @@ class ContextualOptions:
     device_map: str | None = None
     max_memory: str | None = None
     quantization: str | None = None
+    tensor_parallel: int = 1
+    timeout: float = OpenAIOptions.timeout
+    max_retries: int = OpenAIOptions.max_retries
+    concurrency: int = OpenAIOptions.concurrency
 
     def validate(self) -> None:
         """:class:`ConfigError` naming the field of an unknown pooling, a bad batch size or
-        template, or loading options that cannot be (:meth:`LoadOptions.validate`)."""
+        template, loading options that cannot be (:meth:`LoadOptions.validate`) or server
+        options that cannot be (:meth:`OpenAIOptions.validate`)."""
         if self.subwords not in SUBWORD_POOLING:
             raise ConfigError(
                 f"unknown pooling {self.subwords!r}: choose {', '.join(SUBWORD_POOLING)}",
@@ -100,6 +114,7 @@ class ContextualOptions:
             )
         check_batch_size(self.batch_size)
         LoadOptions.of(self).validate()
+        OpenAIOptions.of(self).validate()
         if self.template is not None and (
             self.template.count("{}") != 1 or set("{}") & set(self.template.replace("{}", ""))
         ):
@@ -187,11 +202,11 @@ class ContextualExtractor:
         self._loaded: _Loaded | None = None
         self._memory: dict[int, dict[str, np.ndarray]] = {}
         self._requested: set[str] = set()
+        inputs = {**model_inputs(self.identity, self.options), **self.options.cache_inputs()}
+        if self.handle.decoder_only:
+            inputs["decoder_vectors"] = DECODER_VECTORS_VERSION
         self._cache = (
-            VectorCache(
-                {**model_inputs(self.identity, self.options), **self.options.cache_inputs()},
-                batch_size=self.options.batch_size,
-            )
+            VectorCache(inputs, batch_size=self.options.batch_size)
             if self.options.cache
             else None
         )
@@ -334,13 +349,12 @@ class ContextualExtractor:
                 for i, ((a, b), s) in enumerate(zip(enc["offset_mapping"], special, strict=True))
                 if not s and a < span[1] and b > span[0]
             ]
+        # a decoder whose tokenizer puts no start token in front (GPT-2) gets its BOS; one whose
+        # tokenizer does (Llama's <s>, XGLM's </s>) keeps that one alone
         bos = tok.bos_token_id
-        if (
-            loaded.decoder_only
-            and self.options.special_tokens
-            and bos is not None
-            and (not ids or ids[0] != bos)
-        ):
+        own_start = bool(special) and bool(special[0])
+        decoder_start = loaded.decoder_only and self.options.special_tokens and bos is not None
+        if decoder_start and not own_start:
             ids = [bos, *ids]
             positions = [p + 1 for p in positions]
         limit = max_length(tok, self._config)

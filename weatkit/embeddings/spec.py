@@ -31,6 +31,7 @@ from weatkit.embeddings.loader_utils import default_name
 from weatkit.embeddings.static import load_static
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
+from weatkit.models.options import LoadOptions
 from weatkit.scoring.spec import ModelSpec, parse_model_spec
 
 LANG_PLACEHOLDER = "{lang}"
@@ -52,7 +53,8 @@ class EmbeddingsSpec:
         fmt: file format passed to :func:`weatkit.embeddings.static.load_static`.
         layer: the hidden-state layer of a contextual model (None for static vectors).
         layers: every layer of the spec this one came from (extracted in one forward pass).
-        contextual: extraction options of a contextual model.
+        contextual: extraction options of an ``hf:`` model; the server options of an
+            ``openai:`` one.
     """
 
     name: str
@@ -166,9 +168,20 @@ def parse_embeddings_specs(
 
     Args:
         text: the spec.
-        contextual: extraction options for ``hf:`` models (default :class:`ContextualOptions`).
+        contextual: extraction options for ``hf:`` models, and the server options of an
+            ``openai:`` one (``timeout``, ``max_retries``, ``concurrency``; default
+            :class:`ContextualOptions`).
+
+    Raises:
+        ConfigError: options the spec's backend does not take (``--tensor-parallel``:
+            :meth:`~weatkit.models.options.LoadOptions.check_backend`), before any model loads.
     """
     name, location = _split_name(text)
+    if location.startswith(OPENAI_PREFIX):
+        options = contextual or ContextualOptions()
+        options.validate()
+        LoadOptions.of(options).check_backend("openai")
+        return [replace(parse_embeddings_spec(text), contextual=options)]
     if not location.startswith(HF_PREFIX):
         return [parse_embeddings_spec(text)]
     model, at, layer_text = location.removeprefix(HF_PREFIX).rpartition("@")
@@ -183,6 +196,7 @@ def parse_embeddings_specs(
     _check_placeholders(model, text)
     options = contextual or ContextualOptions()
     options.validate()
+    LoadOptions.of(options).check_backend("hf")
     base = name or _name_from_path(model.rstrip("/\\")) or model
     return [
         EmbeddingsSpec(
@@ -225,7 +239,7 @@ def load_embeddings(
     if api is not None:
         if words is None:
             raise WeatkitError(f"embeddings {spec.name!r}: an embeddings API needs the words")
-        return api_word_vectors(api, words, name=spec.name)
+        return api_word_vectors(api, words, name=spec.name, options=spec.contextual)
     if spec.is_contextual:
         if first_n:
             raise WeatkitError(f"embeddings {spec.name!r}: first_n is for static vectors only")

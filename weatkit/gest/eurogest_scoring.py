@@ -4,7 +4,13 @@ Rowe et al. (EMNLP 2025, arXiv:2506.03867) score the whole masculine and feminin
 item (``eurogest/SOURCE.md``, "How the scores are computed"). Each string is tokenised with the
 tokenizer's default special tokens, ``t_0 … t_{n−1}``, and gets per-token log-probabilities
 
-* **causal LMs** (upstream): ``ℓ_j = ln P(t_j | t_0 … t_{j−1})`` for j ≥ 1, from one forward pass;
+* **causal LMs** (upstream): ``ℓ_j = ln P(t_j | t_0 … t_{j−1})`` for j ≥ 1, from the model's
+  :class:`~weatkit.scoring.base.Scorer` (any backend offering ``causal``) with
+  ``start="tokenizer"``: the string as its tokenizer encodes it, so ``t_0`` is the BOS where the
+  tokenizer adds one (Llama) and the first word's token otherwise (GPT-2). The Scorer lists the
+  string's own tokens; a BOS is not listed, and the first listed token has a value exactly when
+  one came before it, so n = the listed tokens + 1 when the first has a value (special tokens a
+  tokenizer appends after the string are not scored);
 * **masked LMs** (weatkit's extension; upstream scores causal LMs only): the pseudo-log-likelihood
   terms ``ℓ_j = ln P(t_j | the string with t_j masked)`` (Salazar et al., ACL 2020) for the
   non-special positions j.
@@ -20,34 +26,33 @@ The sequence score S of a string and the rate follow the upstream code version:
 
 Then ``r = exp(S_m) / (exp(S_m) + exp(S_f))``, computed as ``1 / (1 + exp(S_f − S_m))``.
 
-Inputs are batched right-padded with an attention mask, sorted by length; causal sums are
-cached per (token ids, first scored position) and masked terms per (token ids, position) on disk
+A causal LM's token log-probabilities are cached per string by the scoring layer
+(:mod:`weatkit.scoring.cache`); masked-LM inputs are batched right-padded with an attention mask,
+sorted by length, and their terms cached per (token ids, position)
 (:func:`weatkit.models.cache.score_cache`).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
 
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.gest.eurogest import check_code
-from weatkit.models.batching import run_batches
-from weatkit.models.cache import cached_rows, score_cache
-from weatkit.models.handle import padded
+from weatkit.gest.scoring import language_model_kind
 from weatkit.models.pool import get_model
+from weatkit.scoring.base import TokenLogprobs, logprobs_by_text
+from weatkit.scoring.registry import get_scorer
+from weatkit.scoring.spec import parse_model_spec
 
-SCORING_VERSION = 1
 SCORE_COLUMNS = ["score_m", "score_f", "r", "skipped"]
 
 
-def first_difference(a: Sequence[int], b: Sequence[int]) -> int | None:
+def first_difference(a: Sequence[Any], b: Sequence[Any]) -> int | None:
     """Version B's start d: first position where ``a`` and ``b`` differ; if one is a prefix of the
     other, the last position of the shorter; None for identical sequences."""
     for j, (x, y) in enumerate(zip(a, b, strict=False)):
@@ -69,13 +74,6 @@ def sequence_score(total: float, count: int, n_ids: int, code: str) -> float:
 def masculine_rate(score_m: float, score_f: float) -> float:
     """r = exp(S_m) / (exp(S_m) + exp(S_f))."""
     return 1.0 / (1.0 + math.exp(score_f - score_m))
-
-
-def _glm_start(ids: list[int], other: list[int], code: str) -> int:
-    if code != "2026-04":
-        return 1
-    d = first_difference(ids, other)
-    return 1 if d is None else max(d, 1)
 
 
 def _mlm_positions(special: list[int], ids: list[int], other: list[int], code: str) -> list[int]:
@@ -108,54 +106,20 @@ def score_items(
     code = check_code(code)
     options = options or ContextualOptions()
     options.validate()
-    handle = get_model(str(model), options)
-    kind = handle.lm_kind(kind)
-    tok = handle.tokenizer
-    limit = handle.max_length
+    spec = parse_model_spec(str(model))
+    kind = language_model_kind(spec, kind, options)
     masc = [str(s) for s in items["masculine"]]
     fem = [str(s) for s in items["feminine"]]
-    enc_m = tok(masc, return_special_tokens_mask=True)
-    enc_f = tok(fem, return_special_tokens_mask=True)
-    plans: list[tuple[Any, Any] | str] = []
-    for i in range(len(masc)):
-        ids_m, ids_f = list(enc_m["input_ids"][i]), list(enc_f["input_ids"][i])
-        if limit is not None and max(len(ids_m), len(ids_f)) > limit:
-            plans.append(f"longer than the model's {limit} tokens")
-            continue
-        if ids_m == ids_f and not keep_identical:
-            plans.append("the masculine and feminine strings tokenise identically")
-            continue
-        if kind == "glm":
-            if min(len(ids_m), len(ids_f)) < 2:
-                plans.append("a string has fewer than 2 tokens")
-                continue
-            plans.append(
-                (
-                    (ids_m, _glm_start(ids_m, ids_f, code)),
-                    (ids_f, _glm_start(ids_f, ids_m, code)),
-                )
-            )
-        else:
-            sp_m, sp_f = (
-                list(enc_m["special_tokens_mask"][i]),
-                list(enc_f["special_tokens_mask"][i]),
-            )
-            pos_m = _mlm_positions(sp_m, ids_m, ids_f, code)
-            pos_f = _mlm_positions(sp_f, ids_f, ids_m, code)
-            if not pos_m or not pos_f:
-                plans.append("a string has no token besides special ones")
-                continue
-            plans.append(((ids_m, sp_m, pos_m), (ids_f, sp_f, pos_f)))
     if kind == "glm":
-        terms = _glm_terms(handle, options, plans, show_progress)
+        terms = _glm_terms(spec, options, masc, fem, code, keep_identical, show_progress)
     else:
-        terms = _mlm_terms(model, options, plans, show_progress)
+        terms = _mlm_terms(spec.model, options, masc, fem, code, keep_identical, show_progress)
     out = items.copy()
     s_m, s_f, rates, reasons = [], [], [], []
-    for plan, term in zip(plans, terms, strict=True):
-        if isinstance(plan, str):
+    for term in terms:
+        if isinstance(term, str):
             s_m.append(math.nan), s_f.append(math.nan), rates.append(math.nan)
-            reasons.append(plan)
+            reasons.append(term)
             continue
         (sum_m, cnt_m, n_m), (sum_f, cnt_f, n_f) = term
         a = sequence_score(sum_m, cnt_m, n_m, code)
@@ -168,75 +132,92 @@ def score_items(
     return out
 
 
-Terms = tuple[tuple[float, int, int], tuple[float, int, int]] | None
+#: Per item, ((Σℓ, count, n_ids) masculine, (…) feminine), or why the item has no score.
+Terms = tuple[tuple[float, int, int], tuple[float, int, int]] | str
+
+_IDENTICAL = "the masculine and feminine strings tokenise identically"
 
 
 def _glm_terms(
-    handle: Any, options: ContextualOptions, plans: list[Any], show_progress: bool | None
+    spec: Any,
+    options: ContextualOptions,
+    masc: list[str],
+    fem: list[str],
+    code: str,
+    keep_identical: bool,
+    show_progress: bool | None,
 ) -> list[Terms]:
-    """Per plan, ((Σℓ, count, n_ids) masculine, (…) feminine) from causal forward passes."""
-    wanted: dict[str, tuple[list[int], int]] = {}
-    for plan in plans:
-        if not isinstance(plan, str):
-            for ids, start in plan:
-                wanted[json.dumps([ids, start])] = (ids, start)
-    cache = None
-    if options.cache:
-        cache = score_cache("gest", "eurogest-glm", SCORING_VERSION, handle.identity, options)
-
-    def compute(keys: list[str]) -> np.ndarray:
-        handle.network("glm")
-        values, _ = run_batches(
-            [wanted[k] for k in keys],
-            lambda batch: _glm_batch(handle, batch),
-            length=lambda e: len(e[0]),
-            batch_size=options.batch_size,
-            desc=f"EuroGEST glm with {handle.short_name}",
-            model_name=handle.model_name,
-            device=handle.device,
-            unit="string",
-            show_progress=show_progress,
-        )
-        return values
-
-    rows, _ = cached_rows(cache, list(wanted), compute)
+    """Per item, the causal terms of its two strings from the model's Scorer (module
+    docstring)."""
+    scorer = get_scorer(spec, options)
+    scored, too_long = logprobs_by_text(
+        scorer, [*masc, *fem], start="tokenizer", show_progress=show_progress
+    )
     out: list[Terms] = []
-    for plan in plans:
-        if isinstance(plan, str):
-            out.append(None)
+    for m, f in zip(masc, fem, strict=True):
+        reason = too_long.get(m) or too_long.get(f)
+        if reason:
+            out.append(reason)
             continue
-        pair = []
-        for ids, start in plan:
-            total = float(rows[json.dumps([ids, start])][0])
-            pair.append((total, len(ids) - start, len(ids)))
-        out.append((pair[0], pair[1]))
+        a, b = scored[m], scored[f]
+        if a.tokens == b.tokens and not keep_identical:
+            out.append(_IDENTICAL)
+        elif min(_n_ids(a), _n_ids(b)) < 2:
+            out.append("a string has fewer than 2 tokens")
+        else:
+            out.append((_glm_sum(a, b, code), _glm_sum(b, a, code)))
     return out
 
 
-def _glm_batch(handle: Any, batch: Sequence[tuple[list[int], int]]) -> np.ndarray:
-    """Σ_{j ≥ start} ln P(t_j | t_<j) of each (ids, start), one right-padded causal pass."""
-    ids, mask = padded([e[0] for e in batch], handle.pad_id)
-    rows: list[int] = []
-    cols: list[int] = []
-    targets: list[int] = []
-    for r, (seq, start) in enumerate(batch):
-        for j in range(start, len(seq)):
-            rows.append(r)
-            cols.append(j - 1)
-            targets.append(seq[j])
-    logp = handle.log_probs("glm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols)
-    with torch.inference_mode():
-        picked = logp.gather(1, torch.tensor(targets, device=handle.device)[:, None])[:, 0]
-    values = picked.cpu().double().numpy()
-    return np.bincount(np.asarray(rows, dtype=np.int64), weights=values, minlength=len(batch))
+def _n_ids(scored: TokenLogprobs) -> int:
+    """The input ids of a string as its tokenizer encodes it: its tokens, and one start token
+    where the first has a value."""
+    has_start = len(scored.logprobs) > 0 and not np.isnan(scored.logprobs[0])
+    return len(scored.tokens) + int(has_start)
+
+
+def _glm_sum(scored: TokenLogprobs, other: TokenLogprobs, code: str) -> tuple[float, int, int]:
+    """(Σℓ_j, count, n) over j ≥ 1 (2025-12, 2025-08) or j ≥ max(d, 1) (2026-04): the listed
+    tokens from the first difference d of the two token sequences on, those with a value."""
+    d = first_difference(scored.tokens, other.tokens) if code == "2026-04" else None
+    values = scored.logprobs[d or 0 :]
+    return float(np.nansum(values)), int(np.count_nonzero(~np.isnan(values))), _n_ids(scored)
 
 
 def _mlm_terms(
-    model: str, options: ContextualOptions, plans: list[Any], show_progress: bool | None
+    model: str,
+    options: ContextualOptions,
+    masc: list[str],
+    fem: list[str],
+    code: str,
+    keep_identical: bool,
+    show_progress: bool | None,
 ) -> list[Terms]:
-    """Per plan, the masked-LM terms through :class:`weatkit.sentence.masked_lm.MaskedLM`."""
+    """Per item, the masked-LM terms through :class:`weatkit.sentence.masked_lm.MaskedLM`."""
     from weatkit.sentence.masked_lm import MaskedLM, TokenizedSentence
 
+    handle = get_model(model, options)
+    tok = handle.tokenizer
+    limit = handle.max_length
+    enc_m = tok(masc, return_special_tokens_mask=True)
+    enc_f = tok(fem, return_special_tokens_mask=True)
+    plans: list[Any] = []
+    for i in range(len(masc)):
+        ids_m, ids_f = list(enc_m["input_ids"][i]), list(enc_f["input_ids"][i])
+        if limit is not None and max(len(ids_m), len(ids_f)) > limit:
+            plans.append(f"longer than the model's {limit} tokens")
+            continue
+        if ids_m == ids_f and not keep_identical:
+            plans.append(_IDENTICAL)
+            continue
+        sp_m = list(enc_m["special_tokens_mask"][i])
+        sp_f = list(enc_f["special_tokens_mask"][i])
+        pos_m = _mlm_positions(sp_m, ids_m, ids_f, code)
+        pos_f = _mlm_positions(sp_f, ids_f, ids_m, code)
+        if not pos_m or not pos_f:
+            plans.append("a string has no token besides special ones")
+            continue
+        plans.append(((ids_m, sp_m, pos_m), (ids_f, sp_f, pos_f)))
     lm = MaskedLM(str(model), options)
     sentences, positions = [], []
     for plan in plans:
@@ -249,7 +230,7 @@ def _mlm_terms(
     k = 0
     for plan in plans:
         if isinstance(plan, str):
-            out.append(None)
+            out.append(plan)
             continue
         pair = []
         for ids, _, pos in plan:

@@ -30,17 +30,23 @@ masked input; otherwise the sample is skipped with the reason recorded (the refe
 the token lists position by position and would mask a shifted tail instead).
 
 **Causal LMs** (template ids 0–1): the prefix ``"{s}",`` (he / she) or ``"{s}", the``
-(man / woman) is encoded as the reference does, ``tokenizer(prefix)`` with the tokenizer's own
-special tokens (a BOS only where the tokenizer adds one, e.g. Llama; none for GPT-2, Pythia, Phi;
-special tokens a tokenizer appends at the end are dropped), and
+(man / woman) and the word, joined by a space, are one text ``t = prefix + " " + w``, scored by
+the model's :class:`~weatkit.scoring.base.Scorer` (any backend offering ``causal``: ``hf``,
+``vllm``, ``openai``) as its tokenizer encodes it (``start="tokenizer"``: a BOS only where the
+tokenizer adds one, e.g. Llama; none for GPT-2, Pythia, Phi; the reference's
+``tokenizer(prefix)``)::
 
-    log P(w | prefix) = log softmax(logits[last prefix position])[id(w)]
+    log P(w | prefix) = Σ_{k ∈ W} log P(t_k | t_<k)
 
-where ``id(w)`` is the word's first token when encoded with the tokenizer's leading-space
-convention: the tokenizer is loaded with ``add_prefix_space=True`` and ``w`` encoded without
-special tokens (``Ġhe`` for byte-level BPE, ``▁he`` for SentencePiece). The reference takes the
-last id of ``encode(w)`` with special tokens, which is the same token for the single-token words
-of the templates; for a word of several tokens the first is the one that can follow the prefix.
+where W are the tokens inside the word's characters, the space before it included
+(:meth:`~weatkit.scoring.base.TokenLogprobs.within`): ``Ġhe`` for byte-level BPE, ``▁he`` for
+SentencePiece, the tokens the tokenizer's leading-space convention gives. A word of one token
+(he, she, man, woman in the usual vocabularies) is the reference's number, the softmax at the
+last prefix position. A word of several tokens is the log-probability of all of them, one after
+another (the chain rule); the reference's ``encode(w)[-1]`` would score its last token alone,
+and earlier weatkit versions its first. A sample is skipped, with the reason, when a word shares a
+token with the prefix, when the prefix tokenises differently before the two words, or when the
+text is longer than the model takes.
 
 **Slavic masked LMs** (§4.3): a pair of sentences that differ in one word, masculine and
 feminine; both are tokenised, the token position where they differ is masked and the score is
@@ -48,12 +54,13 @@ feminine; both are tokenised, the token position where they differ is masked and
 more (or fewer) than one position are skipped and counted, as in the paper ("we only considered
 pairs that differ in exactly one token").
 
-Batches are padded on the right with an attention mask (an item's score does not depend on the
-other items in its batch; causal models see no padding before their last prefix token) and
-sorted by length. The model is the process's shared handle
-(:func:`weatkit.models.pool.get_model`). Scores are cached on disk per model identity, kind, dtype
-and template (:class:`weatkit.models.cache.VectorCache` under ``$WEATKIT_CACHE/gest``, natural
-logarithms in float32); a run whose scores are all cached never loads the model.
+Masked-LM batches are padded on the right with an attention mask (an item's score does not
+depend on the other items in its batch) and sorted by length. The masked LM is the process's
+shared handle (:func:`weatkit.models.pool.get_model`); its scores are cached on disk per model
+identity, kind, dtype and template (:class:`weatkit.models.cache.VectorCache` under
+``$WEATKIT_CACHE/scores/gest``, natural logarithms in float32). A causal LM's token
+log-probabilities are cached by the scoring layer, per text (:mod:`weatkit.scoring.cache`). A run
+whose scores are all cached never loads the model's weights.
 """
 
 from __future__ import annotations
@@ -69,11 +76,14 @@ import pandas as pd
 import torch
 
 from weatkit.embeddings.contextual import ContextualOptions
-from weatkit.errors import WeatkitError
+from weatkit.errors import ModelError, WeatkitError
 from weatkit.models.batching import run_batches
-from weatkit.models.cache import cached_rows, score_cache
+from weatkit.models.cache import cached_rows, counting, score_cache
 from weatkit.models.handle import HEADS, ModelHandle, padded
 from weatkit.models.pool import get_model
+from weatkit.scoring.base import Scorer, TokenLogprobs, logprobs_by_text
+from weatkit.scoring.registry import get_scorer, model_kind
+from weatkit.scoring.spec import ModelSpec, parse_model_spec
 
 KINDS = HEADS
 #: ln of each log base: a natural-log score divided by it is the score in that base.
@@ -90,7 +100,7 @@ class GestTemplate:
 
     Attributes:
         text: for MLMs the whole prompt with ``{w}`` (the word) and ``{s}`` (the sample); for
-            GLMs the prefix with ``{s}``, the word being the next token.
+            GLMs the prefix with ``{s}``, the word coming after it and a space.
         masculine: ``w_m``.
         feminine: ``w_f``.
     """
@@ -119,10 +129,11 @@ class ScoringStats:
 
     Attributes:
         n_scored: (sample, template) items with a score, cached or computed.
-        n_cached: items whose score came from the on-disk cache.
-        n_computed: items that went through the model.
+        n_cached: items whose score came from the on-disk cache (causal LMs: texts, two per
+            item, whose token log-probabilities did).
+        n_computed: items (causal LMs: texts) that went through the model.
         n_skipped: items skipped (the reason is in the ``skipped`` column).
-        n_batches: forward passes.
+        n_batches: forward passes of a masked LM.
     """
 
     n_scored: int = 0
@@ -134,10 +145,10 @@ class ScoringStats:
 
 @dataclass
 class _Item:
-    """One row of a forward pass: the model input and where the two words are read."""
+    """One row of a masked LM's forward pass: the input and where the two words are read."""
 
     key: str  # the cache item: the sample (or the JSON of a pair)
-    ids: list[int]  # masked sentence (MLM) or prefix (GLM)
+    ids: list[int]  # the masked sentence
     positions: list[int]  # positions whose distributions give the words' log-probabilities
     masculine: list[int]  # token of w_m at each position
     feminine: list[int]  # token of w_f at each position
@@ -175,11 +186,37 @@ def load_lm(handle: ModelHandle, kind: str) -> ModelHandle:
     return handle
 
 
-class GestScorer:
-    """GEST scores of one model (a hub id or a local directory).
+def language_model_kind(spec: ModelSpec, kind: str | None, options: Any = None) -> str:
+    """``kind`` (``"mlm"`` or ``"glm"``) checked, or with None the model's own
+    (:func:`weatkit.scoring.registry.model_kind`: an hf model's from its config, a model behind
+    another backend a causal LM); masked-LM scores need an hf model."""
+    if kind is None:
+        return model_kind(spec, options)
+    if kind not in HEADS:
+        raise ModelError(f"unknown model kind {kind!r}: choose mlm or glm")
+    if kind == "mlm" and spec.backend != "hf":
+        raise ModelError(
+            f"{spec}: masked-LM (mlm) scores need an hf model; the {spec.backend} backend gives "
+            "causal log-probabilities (glm)"
+        )
+    return kind
 
-    The model is the process's shared handle (:func:`weatkit.models.pool.get_model`): its
-    tokenizer is loaded on first need, its network only when some score is not cached.
+
+class GestScorer:
+    """GEST scores of one model: a model spec (:mod:`weatkit.scoring.spec`; a hub id or a local
+    directory is an hf model).
+
+    A masked LM is the process's shared handle (:func:`weatkit.models.pool.get_model`): its
+    tokenizer is loaded on first need, its network only when some score is not cached. A causal
+    LM is scored through its :class:`~weatkit.scoring.base.Scorer`
+    (:func:`weatkit.scoring.get_scorer`), any backend.
+
+    Attributes:
+        kind: ``mlm`` or ``glm``.
+        scorer: the causal LM's Scorer (None for a masked LM).
+        handle: an hf model's shared handle (None for another backend).
+        identity: the model's identity in cache keys (the handle's; the Scorer's for a causal
+            LM behind another backend).
 
     Example:
         >>> scorer = GestScorer("bert-base-uncased")  # doctest: +SKIP
@@ -194,13 +231,19 @@ class GestScorer:
         self.model_name = str(model)
         self.options = options or ContextualOptions()
         self.options.validate()
-        self.handle: ModelHandle = get_model(self.model_name, self.options)
-        self._config = self.handle.config
-        self.kind = self.handle.lm_kind(kind)
-        self.identity = self.handle.identity
+        spec = parse_model_spec(self.model_name)
+        self.kind = language_model_kind(spec, kind, self.options)
+        self.handle: ModelHandle | None = (
+            get_model(spec.model, self.options) if spec.backend == "hf" else None
+        )
+        self.scorer: Scorer | None = (
+            get_scorer(spec, self.options) if self.kind == "glm" else None
+        )
+        self.identity: Any = (
+            self.handle.identity if self.handle is not None else self.scorer.identity
+        )
         self.stats = ScoringStats()
         self._network: ModelHandle | None = None  # set once this scorer needs the network
-        self._word_ids: dict[str, int] = {}
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -231,11 +274,16 @@ class GestScorer:
         frames = []
         for t in chosen:
             template = table[int(t)]
-            encoded = self._encode_template(template, int(t), unique)
-            scores = self._scores(
-                encoded, {"template": int(t), **asdict(template)}, show_progress, f"template {t}"
-            )
-            frames.append(_frame(texts, encoded, scores, scale, int(t)))
+            if self.kind == "glm":
+                results = self._glm_scores(template, unique, show_progress)
+            else:
+                encoded = self._encode_template(template, int(t), unique)
+                scores = self._scores(
+                    encoded, {"template": int(t), **asdict(template)}, show_progress,
+                    f"template {t}",
+                )  # fmt: skip
+                results = _results(encoded, scores)
+            frames.append(_frame(texts, results, scale, int(t)))
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
 
     def score_pairs(
@@ -265,10 +313,41 @@ class GestScorer:
         encoded = {key: _encode_pair(tok, key, mask, limit) for key in unique}
         self.stats.n_skipped += sum(isinstance(e, str) for e in encoded.values())
         scores = self._scores(encoded, {"pairs": True}, show_progress, "pairs")
-        frame = _frame(checked, encoded, scores, scale, 0)
+        frame = _frame(checked, _results(encoded, scores), scale, 0)
         return frame[PAIR_COLUMNS]
 
     # -- encoding -------------------------------------------------------------------------------
+
+    def _glm_scores(
+        self, template: GestTemplate, sentences: list[str], show_progress: bool | None
+    ) -> dict[str, float | str]:
+        """Natural-log score, or the reason it is skipped, of each sentence under a causal
+        template, from the Scorer's token log-probabilities (module docstring)."""
+        if not sentences:
+            return {}
+        if self.handle is not None:  # a word the tokenizer cannot encode is an error
+            tok = self.handle.prefix_space_tokenizer()
+            for word in (template.masculine, template.feminine):
+                leading_space_token_id(tok, word)
+        prefixes = {s: fill(template.text, "", s)[0] for s in sentences}
+        pairs = {s: (f"{p} {template.masculine}", f"{p} {template.feminine}")
+                 for s, p in prefixes.items()}  # fmt: skip
+        with counting() as count:
+            scored, too_long = logprobs_by_text(
+                self.scorer,
+                [text for pair in pairs.values() for text in pair],
+                start="tokenizer",
+                show_progress=show_progress,
+            )
+        out: dict[str, float | str] = {}
+        for s, (m, f) in pairs.items():
+            reason = too_long.get(m) or too_long.get(f)
+            out[s] = reason or word_difference(scored[m], scored[f], len(prefixes[s]), template)
+        self.stats.n_cached += count.cached
+        self.stats.n_computed += count.computed
+        self.stats.n_skipped += sum(isinstance(v, str) for v in out.values())
+        self.stats.n_scored += sum(not isinstance(v, str) for v in out.values())
+        return out
 
     def _encode_template(
         self, template: GestTemplate, t: int, sentences: list[str]
@@ -277,27 +356,23 @@ class GestScorer:
             return {}
         tok = self._tokenizer()
         limit = self.handle.max_length
-        if self.kind == "glm":
-            m, f = self._word_id(template.masculine), self._word_id(template.feminine)
-            out = _encode_glm(tok, template, sentences, m, f, limit)
-        else:
-            if not getattr(tok, "is_fast", False):
-                raise WeatkitError(
-                    f"{self.model_name}: GEST masked-LM templates need a fast tokenizer "
-                    "(character offsets); this one is slow"
-                )
-            out = _encode_mlm(tok, template, sentences, self._mask_id(), limit)
-            unk = tok.unk_token_id
-            for item in (e for e in out.values() if isinstance(e, _Item)):
-                for word, ids in (
-                    (template.masculine, item.masculine),
-                    (template.feminine, item.feminine),
-                ):
-                    if unk is not None and unk in ids:
-                        raise WeatkitError(
-                            f"{self.model_name} cannot encode {word!r} of template {t}: "
-                            "it becomes the unknown token"
-                        )
+        if not getattr(tok, "is_fast", False):
+            raise WeatkitError(
+                f"{self.model_name}: GEST masked-LM templates need a fast tokenizer "
+                "(character offsets); this one is slow"
+            )
+        out = _encode_mlm(tok, template, sentences, self._mask_id(), limit)
+        unk = tok.unk_token_id
+        for item in (e for e in out.values() if isinstance(e, _Item)):
+            for word, ids in (
+                (template.masculine, item.masculine),
+                (template.feminine, item.feminine),
+            ):
+                if unk is not None and unk in ids:
+                    raise WeatkitError(
+                        f"{self.model_name} cannot encode {word!r} of template {t}: "
+                        "it becomes the unknown token"
+                    )
         self.stats.n_skipped += sum(isinstance(e, str) for e in out.values())
         return out
 
@@ -310,13 +385,6 @@ class GestScorer:
             )
         return int(mask)
 
-    def _word_id(self, word: str) -> int:
-        if word not in self._word_ids:
-            self._word_ids[word] = leading_space_token_id(
-                self.handle.prefix_space_tokenizer(), word
-            )
-        return self._word_ids[word]
-
     # -- scores ---------------------------------------------------------------------------------
 
     def _scores(
@@ -326,7 +394,7 @@ class GestScorer:
         show_progress: bool | None,
         label: str,
     ) -> dict[str, float]:
-        """Natural-log scores of the encoded items, from the cache or the model."""
+        """Natural-log scores of the encoded masked-LM items, from the cache or the model."""
         items = {e.key: e for e in encoded.values() if isinstance(e, _Item)}
         cache = None
         if self.options.cache:
@@ -351,10 +419,9 @@ class GestScorer:
     def _compute(self, items: list[_Item], show_progress: bool | None, label: str) -> np.ndarray:
         handle = self._load()
         pad = handle.pad_id
-        causal = self.kind == "glm"
         out, n_batches = run_batches(
             items,
-            lambda batch: forward_scores(handle, batch, pad, causal),
+            lambda batch: forward_scores(handle, batch, pad),
             length=lambda e: len(e.ids),
             batch_size=self.options.batch_size,
             desc=f"GEST {self.kind} {label} with {handle.short_name}",
@@ -452,7 +519,7 @@ def score_pairs(
 def leading_space_token_id(tokenizer: Any, word: str) -> int:
     """First token of ``word`` encoded without special tokens by a tokenizer loaded with
     ``add_prefix_space=True`` (so ``he`` → ``Ġhe`` for byte-level BPE); WeatkitError when the
-    word gives no token or the unknown token."""
+    word gives no token or the unknown token (how a causal template's words are checked)."""
     ids = list(tokenizer(word, add_special_tokens=False)["input_ids"])
     unk = tokenizer.unk_token_id
     if not ids or (unk is not None and ids[0] == unk):
@@ -463,11 +530,34 @@ def leading_space_token_id(tokenizer: Any, word: str) -> int:
     return int(ids[0])
 
 
-def forward_scores(
-    handle: ModelHandle, batch: Sequence[_Item], pad_id: int, causal: bool
-) -> np.ndarray:
-    """One right-padded forward pass; per item, the mean over its positions ``p`` of
-    ``log softmax(logits[p])[w_m] − log softmax(logits[p])[w_f]`` (natural log, float32)."""
+def word_difference(
+    masculine: TokenLogprobs, feminine: TokenLogprobs, end: int, template: GestTemplate
+) -> float | str:
+    """``log P(w_m | prefix) − log P(w_f | prefix)`` (natural log) from the two texts
+    ``prefix + " " + w``: the sum of the log-probabilities of the tokens after the prefix's
+    ``end`` (character), each text's own; or the reason the two cannot be compared (a word that
+    shares a token with the prefix, or a prefix tokenised differently before the two words)."""
+    totals = []
+    contexts = []
+    for scored, word in ((masculine, template.masculine), (feminine, template.feminine)):
+        inside = scored.within(end, len(scored.text))
+        before = np.array([b <= end for _, b in scored.offsets], dtype=bool)
+        if not inside.any() or not (inside | before).all():
+            return f"{word!r} shares a token with the prefix"
+        totals.append(float(np.sum(scored.logprobs[inside])))
+        contexts.append(tuple(t for t, keep in zip(scored.tokens, before, strict=True) if keep))
+    if contexts[0] != contexts[1]:
+        return (
+            f"the prefix tokenises differently before {template.masculine!r} and "
+            f"{template.feminine!r}"
+        )
+    return totals[0] - totals[1]
+
+
+def forward_scores(handle: ModelHandle, batch: Sequence[_Item], pad_id: int) -> np.ndarray:
+    """One right-padded forward pass of the masked LM; per item, the mean over its masked
+    positions ``p`` of ``log softmax(logits[p])[w_m] − log softmax(logits[p])[w_f]`` (natural
+    log, float32)."""
     n = len(batch)
     ids, mask = padded([e.ids for e in batch], pad_id)
     rows: list[int] = []
@@ -481,8 +571,7 @@ def forward_scores(
         fem += e.feminine
     device = handle.device
     row_t = torch.tensor(rows, device=device)
-    head = "glm" if causal else "mlm"
-    logp = handle.log_probs(head, input_ids=ids, attention_mask=mask, rows=row_t, cols=cols)
+    logp = handle.log_probs("mlm", input_ids=ids, attention_mask=mask, rows=row_t, cols=cols)
     with torch.inference_mode():
         diff = (
             logp.gather(1, torch.tensor(masc, device=device)[:, None])
@@ -542,33 +631,6 @@ def _without(ids: list[int], positions: list[int]) -> list[int]:
     return [t for j, t in enumerate(ids) if j not in positions]
 
 
-def _encode_glm(
-    tok: Any,
-    template: GestTemplate,
-    sentences: list[str],
-    masc: int,
-    fem: int,
-    limit: int | None,
-) -> dict[str, _Item | str]:
-    """Prefix inputs of the samples (special tokens the tokenizer appends at the end dropped)."""
-    prefixes = [fill(template.text, "", s)[0] for s in sentences]
-    enc = tok(prefixes, return_special_tokens_mask=True)
-    out: dict[str, _Item | str] = {}
-    for i, s in enumerate(sentences):
-        ids = list(enc["input_ids"][i])
-        special = list(enc["special_tokens_mask"][i])
-        while len(ids) > 1 and special[-1] and not all(special):
-            ids.pop()
-            special.pop()
-        if limit is not None and len(ids) > limit:
-            out[s] = f"longer than the model's {limit} tokens"
-        elif not ids:
-            out[s] = "the prefix has no token"
-        else:
-            out[s] = _Item(s, ids, [len(ids) - 1], [masc], [fem])
-    return out
-
-
 def _encode_pair(tok: Any, key: str, mask: int, limit: int | None) -> _Item | str:
     """The masked input of a (masculine, feminine) pair, or the reason it is skipped."""
     masc, fem = json.loads(key)
@@ -608,16 +670,17 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     return out
 
 
+def _results(encoded: dict[str, _Item | str], scores: dict[str, float]) -> dict[str, float | str]:
+    """Each encoded key's natural-log score, or the reason it was skipped."""
+    return {k: scores[e.key] if isinstance(e, _Item) else e for k, e in encoded.items()}
+
+
 def _frame(
-    keys: list[str],
-    encoded: dict[str, _Item | str],
-    scores: dict[str, float],
-    scale: float,
-    template: int,
+    keys: list[str], results: dict[str, float | str], scale: float, template: int
 ) -> pd.DataFrame:
-    """Rows in input order; NaN score and the reason for skipped items."""
-    values = [scores[k] / scale if isinstance(encoded[k], _Item) else math.nan for k in keys]
-    reasons = [e if isinstance(e := encoded[k], str) else "" for k in keys]
+    """Rows in input order: the score in the log base of ``scale``, or NaN and the reason."""
+    values = [math.nan if isinstance(r := results[k], str) else r / scale for k in keys]
+    reasons = [r if isinstance(r := results[k], str) else "" for k in keys]
     return pd.DataFrame(
         {
             "sample_id": np.arange(len(keys), dtype=np.int64),

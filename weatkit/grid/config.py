@@ -18,13 +18,15 @@ are expanded. Example (YAML)::
       - {name: mono, path: "vecs/cc.{lang}.vec"}
       - {name: aligned, path: "vecs/cc.{lang}.aligned.vec", baseline: mono}
       - {name: XLM-R, model: xlm-roberta-base, layers: [0, -2]}
+      - {name: api, model: "openai:http://127.0.0.1:8080/v1#e5", contextual: {concurrency: 8}}
 
 Each embeddings entry has a ``name`` and either ``path`` (static vectors; ``{lang}`` for one
 file per language; ``glove-6b-50d`` for the embedded default; optional ``format``) or ``model``
 (a Hugging Face hub id or local directory, with ``layers`` and optional ``contextual``
-options). ``baseline: NAME`` asks for the paired difference in effect size to that embeddings;
-an entry with several layers may name one of its own (``baseline: XLM-R@0``), which then is the
-baseline of the other layers.
+options; or an embeddings API ``openai:BASE_URL#MODEL``, without layers, whose ``contextual``
+options say how its server is asked: :mod:`weatkit.embeddings.api`). ``baseline: NAME`` asks
+for the paired difference in effect size to that embeddings; an entry with several layers may
+name one of its own (``baseline: XLM-R@0``), which then is the baseline of the other layers.
 
 The run options are read by :func:`weatkit.config.run.run_config_from_mapping` (the same
 declarations as ``weatkit compare`` and the command line): a bad value is reported when the file
@@ -57,9 +59,14 @@ from weatkit.config.files import (
     typed,
 )
 from weatkit.config.run import RUN_KEYS, run_config_from_mapping
-from weatkit.config.schema import CONTEXTUAL, Source, options_from_file
+from weatkit.config.schema import CONTEXTUAL, Source, named_by, options_from_file
 from weatkit.embeddings.contextual import ContextualOptions
-from weatkit.embeddings.spec import EmbeddingsSpec, parse_embeddings_spec, parse_embeddings_specs
+from weatkit.embeddings.spec import (
+    OPENAI_PREFIX,
+    EmbeddingsSpec,
+    parse_embeddings_spec,
+    parse_embeddings_specs,
+)
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.pipeline import RunConfig
 
@@ -283,6 +290,8 @@ def _entry_specs(
             if key in entry:
                 raise ConfigError(f"{at.key(key)}: {key} is for models, not static vectors")
         location = typed(entry["path"], str, at.key("path"))
+        if location.startswith(OPENAI_PREFIX):
+            raise ConfigError(f"{at.key('path')}: an embeddings API is a model: model: {location}")
         if location.lower() != "glove-6b-50d":
             location = config_path(location, base, at.key("path"))
         spec = parse_embeddings_spec(f"{name}={location}")
@@ -290,8 +299,6 @@ def _entry_specs(
         return [replace(spec, fmt=fmt)]
     if "format" in entry:
         raise ConfigError(f"{at.key('format')}: format is for static vectors, not models")
-    model = model_location(entry["model"], base, at.key("model"))
-    layers = layer_numbers(entry.get("layers"), at.key("layers"))
     options = options_from_file(
         ContextualOptions,
         CONTEXTUAL,
@@ -299,8 +306,17 @@ def _entry_specs(
         at.child("contextual"),
         defaults=as_dict(contextual),
     )
+    api = typed(entry["model"], str, at.key("model"))
+    if api.startswith(OPENAI_PREFIX):
+        if "layers" in entry:
+            raise ConfigError(f"{at.key('layers')}: an embeddings API has no layers")
+        with named_by(at, CONTEXTUAL):
+            return parse_embeddings_specs(f"{name}={api}", options)
+    model = model_location(entry["model"], base, at.key("model"))
+    layers = layer_numbers(entry.get("layers"), at.key("layers"))
     layer_text = ",".join(str(layer) for layer in layers)
-    return parse_embeddings_specs(f"{name}=hf:{model}@{layer_text}", options)
+    with named_by(at, CONTEXTUAL):  # an option hf: models do not take (tensor_parallel)
+        return parse_embeddings_specs(f"{name}=hf:{model}@{layer_text}", options)
 
 
 def _asymmetry(section: Any, base: Path, source: Source) -> str | None:

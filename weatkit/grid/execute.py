@@ -22,8 +22,9 @@ from weatkit.grid.config import GridConfig
 from weatkit.grid.jobs import Job
 from weatkit.pipeline import run as run_tests
 
-#: The signature of :func:`execute_job`; executors accept another one to wrap it.
-JobFunction = Callable[[GridConfig, Job, ExtractorPool], dict[str, Any]]
+#: The signature of :func:`execute_job`: ``(config, job, the worker's models) -> record``;
+#: executors run another one to wrap it, or the jobs of another study (``weatkit compare``).
+JobFunction = Callable[[Any, Any, ExtractorPool], dict[str, Any]]
 
 
 def execute_job(config: GridConfig, job: Job, extractors: ExtractorPool) -> dict[str, Any]:

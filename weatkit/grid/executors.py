@@ -1,9 +1,14 @@
-"""Where a grid's jobs run: in this process (:class:`LocalExecutor`) or on Ray (``ray_executor``).
+"""Where a study's jobs run: in this process (:class:`LocalExecutor`) or on Ray (``ray_executor``).
 
 An executor takes the jobs still to run and yields one :class:`JobOutcome` per job as each
 finishes, in any order. It never writes: the runner saves each record as it arrives, so a run
 interrupted on any executor resumes the same way, and the tables do not depend on where or in
 which order jobs ran.
+
+Jobs are a grid's (:class:`~weatkit.grid.jobs.Job`, run by
+:func:`~weatkit.grid.execute.execute_job`) or any other study's that has what
+:class:`~weatkit.grid.jobs.RunnableJob` names, run by the job function its runner gives
+(``weatkit compare``: :func:`weatkit.crossmethod.execute.execute_compare_job`).
 """
 
 from __future__ import annotations
@@ -17,9 +22,8 @@ from typing import Any, Protocol
 
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.errors import one_line
-from weatkit.grid.config import GridConfig
 from weatkit.grid.execute import JobFunction, execute_job
-from weatkit.grid.jobs import Job
+from weatkit.grid.jobs import RunnableJob
 
 
 @dataclass
@@ -34,7 +38,7 @@ class JobOutcome:
             had loaded when the job ended; a process keeps its models for its later jobs).
     """
 
-    job: Job
+    job: RunnableJob
     record: dict[str, Any] | None = None
     error: str | None = None
     worker: dict[str, Any] = field(default_factory=dict)
@@ -43,9 +47,13 @@ class JobOutcome:
 class Executor(Protocol):
     """Runs jobs and yields their outcomes as they finish."""
 
-    def run(self, config: GridConfig, jobs: list[Job]) -> Iterator[JobOutcome]:
-        """Run ``jobs`` of ``config``; yield one outcome per job. Closing the iterator (or an
-        exception in the caller) cancels the jobs not yet finished."""
+    def run(
+        self, config: Any, jobs: list[RunnableJob], execute: JobFunction | None = None
+    ) -> Iterator[JobOutcome]:
+        """Run ``jobs`` of ``config`` (a grid's or another study's); yield one outcome per job.
+        Each job runs through the executor's own job function if it has one, else ``execute``,
+        else :func:`~weatkit.grid.execute.execute_job`. Closing the iterator (or an exception
+        in the caller) cancels the jobs not yet finished."""
         ...
 
     def contextual_models(self) -> list[dict[str, Any]]:
@@ -53,8 +61,14 @@ class Executor(Protocol):
         ...
 
 
+def job_function(own: JobFunction | None, given: JobFunction | None) -> JobFunction:
+    """The function an executor runs jobs with: its ``own``, else the runner's ``given``, else a
+    grid's :func:`~weatkit.grid.execute.execute_job`."""
+    return own or given or execute_job
+
+
 def timed_job(
-    execute: JobFunction, config: GridConfig, job: Job, extractors: ExtractorPool
+    execute: JobFunction, config: Any, job: RunnableJob, extractors: ExtractorPool
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``execute`` with the job's wall time added to its record, and where it ran."""
     t0 = time.perf_counter()
@@ -73,17 +87,21 @@ class LocalExecutor:
     """Runs jobs one after another in this process, sharing loaded models across them.
 
     Attributes:
-        execute: the function that runs one job (:func:`weatkit.grid.execute.execute_job`).
+        execute: the function that runs one job (None: the runner's; a grid's is
+            :func:`weatkit.grid.execute.execute_job`).
         extractors: the transformer models loaded so far, reused by every later job.
     """
 
-    execute: JobFunction = execute_job
+    execute: JobFunction | None = None
     extractors: ExtractorPool = field(default_factory=ExtractorPool)
 
-    def run(self, config: GridConfig, jobs: list[Job]) -> Iterator[JobOutcome]:
+    def run(
+        self, config: Any, jobs: list[RunnableJob], execute: JobFunction | None = None
+    ) -> Iterator[JobOutcome]:
+        function = job_function(self.execute, execute)
         for job in jobs:
             try:
-                record, worker = timed_job(self.execute, config, job, self.extractors)
+                record, worker = timed_job(function, config, job, self.extractors)
             except Exception as err:  # any failure of one job is recorded, the rest go on
                 yield JobOutcome(job, error=one_line(err))
             else:

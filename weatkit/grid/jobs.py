@@ -8,6 +8,10 @@ the fingerprint of the embeddings file for that language
 (:func:`weatkit._io.fingerprint.file_fingerprint`) or the model's identity (content hash of a local
 model directory, hub id + revision otherwise), the isomorphism word lists, and the weatkit
 version. A rerun reuses a finished job exactly when its key is unchanged.
+
+Executors (:mod:`weatkit.grid.executors`) and the record store (:mod:`weatkit.grid.store`) run
+and keep any job that has what :class:`RunnableJob` names (``weatkit compare``'s jobs too); a
+job's ``gpus`` follow one rule, :func:`model_gpus`.
 """
 
 from __future__ import annotations
@@ -18,19 +22,83 @@ import re
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any, Protocol
 
 import weatkit
 from weatkit._io.fingerprint import file_fingerprint
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.default import DEFAULT_EMBEDDINGS
 from weatkit.embeddings.spec import HF_PREFIX, EmbeddingsSpec
 from weatkit.errors import WeatkitError
 from weatkit.grid.config import GridConfig, GridSource
 from weatkit.lists.sources import select_lists
 from weatkit.models.hub import is_local, model_identity
+from weatkit.models.options import parse_max_memory
+from weatkit.scoring.spec import parse_model_spec
 
-#: Options that change where or how fast a number is computed, never the number. A model's
-#: ``batch_size`` is not one of them: padded batches change a vector's last bits.
-_NOT_IN_KEY = {"device", "cache"}
+#: Options that change where or how fast a number is computed, never the number (and how an
+#: ``openai:`` server is asked). A model's ``batch_size`` is not one of them: padded batches
+#: change a vector's last bits.
+_NOT_IN_KEY = {"device", "cache", "tensor_parallel", "timeout", "max_retries", "concurrency"}
+
+
+class RunnableJob(Protocol):
+    """What an executor and the record store need of a job (a grid's :class:`Job`, a
+    comparison's :class:`weatkit.crossmethod.jobs.CompareJob`).
+
+    Attributes:
+        id: unique within its study (``NAME/LANG``), named in manifests and errors.
+        kind: what the job computes (``weat``, ``compare``; a comparison's method).
+        key: SHA-256 of its inputs: a record with another key is recomputed.
+        file_name: its record's file in ``OUTPUT/jobs/`` (:func:`record_file_name`).
+        gpus: the GPUs its model needs (:func:`model_gpus`): 0, 1 or a sharded model's count.
+    """
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def file_name(self) -> str: ...
+
+    @property
+    def gpus(self) -> int: ...
+
+
+def record_file_name(kind: str, job_id: str) -> str:
+    """A safe, unique file name for the record of job ``job_id`` of ``kind``: the id with
+    unsafe characters replaced, and 8 hex digits of the SHA-256 of kind and id."""
+    slug = re.sub(r"[^A-Za-z0-9._@-]+", "_", job_id.replace("/", "__"))
+    digest = hashlib.sha256(f"{kind}\0{job_id}".encode()).hexdigest()[:8]
+    return f"{slug}.{digest}.json"
+
+
+def model_gpus(model: str, options: Any = None) -> int:
+    """The GPUs a job of ``model`` (a model spec: ``hf:`` or bare id or directory, ``vllm:``,
+    ``openai:``) loaded with ``options`` (``ContextualOptions``) needs::
+
+        openai:                                   0  (a server computes)
+        device cpu or mps                         0
+        device_map with max_memory naming k GPUs  k  (its layers sharded over k GPUs)
+        otherwise (hf, vllm)                      1
+
+    Static word vectors need none (they are no model). An executor gives 1 as one model's share
+    (``--gpus-per-job``; 0 where the cluster has no GPU).
+    """
+    if parse_model_spec(model).backend == "openai":
+        return 0
+    device = str(getattr(options, "device", "auto")).split(":")[0]
+    if device in ("cpu", "mps"):
+        return 0
+    max_memory = getattr(options, "max_memory", None)
+    if getattr(options, "device_map", None) and max_memory:
+        return max(1, sum(isinstance(d, int) for d in parse_max_memory(max_memory)))
+    return 1
 
 
 @dataclass(frozen=True)
@@ -45,6 +113,7 @@ class Job:
         baseline: the baseline's name (``compare`` jobs).
         n_tests: tests selected for the language (before coverage checks).
         key: SHA-256 of the job's inputs (see the module docstring).
+        gpus: the GPUs its model needs (:func:`model_gpus`; 0 for static vectors).
     """
 
     kind: str
@@ -53,6 +122,7 @@ class Job:
     baseline: str | None
     n_tests: int
     key: str
+    gpus: int = 0
 
     @property
     def id(self) -> str:
@@ -62,10 +132,8 @@ class Job:
 
     @property
     def file_name(self) -> str:
-        """A safe, unique file name for the job's record."""
-        slug = re.sub(r"[^A-Za-z0-9._@-]+", "_", self.id.replace("/", "__"))
-        digest = hashlib.sha256(f"{self.kind}\0{self.id}".encode()).hexdigest()[:8]
-        return f"{slug}.{digest}.json"
+        """A safe, unique file name for the job's record (:func:`record_file_name`)."""
+        return record_file_name(self.kind, self.id)
 
 
 def plan_jobs(config: GridConfig) -> list[Job]:
@@ -86,7 +154,7 @@ def plan_jobs(config: GridConfig) -> list[Job]:
         "fasttext_oov": run.fasttext_oov,
         "engine": {
             k: v
-            for k, v in _without_runtime(asdict(run.engine)).items()
+            for k, v in without_runtime(asdict(run.engine)).items()
             if not (k == "permutation_count" and v == "ge")  # as before the option existed
         },
         # issue 18's options enter a job's identity only when set (earlier jobs keep their keys)
@@ -102,10 +170,11 @@ def plan_jobs(config: GridConfig) -> list[Job]:
         selection = select_lists(run.lists, (lang,), tests=run.tests)
         lists = {"sources": [s.get("sha256", s.get("path")) for s in selection.sources]}
         for source in config.sources:
-            inputs = {**shared, **lists, "embeddings": _source_identity(source.spec, lang)}
+            inputs = {**shared, **lists, "embeddings": source_identity(source.spec, lang)}
             if run.isomorphism and lang != run.isomorphism:
                 inputs["isomorphism"] = _iso_inputs(config, source.spec, lang)
-            jobs.append(Job("weat", source.name, lang, None, len(selection.tests), _key(inputs)))
+            n_tests, key = len(selection.tests), job_key(inputs)
+            jobs.append(Job("weat", source.name, lang, None, n_tests, key, spec_gpus(source.spec)))
             pairs.append((source, lang, {**shared, **lists}))
     for source, lang, inputs in pairs:
         if source.baseline is None:
@@ -120,14 +189,22 @@ def plan_jobs(config: GridConfig) -> list[Job]:
         n_tests = next(j.n_tests for j in jobs if j.lang == lang)
         both = {
             **inputs,
-            "embeddings": _source_identity(source.spec, lang),
-            "baseline": _source_identity(baseline.spec, lang),
+            "embeddings": source_identity(source.spec, lang),
+            "baseline": source_identity(baseline.spec, lang),
         }
-        jobs.append(Job("compare", source.name, lang, baseline.name, n_tests, _key(both)))
+        gpus = spec_gpus(source.spec)
+        jobs.append(Job("compare", source.name, lang, baseline.name, n_tests, job_key(both), gpus))
     return jobs
 
 
-def _key(inputs: dict[str, object]) -> str:
+def spec_gpus(spec: EmbeddingsSpec) -> int:
+    """The GPUs a job of an embeddings source needs: :func:`model_gpus` of a model, 0 for
+    static vectors."""
+    return model_gpus(spec.location, spec.contextual) if spec.is_contextual else 0
+
+
+def job_key(inputs: dict[str, object]) -> str:
+    """SHA-256 of ``inputs`` as sorted JSON: a job's key."""
     text = json.dumps(inputs, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -136,11 +213,13 @@ def _key(inputs: dict[str, object]) -> str:
 _FIDELITY_DEFAULTS = {"accent_removal": "marks", "duplicates": "drop", "invisible": "drop"}
 
 
-def _without_runtime(options: dict[str, object]) -> dict[str, object]:
+def without_runtime(options: dict[str, object]) -> dict[str, object]:
+    """``options`` without those that change where or how fast a number is computed (device,
+    cache): what of them enters a key."""
     return {k: v for k, v in options.items() if k not in _NOT_IN_KEY}
 
 
-def _source_identity(spec: EmbeddingsSpec, lang: str) -> dict[str, object]:
+def source_identity(spec: EmbeddingsSpec, lang: str) -> dict[str, object]:
     """What identifies the vectors a source gives for ``lang``."""
     info: dict[str, object] = {"name": spec.name, "format": spec.fmt, "layer": spec.layer}
     if spec.is_default:
@@ -149,18 +228,19 @@ def _source_identity(spec: EmbeddingsSpec, lang: str) -> dict[str, object]:
         info["input"] = str(spec.api_model)
     elif spec.is_contextual:
         assert spec.contextual is not None
-        info["input"] = _model_identity(spec.path_for(lang).removeprefix(HF_PREFIX), spec)
-        info["options"] = _without_runtime(asdict(spec.contextual))
+        info["input"] = model_input(spec.path_for(lang).removeprefix(HF_PREFIX), spec.contextual)
+        info["options"] = without_runtime(asdict(spec.contextual))
     else:
-        info["input"] = _file_identity(spec.path_for(lang))
+        info["input"] = file_identity(spec.path_for(lang))
     return info
 
 
-def _model_identity(model: str, spec: EmbeddingsSpec) -> dict[str, object]:
-    assert spec.contextual is not None
+def model_input(model: str, options: ContextualOptions) -> dict[str, object]:
+    """What identifies a model: a local directory's content hash
+    (:func:`weatkit.models.hub.model_identity`), a hub id with its revision."""
     if is_local(model):
-        return model_identity(model, None, spec.contextual)
-    return {"model": model, "revision": spec.contextual.revision or "main"}
+        return model_identity(model, None, options)
+    return {"model": model, "revision": options.revision or "main"}
 
 
 def _iso_inputs(config: GridConfig, spec: EmbeddingsSpec, lang: str) -> dict[str, object]:
@@ -168,18 +248,19 @@ def _iso_inputs(config: GridConfig, spec: EmbeddingsSpec, lang: str) -> dict[str
     assert run.isomorphism is not None
     inputs: dict[str, object] = {
         "reference": run.isomorphism,
-        "options": _without_runtime(asdict(run.iso)),
-        "reference_input": _source_identity(spec, run.isomorphism)["input"],
+        "options": without_runtime(asdict(run.iso)),
+        "reference_input": source_identity(spec, run.isomorphism)["input"],
     }
     if run.iso_words:
         inputs["words"] = [
-            _file_identity(run.iso_words.replace("{lang}", code))
-            for code in (lang, run.isomorphism)
+            file_identity(run.iso_words.replace("{lang}", code)) for code in (lang, run.isomorphism)
         ]
     return inputs
 
 
-def _file_identity(path: str) -> dict[str, object]:
+def file_identity(path: str) -> dict[str, object]:
+    """A file's fingerprint (:func:`weatkit._io.fingerprint.file_fingerprint`), or that it is
+    missing."""
     p = Path(path)
     if not p.exists():
         return {"path": path, "missing": True}  # the job reports the error when it runs

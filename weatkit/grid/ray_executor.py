@@ -1,13 +1,15 @@
-"""Run a grid's jobs as Ray tasks, on one machine or a cluster (``pip install 'weatkit[ray]'``).
+"""Run a study's jobs as Ray tasks, on one machine or a cluster (``pip install 'weatkit[ray]'``).
 
-One Ray task per job, with its resource needs: ``cpus_per_job`` CPUs, and for jobs of a
-transformer model ``gpus_per_model_job`` GPUs (default: one where the cluster has GPUs; Ray then
-sets ``CUDA_VISIBLE_DEVICES`` and ``--device auto`` picks the task's GPU, while static-vector
-jobs see none and run on the CPU). Each Ray worker process keeps the models it has loaded and
-reuses them for the later jobs it runs (tasks are declared with ``max_calls=0``, so Ray does not
-retire GPU workers after one task). A task that raises or whose worker dies is retried
-``retries`` times by Ray itself (``max_retries``, ``retry_exceptions``); after that the job is
-reported as failed with its error and the rest of the grid goes on.
+One Ray task per job (a grid's, a comparison's), with its resource needs: ``cpus_per_job`` CPUs,
+and GPUs by the job's ``gpus`` (:func:`weatkit.grid.jobs.model_gpus`): none for static vectors,
+an ``openai:`` model or a model on the CPU; ``gpus_per_model_job`` for a model (default: one
+where the cluster has GPUs, else none); k for a model whose layers ``device_map`` shards over the
+k GPUs of its ``max_memory``. Ray sets ``CUDA_VISIBLE_DEVICES`` and ``--device auto`` picks the
+task's GPUs; a job without a GPU sees none and runs on the CPU. Each Ray worker process keeps
+the models it has loaded and reuses them for the later jobs it runs (tasks are declared with
+``max_calls=0``, so Ray does not retire GPU workers after one task). A task that raises or whose
+worker dies is retried ``retries`` times by Ray itself (``max_retries``, ``retry_exceptions``);
+after that the job is reported as failed with its error and the rest of the study goes on.
 
 Workers read the inputs themselves: on a cluster of several machines, the vector files, models,
 lists and the cache must be at the same paths on every node (a shared file system), and
@@ -27,10 +29,9 @@ from typing import Any
 
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.errors import WeatkitError
-from weatkit.grid.config import GridConfig
-from weatkit.grid.execute import JobFunction, execute_job
-from weatkit.grid.executors import JobOutcome, timed_job
-from weatkit.grid.jobs import Job
+from weatkit.grid.execute import JobFunction
+from weatkit.grid.executors import JobOutcome, job_function, timed_job
+from weatkit.grid.jobs import RunnableJob
 
 #: Environment variables the workers get from the driver (data, cache, offline switches).
 FORWARDED_PREFIXES = ("WEATKIT_", "HF_", "TRANSFORMERS_")
@@ -50,9 +51,10 @@ class RayExecutor:
         num_cpus: CPUs of a local instance started here (None: all).
         retries: how many times Ray retries a failing job before it is reported as failed.
         cpus_per_job: CPUs each job reserves.
-        gpus_per_model_job: GPUs each job of a transformer model reserves (fractions share a
+        gpus_per_model_job: GPUs each job of a model needing one reserves (fractions share a
             GPU). None: 1 when the cluster has a GPU, else 0.
-        execute: the function that runs one job (:func:`weatkit.grid.execute.execute_job`).
+        execute: the function that runs one job (None: the runner's; a grid's is
+            :func:`weatkit.grid.execute.execute_job`).
     """
 
     address: str | None = None
@@ -60,7 +62,7 @@ class RayExecutor:
     retries: int = 2
     cpus_per_job: float = 1.0
     gpus_per_model_job: float | None = None
-    execute: JobFunction = execute_job
+    execute: JobFunction | None = None
     _models: dict[tuple[str, int], list[dict[str, Any]]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -75,23 +77,25 @@ class RayExecutor:
         if self.address is not None and self.num_cpus is not None:
             raise WeatkitError("the number of CPUs is set by the cluster when joining one")
 
-    def run(self, config: GridConfig, jobs: list[Job]) -> Iterator[JobOutcome]:
+    def run(
+        self, config: Any, jobs: list[RunnableJob], execute: JobFunction | None = None
+    ) -> Iterator[JobOutcome]:
         ray = import_ray()
         started_here = self._connect(ray)
-        pending: dict[Any, Job] = {}
+        pending: dict[Any, RunnableJob] = {}
+        function = job_function(self.execute, execute)
         try:
             task = ray.remote(max_calls=0)(_run_job)
             config_ref = ray.put(config)
-            model_gpus = self._model_gpus(ray)
+            model_gpus, cluster_gpus = self._model_gpus(ray)
             for job in jobs:
-                is_model = config.source(job.source).spec.is_contextual
                 options = {
                     "num_cpus": self.cpus_per_job,
-                    "num_gpus": model_gpus if is_model else 0,
+                    "num_gpus": _job_gpus(job, model_gpus, cluster_gpus),
                     "max_retries": self.retries,
                     "retry_exceptions": True,
                 }
-                pending[task.options(**options).remote(config_ref, job, self.execute)] = job
+                pending[task.options(**options).remote(config_ref, job, function)] = job
             while pending:
                 (ref,), _ = ray.wait(list(pending), num_returns=1)
                 job = pending.pop(ref)
@@ -140,7 +144,8 @@ class RayExecutor:
             raise WeatkitError(f"cannot start or join Ray {where}: {_first_line(err)}") from err
         return True
 
-    def _model_gpus(self, ray: ModuleType) -> float:
+    def _model_gpus(self, ray: ModuleType) -> tuple[float, float]:
+        """The GPUs of a job of one model (``gpus`` 1), and the cluster's GPUs."""
         resources = ray.cluster_resources()
         cpus, gpus = resources.get("CPU", 0.0), resources.get("GPU", 0.0)
         if self.cpus_per_job > cpus:
@@ -149,12 +154,31 @@ class RayExecutor:
             )
         wanted = self.gpus_per_model_job
         if wanted is None:
-            return 1.0 if gpus >= 1 else 0.0
+            return (1.0 if gpus >= 1 else 0.0), gpus
         if wanted > gpus:
             raise WeatkitError(
                 f"each model job asks for {wanted:g} GPUs; the Ray cluster has {gpus:g}"
             )
-        return wanted
+        return wanted, gpus
+
+
+def _job_gpus(job: RunnableJob, model_gpus: float, cluster_gpus: float) -> float:
+    """The GPUs a task reserves: none for ``gpus`` 0, one model's share for 1, and the k GPUs
+    of a sharded model (none where the cluster has no GPU: it runs on the CPU as it would here).
+
+    Raises:
+        WeatkitError: a sharded model needs more GPUs than the cluster has.
+    """
+    if job.gpus <= 1:
+        return model_gpus * job.gpus
+    if cluster_gpus == 0:
+        return 0.0
+    if job.gpus > cluster_gpus:
+        raise WeatkitError(
+            f"job {job.id} shards its model over {job.gpus} GPUs (max_memory); the Ray cluster "
+            f"has {cluster_gpus:g}"
+        )
+    return float(job.gpus)
 
 
 def check_reachable(address: str, timeout_s: float = 5.0) -> None:
@@ -182,7 +206,7 @@ def import_ray() -> ModuleType:
 
 
 def _run_job(
-    config: GridConfig, job: Job, execute: JobFunction
+    config: Any, job: RunnableJob, execute: JobFunction
 ) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """The Ray task: run ``job`` with this worker's models; return its record, the worker and
     what the worker's models have done so far."""

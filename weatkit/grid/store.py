@@ -1,5 +1,8 @@
 """Finished jobs on disk: ``OUTPUT/jobs/<job>.json``, one atomic write per finished job.
 
+Any job with an id, kind, key and file name (:class:`~weatkit.grid.jobs.RunnableJob`: a grid's,
+a comparison's) is kept the same way.
+
 A record holds the job's key and its tables as JSON records (floats round-trip exactly). A job
 killed mid-way leaves no record (only the hidden staging folder ``OUTPUT/.jobs.<pid>-*.write`` of
 :func:`weatkit._io.atomic.write_outputs`, removed by the next run), so a rerun recomputes it; a
@@ -13,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from weatkit._io.atomic import remove_stale, write_outputs
-from weatkit.grid.jobs import Job
+from weatkit.grid.jobs import RunnableJob
 
 
 class JobStore:
@@ -22,7 +25,7 @@ class JobStore:
     def __init__(self, output: Path) -> None:
         self.directory = output / "jobs"
 
-    def load(self, job: Job) -> dict[str, Any] | None:
+    def load(self, job: RunnableJob) -> dict[str, Any] | None:
         """The job's record if it finished with the same key, else None."""
         path = self.directory / job.file_name
         try:
@@ -35,7 +38,7 @@ class JobStore:
             return None
         return record
 
-    def save(self, job: Job, record: dict[str, Any]) -> None:
+    def save(self, job: RunnableJob, record: dict[str, Any]) -> None:
         """Write the record atomically (temporary file, then rename)."""
         data = {"id": job.id, "kind": job.kind, "key": job.key, **record}
         text = json.dumps(data, ensure_ascii=False, default=str, indent=1)

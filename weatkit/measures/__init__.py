@@ -5,7 +5,9 @@
 * :mod:`weatkit.measures.result` — :class:`~weatkit.measures.result.MeasureResult` and
   :func:`~weatkit.measures.result.to_frame`.
 * :func:`gest`, :func:`stereoset`, :func:`crows`, :func:`mbe` — compute a sentence-level measure
-  from a model (or from scores / predictions), returning the native result and ``.measures``.
+  from a model (or from scores / predictions), returning the native result and ``.measures``;
+  each lives in its measure's package (``weatkit.gest.measure``, ``weatkit.crows.measure``,
+  ``weatkit.stereoset.measure``, ``weatkit.mbe.measure``) and is re-exported here.
 * ``gest_measures``, ``stereoset_measures``, ``crows_measures``, ``mbe_measures``,
   ``weat_measures`` — the conversion of each native result to :class:`MeasureResult`.
 
@@ -22,19 +24,19 @@ from weatkit.measures.registry import MEASURES, Measure, get_measure
 from weatkit.measures.result import RESULT_COLUMNS, MeasureResult, to_frame
 
 _LAZY = {
-    "gest": "_gest",
-    "GestResult": "_gest",
-    "gest_measures": "_gest",
-    "stereoset": "_stereoset",
-    "StereosetResult": "_stereoset",
-    "stereoset_measures": "_stereoset",
-    "crows": "_crows",
-    "CrowsResult": "_crows",
-    "crows_measures": "_crows",
-    "mbe": "_mbe",
-    "MbeMeasure": "_mbe",
-    "mbe_measures": "_mbe",
-    "weat_measures": "_weat",
+    "gest": "weatkit.gest.measure",
+    "GestResult": "weatkit.gest.measure",
+    "gest_measures": "weatkit.gest.measure",
+    "stereoset": "weatkit.stereoset.measure",
+    "StereosetResult": "weatkit.stereoset.measure",
+    "stereoset_measures": "weatkit.stereoset.measure",
+    "crows": "weatkit.crows.measure",
+    "CrowsResult": "weatkit.crows.measure",
+    "crows_measures": "weatkit.crows.measure",
+    "mbe": "weatkit.mbe.measure",
+    "MbeMeasure": "weatkit.mbe.measure",
+    "mbe_measures": "weatkit.mbe.measure",
+    "weat_measures": "weatkit.measures._weat",
 }
 
 __all__ = [
@@ -50,7 +52,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        value = getattr(importlib.import_module(f"weatkit.measures.{_LAZY[name]}"), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'weatkit.measures' has no attribute {name!r}")

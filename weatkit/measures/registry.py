@@ -9,6 +9,14 @@ decisions and the measures' metadata from here.
 measure                neutral   stereotypical    source
 =====================  ========  ===============  =========================================
 ``weat``               d = 0     above            Caliskan et al. (2017), Science 356
+``rnd``                0         below            Garg et al. (2018), PNAS 115
+``rnsb``               0         above            Sweeney & Najafian (2019), ACL
+``mac``                none      —                Manzini et al. (2019), NAACL
+``ect``                ρ = 1     below            Dev & Phillips (2019), AISTATS
+``ripa``               0         above            Ethayarajh et al. (2019), ACL
+``wefat``              r = 0     above            Caliskan et al. (2017), Science 356
+``sc-weat``            ES = 0    above            Toney & Caliskan (2021), EMNLP
+``direct-bias``        0         above            Bolukbasi et al. (2016), NeurIPS
 ``gest:g_s``           g_s = 1   above            Pikuliak et al. (2023), arXiv:2311.18711
 ``eurogest:g_s``       g_s = 1   above            Rowe et al. (2025), EMNLP
 ``stereoset:ss_C``     50        above            Nadeem et al. (2021), ACL
@@ -21,6 +29,11 @@ measure                neutral   stereotypical    source
 ``mbe:aul|aula``       50        above            Kaneko et al. (2022), NAACL
 ``mbe:mean-ll``        50        above            Kaneko et al. (2022); causal LMs
 =====================  ========  ===============  =========================================
+
+The word-vector association metrics (:mod:`weatkit.association`) say which side is biased as
+their papers read them: RND below 0 (the targets nearer the first group), ECT below ρ = 1 (the
+groups order the attributes differently); RNSB and DirectBias are unsigned, so every value above
+0 is bias; MAC is a distance with no neutral value (compared between embeddings).
 
 LMS measures language modelling, not bias: an unbiased model can have any LMS. ICAT = LMS ·
 min(SS, 100 − SS) / 50 is 100 only for a perfect language model without bias and falls on both
@@ -78,6 +91,31 @@ NANGIA = (
 KANEKO_AUL = (
     "Kaneko & Bollegala (2022). Unmasking the Mask – Evaluating Social Biases in Masked "
     "Language Models. AAAI 2022."
+)
+GARG = (
+    "Garg, Schiebinger, Jurafsky & Zou (2018). Word embeddings quantify 100 years of gender and "
+    "ethnic stereotypes. PNAS 115(16)."
+)
+SWEENEY = (
+    "Sweeney & Najafian (2019). A Transparent Framework for Evaluating Unintended Demographic "
+    "Bias in Word Embeddings. ACL 2019."
+)
+MANZINI = (
+    "Manzini, Lim, Tsvetkov & Black (2019). Black is to Criminal as Caucasian is to Police: "
+    "Detecting and Removing Multiclass Bias in Word Embeddings. NAACL 2019."
+)
+DEV = "Dev & Phillips (2019). Attenuating Bias in Word Vectors. AISTATS 2019."
+ETHAYARAJH = (
+    "Ethayarajh, Duvenaud & Hirst (2019). Understanding Undesirable Word Embedding Associations. "
+    "ACL 2019."
+)
+TONEY = (
+    "Toney & Caliskan (2021). ValNorm Quantifies Semantics to Reveal Consistent Valence Biases "
+    "Across Languages and Over Centuries. EMNLP 2021."
+)
+BOLUKBASI = (
+    "Bolukbasi, Chang, Zou, Saligrama & Kalai (2016). Man is to Computer Programmer as Woman is "
+    "to Homemaker? Debiasing Word Embeddings. NeurIPS 2016."
 )
 KAUF = "Kauf & Ivanova (2023). A Better Way to Do Masked Language Model Scoring. ACL 2023."
 KANEKO_MBE = (
@@ -206,6 +244,26 @@ def _register_all(measures: Iterable[Measure]) -> None:
 
 
 _SENTENCE_KINDS = ("mlm", "glm")
+#: The association metrics of word vectors (weatkit.association): name, label, description,
+#: neutral value, biased side, citation.
+_ASSOCIATION: list[tuple[str, str, str, float | None, Side | None, str]] = [
+    ("rnd", "RND", "relative norm distance Σ_v (‖v − m_A‖ − ‖v − m_B‖) of the targets v to the "
+     "mean vectors of the groups A and B; below 0: nearer to A", 0.0, "below", GARG),
+    ("rnsb", "RNSB", "KL(P ‖ U) of the target sets' normalised mean negative probability under a "
+     "logistic regression trained on negative and positive words", 0.0, "above", SWEENEY),
+    ("mac", "MAC", "mean over targets and attribute sets of the mean cosine distance "
+     "1 − cos(t, a); no neutral value", None, None, MANZINI),
+    ("ect", "ECT", "Spearman ρ of the cosines of the two target sets' mean vectors to each "
+     "attribute word; 1: no bias", 1.0, "below", DEV),
+    ("ripa", "RIPA", "mean over the targets of ⟨w, b⟩, b the unit first principal component of "
+     "the definitional pairs' differences x − y", 0.0, "above", ETHAYARAJH),
+    ("wefat", "WEFAT", "Pearson r between the targets' effect sizes s(w, A, B) / std_{A∪B} "
+     "cos(w, x) and a real-world property of each", 0.0, "above", CALISKAN),
+    ("sc-weat", "SC-WEAT", "effect size of one word, (mean_A cos(w, a) − mean_B cos(w, b)) / "
+     "std_{A∪B} cos(w, x), with its permutation p", 0.0, "above", TONEY),
+    ("direct-bias", "DirectBias", "mean over neutral words of |cos(w, g)|^c, g the first "
+     "principal component of the pair-centred definitional pairs", 0.0, "above", BOLUKBASI),
+]  # fmt: skip
 _register_all(
     [
         Measure(
@@ -218,6 +276,10 @@ _register_all(
             stereotypical="above",
             citation=CALISKAN,
             model_kinds=KINDS,
+        ),
+        *(
+            Measure(name, name, label, description, neutral, side, citation, KINDS)
+            for name, label, description, neutral, side, citation in _ASSOCIATION
         ),
         Measure(
             "gest:g_s",

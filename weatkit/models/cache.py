@@ -2,7 +2,10 @@
 
 One cache serves the model layer: word vectors under ``cache_dir("vectors")`` and the scores
 of the sentence measures under ``cache_dir("scores")`` / ``sentence`` (AUL/AULA, masked tokens),
-``gest`` and ``stereoset`` (:func:`score_cache`, :func:`cached_rows`). One entry serves every
+``gest`` and ``stereoset`` (:func:`score_cache`, :func:`cached_rows`), and ``causal``: the token
+log-probabilities of every text a :class:`~weatkit.scoring.base.Scorer` scored
+(:mod:`weatkit.scoring.cache`, shards of other tensors through :func:`read_shard` and
+:func:`write_shard`). One entry serves every
 command: a score ``crows`` computed is reused by ``compare`` (and the reverse) when the model and
 the method agree.
 
@@ -54,9 +57,9 @@ from weatkit.models.provenance import COMMAND
 CACHE_VERSION = 2
 #: Shards per key before they are merged into one.
 MAX_SHARDS = 8
-#: Loading options that never change a value: where the model runs, and the revision as given
-#: (the identity holds the commit it resolves to).
-NOT_IN_KEY = frozenset({"device", "device_map", "revision"})
+#: Loading options that never change a value: where the model runs (on how many GPUs), and the
+#: revision as given (the identity holds the commit it resolves to).
+NOT_IN_KEY = frozenset({"device", "device_map", "revision", "tensor_parallel"})
 #: Who wrote a cached value when its shard does not say (written before CACHE_VERSION 2).
 UNKNOWN_WRITER = "an earlier run"
 
@@ -134,17 +137,28 @@ class VectorCache:
         self._kind = None if root else kind
         self.directory = (root or cache_dir(kind)) / cache_key(inputs)
         self.writer = COMMAND.get() + ("" if batch_size is None else f", batch size {batch_size}")
-        self._entries: dict[int, dict[str, np.ndarray]] | None = None
+        self._entries: dict[int, dict[str, Any]] | None = None
         self._writers: dict[str, str] = {}
 
     def _shards(self) -> list[Path]:
         return sorted(self.directory.glob("shard-*.safetensors"))
 
-    def _load(self) -> dict[int, dict[str, np.ndarray]]:
+    def _read(self, path: Path) -> tuple[dict[int, dict[str, Any]], dict[str, str]]:
+        """``layer -> {item: value}`` and ``{item: writer}`` of one shard (:func:`_read_shard`;
+        a subclass stores other values)."""
+        return _read_shard(path)
+
+    def _write(
+        self, path: Path, items: list[str], values: Mapping[int, Any], writers: Sequence[str]
+    ) -> None:
+        """One shard of ``values[layer][i]`` for ``items[i]`` (:func:`_write_shard`)."""
+        _write_shard(path, items, values, writers)
+
+    def _load(self) -> dict[int, dict[str, Any]]:
         if self._entries is None:
-            entries: dict[int, dict[str, np.ndarray]] = {}
+            entries: dict[int, dict[str, Any]] = {}
             for shard in self._shards():
-                tables, writers = _read_shard(shard)
+                tables, writers = self._read(shard)
                 for layer, table in tables.items():
                     entries.setdefault(layer, {}).update(table)
                 self._writers.update(writers)
@@ -165,8 +179,9 @@ class VectorCache:
             out[writer] = out.get(writer, 0) + 1
         return out
 
-    def put(self, items: list[str], vectors: Mapping[int, np.ndarray]) -> None:
-        """Store ``vectors[layer][i]`` as the vector of ``items[i]`` for every layer."""
+    def put(self, items: list[str], vectors: Mapping[int, Any]) -> None:
+        """Store ``vectors[layer][i]`` (a matrix's rows, or a subclass's values) as the value of
+        ``items[i]`` for every layer."""
         if not items:
             return
         entries = self._load()
@@ -183,7 +198,7 @@ class VectorCache:
                 with replacing(info) as tmp:
                     tmp.write_text(json.dumps(self.inputs, indent=2))
             shard = self.directory / f"shard-{uuid.uuid4().hex}.safetensors"
-            _write_shard(shard, items, vectors, [self.writer] * len(items))
+            self._write(shard, items, vectors, [self.writer] * len(items))
             if len(self._shards()) > MAX_SHARDS:
                 self._compact()
         except OSError:
@@ -195,10 +210,10 @@ class VectorCache:
         entries = self._load()
         layers = sorted(entries)
         items = sorted(set.intersection(*(set(entries[layer]) for layer in layers)))
-        merged = {layer: np.stack([entries[layer][i] for i in items]) for layer in layers}
+        merged = {layer: [entries[layer][i] for i in items] for layer in layers}
         writers = [self._writers.get(i, UNKNOWN_WRITER) for i in items]
         shard = self.directory / f"shard-{uuid.uuid4().hex}.safetensors"
-        _write_shard(shard, items, merged, writers)
+        self._write(shard, items, merged, writers)
         for shard in old:
             shard.unlink(missing_ok=True)
 
@@ -231,14 +246,7 @@ def cached_rows(
     :func:`counting` block around the call counts the rows (and who wrote the cached ones)."""
     found = cache.get(keys, 0) if cache is not None and keys else {}
     missing = [k for k in keys if k not in found]
-    counts = _COUNTS.get()
-    if counts:
-        writers = cache.writers(found) if cache is not None and found else {}
-        for count in counts:
-            count.cached += len(found)
-            count.computed += len(missing)
-            for writer, n in writers.items():
-                count.writers[writer] = count.writers.get(writer, 0) + n
+    tally(cache, list(found), len(missing))
     if missing:
         values = np.asarray(compute(missing), dtype=np.float32)
         if values.ndim == 1:
@@ -249,9 +257,28 @@ def cached_rows(
     return found, len(keys) - len(missing)
 
 
-def _read_shard(path: Path) -> tuple[dict[int, dict[str, np.ndarray]], dict[str, str]]:
-    """``layer -> {item: vector}`` and ``{item: writer}`` (where recorded) from one shard; an
-    unreadable shard is ignored (and removed)."""
+def tally(cache: VectorCache | None, found: Sequence[str], n_computed: int) -> None:
+    """Count ``found`` (items served by ``cache``, with who wrote them) and ``n_computed``
+    items in every :func:`counting` block open around the call."""
+    counts = _COUNTS.get()
+    if not counts:
+        return
+    writers = cache.writers(found) if cache is not None and found else {}
+    for count in counts:
+        count.cached += len(found)
+        count.computed += n_computed
+        for writer, n in writers.items():
+            count.writers[writer] = count.writers.get(writer, 0) + n
+
+
+#: What a shard's tensors become: ``(open shard, its metadata, its items) -> layer -> {item:
+#: value}``; a ValueError, KeyError, TypeError or IndexError marks the shard unreadable.
+Decode = Callable[[Any, Mapping[str, str], list[str]], dict[int, dict[str, Any]]]
+
+
+def read_shard(path: Path, decode: Decode) -> tuple[dict[int, dict[str, Any]], dict[str, str]]:
+    """``layer -> {item: value}`` (``decode`` of the shard's tensors) and ``{item: writer}``
+    (where recorded) from one shard; an unreadable shard is ignored (and removed)."""
     try:
         with safe_open(str(path), framework="numpy") as fh:
             metadata = fh.metadata() or {}
@@ -261,34 +288,56 @@ def _read_shard(path: Path) -> tuple[dict[int, dict[str, np.ndarray]], dict[str,
                 runs = json.loads(metadata["runs"])
                 run_of = json.loads(metadata["run_of"])
                 writers = {i: runs[r] for i, r in zip(items, run_of, strict=True)}
-            out: dict[int, dict[str, np.ndarray]] = {}
-            for name in fh.keys():  # noqa: SIM118 - safe_open is not a mapping
-                matrix = fh.get_tensor(name)
-                if not name.startswith("layer_") or matrix.shape[0] != len(items):
-                    raise ValueError(f"bad tensor {name}")
-                out[int(name.removeprefix("layer_"))] = dict(zip(items, matrix, strict=True))
-            return out, writers
+            return decode(fh, metadata, items), writers
     except (SafetensorError, OSError, ValueError, KeyError, TypeError, IndexError):
         path.unlink(missing_ok=True)
         return {}, {}
 
 
+def write_shard(
+    path: Path,
+    tensors: Mapping[str, np.ndarray],
+    items: list[str],
+    writers: Sequence[str] | None = None,
+    metadata: Mapping[str, str] | None = None,
+) -> None:
+    """One shard (atomically: a temporary file renamed): ``tensors``, the ``items`` and
+    ``metadata`` as JSON metadata; ``writers[i]``: the run that computed item i (not recorded
+    when None)."""
+    meta = {**(metadata or {}), "items": json.dumps(items, ensure_ascii=False)}
+    if writers is not None:
+        runs = {w: r for r, w in enumerate(sorted(set(writers)))}
+        meta["runs"] = json.dumps(list(runs), ensure_ascii=False)
+        meta["run_of"] = json.dumps([runs[w] for w in writers])
+    with replacing(path) as tmp:
+        save_file(dict(tensors), str(tmp), metadata=meta)
+
+
+def _decode_vectors(fh: Any, metadata: Mapping[str, str], items: list[str]) -> dict[int, Any]:
+    """``layer_<L>`` tensors of shape ``(n_items, dim)``: ``L -> {item: vector}``."""
+    out: dict[int, dict[str, np.ndarray]] = {}
+    for name in fh.keys():  # noqa: SIM118 - safe_open is not a mapping
+        matrix = fh.get_tensor(name)
+        if not name.startswith("layer_") or matrix.shape[0] != len(items):
+            raise ValueError(f"bad tensor {name}")
+        out[int(name.removeprefix("layer_"))] = dict(zip(items, matrix, strict=True))
+    return out
+
+
+def _read_shard(path: Path) -> tuple[dict[int, dict[str, np.ndarray]], dict[str, str]]:
+    """``layer -> {item: vector}`` and ``{item: writer}`` of one vector shard."""
+    return read_shard(path, _decode_vectors)
+
+
 def _write_shard(
     path: Path,
     items: list[str],
-    vectors: Mapping[int, np.ndarray],
+    vectors: Mapping[int, Sequence[np.ndarray]],
     writers: Sequence[str] | None = None,
 ) -> None:
-    """One shard of ``vectors[layer][i]`` for ``items[i]``; ``writers[i]``: the run that
-    computed item i (not recorded when None)."""
+    """One shard of ``vectors[layer][i]`` for ``items[i]`` (float32 ``layer_<L>`` tensors)."""
     tensors = {
         f"layer_{layer}": np.ascontiguousarray(matrix, dtype=np.float32)
         for layer, matrix in vectors.items()
     }
-    metadata = {"items": json.dumps(items, ensure_ascii=False)}
-    if writers is not None:
-        runs = {w: r for r, w in enumerate(sorted(set(writers)))}
-        metadata["runs"] = json.dumps(list(runs), ensure_ascii=False)
-        metadata["run_of"] = json.dumps([runs[w] for w in writers])
-    with replacing(path) as tmp:
-        save_file(tensors, str(tmp), metadata=metadata)
+    write_shard(path, tensors, items, writers)

@@ -5,7 +5,10 @@
 device it places a model too large for one device (``device_map``: accelerate shards its layers
 over every GPU, then CPU memory, within ``max_memory``) and quantizes its weights
 (``quantization``: bitsandbytes 8-bit or 4-bit, CUDA only). The dtype and the quantization change
-the scores (:meth:`LoadOptions.weights`); where the layers sit does not.
+the scores (:meth:`LoadOptions.weights`); where the layers sit does not. The ``vllm`` backend
+(:mod:`weatkit.scoring.vllm`) reads the same options, and shards a model over GPUs itself
+(``tensor_parallel``); :meth:`LoadOptions.check_backend` refuses an option a backend does not
+take.
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ class LoadOptions:
             (:func:`parse_max_memory`); None: what is free.
         quantization: ``8bit`` or ``4bit`` weights through bitsandbytes (CUDA only; computed in
             ``dtype``); None: unquantized.
+        tensor_parallel: ``vllm:`` models only: the GPUs vLLM shards the model over (its
+            ``tensor_parallel_size``); 1 for every other backend.
     """
 
     dtype: str = "float32"
@@ -105,6 +110,7 @@ class LoadOptions:
     device_map: str | None = None
     max_memory: str | None = None
     quantization: str | None = None
+    tensor_parallel: int = 1
 
     @classmethod
     def of(cls, options: object | None) -> LoadOptions:
@@ -119,8 +125,8 @@ class LoadOptions:
 
     def validate(self) -> None:
         """:class:`ConfigError` naming the field of an unknown dtype, device map or
-        quantization, a bad ``max_memory``, ``max_memory`` without a device map, or a device
-        map with a chosen ``device``."""
+        quantization, a bad ``max_memory``, ``max_memory`` without a device map, a device
+        map with a chosen ``device``, or a ``tensor_parallel`` that is not a whole number >= 1."""
         for name, value, choices in (
             ("dtype", self.dtype, tuple(DTYPES)),
             ("device_map", self.device_map, DEVICE_MAPS),
@@ -143,6 +149,43 @@ class LoadOptions:
                 f"places the layers itself over every GPU and the CPU; leave --device at auto "
                 f"(got {self.device!r}) or drop --device-map",
                 field="device_map",
+            )
+        n = self.tensor_parallel
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ConfigError(f"must be a whole number of GPUs >= 1, got {n!r}",
+                              field="tensor_parallel")  # fmt: skip
+
+    def check_backend(self, backend: str) -> None:
+        """A one-line :class:`ConfigError` naming the option that ``backend`` (``hf``, ``vllm``,
+        ``openai``) does not take: ``--tensor-parallel`` above 1 is vLLM's alone; a ``vllm:``
+        model takes no ``--device-map``, ``--max-memory`` or ``--quantization`` (accelerate's
+        and bitsandbytes') and runs on the GPUs CUDA makes visible (``--device`` auto or cuda)."""
+        if self.tensor_parallel != 1 and backend != "vllm":
+            instead = {
+                "hf": "an hf: model is spread over several GPUs with --device-map auto",
+                "openai": "an openai: server shards its model itself (e.g. vllm serve "
+                f"--tensor-parallel-size {self.tensor_parallel})",
+            }
+            raise ConfigError(
+                f"--tensor-parallel {self.tensor_parallel} is for vllm: models; "
+                + instead.get(backend, f"{backend}: models take none")
+            )
+        if backend != "vllm":
+            return
+        for flag, value in (
+            ("--device-map", self.device_map),
+            ("--max-memory", self.max_memory),
+            ("--quantization", self.quantization),
+        ):
+            if value is not None:
+                raise ConfigError(
+                    f"{flag} {value} is for hf: models; a vllm: model is sharded over GPUs with "
+                    "--tensor-parallel N and reads a quantized checkpoint's own quantization"
+                )
+        if self.device not in ("auto", "cuda"):
+            raise ConfigError(
+                f"--device {self.device}: a vllm: model runs on the GPUs CUDA_VISIBLE_DEVICES "
+                "lists (--tensor-parallel N of them); leave --device at auto"
             )
 
     def weights(self) -> dict[str, object]:

@@ -38,8 +38,11 @@ def _key(model: str, options: object | None) -> tuple[str, LoadOptions]:
 
 def get_model(model: str, options: object | None = None) -> ModelHandle:
     """The shared handle of ``model`` (hub id or directory) under ``options``' loading options
-    (a :class:`LoadOptions` or any object with its attributes, e.g. ``ContextualOptions``)."""
+    (a :class:`LoadOptions` or any object with its attributes, e.g. ``ContextualOptions``);
+    a one-line :class:`~weatkit.errors.ConfigError` for an option the ``hf`` backend does not
+    take (:meth:`LoadOptions.check_backend`)."""
     key = _key(model, options)
+    key[1].check_backend("hf")
     with _LOCK:
         handle = _HANDLES.get(key)
         if handle is None:

@@ -10,6 +10,18 @@ that returns ``null`` for the first prompt token) gives NaN there, and measures 
 ``nansum`` over the tokens they read (lm-evaluation-harness's ``loglikelihood`` does the same:
 the first token of a context is never scored).
 
+Where a text starts is the caller's ``start`` (:data:`STARTS`):
+
+* ``bos-or-eos`` (the default): after one start token, the tokenizer's BOS, else its EOS
+  (lm-evaluation-harness's ``loglikelihood`` of a text after an empty context), so every token
+  has a conditional where the backend can put one there (CrowS-Pairs, MBE);
+* ``tokenizer``: as the model's tokenizer encodes the text on its own, with the special tokens
+  it puts in front (Llama's BOS; none for GPT-2, whose first token then has no conditional);
+  the convention of GEST's and EuroGEST's reference code.
+
+A server encodes every prompt the second way whatever ``start`` says (its tokenizer adds the
+BOS its model asks for); ``start`` is part of the cache key all the same.
+
 Backends differ in tokenisation, so token strings and character offsets come with the numbers:
 a measure that scores only some tokens of a text (CrowS-Pairs' shared tokens, the continuation
 of a GEST template) selects them by character span, never by a token index of another tokenizer.
@@ -23,11 +35,16 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from weatkit.errors import TextTooLongError
 from weatkit.scoring.spec import ModelSpec
 
 #: What a backend can be asked: ``causal`` (:meth:`Scorer.causal_logprobs`) and ``embed``
 #: (:meth:`Scorer.embed`).
 CAPABILITIES = ("causal", "embed")
+#: Where a scored text starts (module docstring): after BOS else EOS, or as the tokenizer
+#: encodes it.
+STARTS = ("bos-or-eos", "tokenizer")
+DEFAULT_START = "bos-or-eos"
 
 
 @dataclass(frozen=True)
@@ -81,12 +98,39 @@ class Scorer(Protocol):
     capabilities: frozenset[str]
 
     def causal_logprobs(
-        self, texts: Sequence[str], *, show_progress: bool | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        show_progress: bool | None = None,
+        start: str = DEFAULT_START,
     ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text under a causal LM, in the input order
-        (``show_progress``: a progress bar where the backend has one; None: on a terminal)."""
+        (``show_progress``: a progress bar where the backend has one; None: on a terminal;
+        ``start``: one of :data:`STARTS`, module docstring). A backend that knows its model's
+        length raises :class:`~weatkit.errors.TextTooLongError` naming every text too long."""
         ...
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
         """One float32 vector per text, shape ``(len(texts), dim)``, in the input order."""
         ...
+
+
+def logprobs_by_text(
+    scorer: Scorer,
+    texts: Sequence[str],
+    *,
+    start: str = DEFAULT_START,
+    show_progress: bool | None = None,
+) -> tuple[dict[str, TokenLogprobs], dict[str, str]]:
+    """``{text: TokenLogprobs}`` of the distinct ``texts``, and ``{text: reason}`` of those the
+    model cannot take (``longer than the model's N tokens``, from a
+    :class:`~weatkit.errors.TextTooLongError`), which are left out instead of failing the call."""
+    todo = list(dict.fromkeys(texts))
+    skipped: dict[str, str] = {}
+    try:
+        scored = scorer.causal_logprobs(todo, show_progress=show_progress, start=start)
+    except TextTooLongError as err:
+        skipped = dict.fromkeys(err.texts, f"longer than the model's {err.limit} tokens")
+        todo = [text for text in todo if text not in skipped]
+        scored = scorer.causal_logprobs(todo, show_progress=show_progress, start=start)
+    return dict(zip(todo, scored, strict=True)), skipped

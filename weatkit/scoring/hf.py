@@ -5,24 +5,21 @@ The model is the process's shared :class:`~weatkit.models.handle.ModelHandle`
 (:func:`weatkit.models.pool.get_model`), so a run that also takes word vectors or masked-LM
 scores from it loads its weights once.
 
-**Causal log-probabilities** (:meth:`HfScorer.causal_logprobs`). A text is tokenised *without*
-special tokens by the fast tokenizer (``return_offsets_mapping`` gives each token's character
-span), and a start token is put in front of it: the tokenizer's BOS, else its EOS (GPT-2's and
-Qwen2's ``<|endoftext|>``; lm-evaluation-harness's prefix token for a ``loglikelihood`` with an
-empty context, and :mod:`weatkit.stereoset.scoring`'s convention). So the first real token has a
-conditional too::
+**Causal log-probabilities** (:meth:`HfScorer.causal_logprobs`). A text is tokenised and put
+after its start (``start``: BOS else EOS, or as the tokenizer encodes it) by
+:func:`weatkit.scoring.tokens.encode_causal`. Then, for the input ``s_1 … s_k w_1 … w_n``
+(``s`` the start tokens)::
 
-    logprobs[i] = log softmax(logits[i])[w_{i+1}],   input  s w_1 … w_n   (s the start token)
+    logprobs[i] = log softmax(logits[k + i − 1])[w_i]
 
-A tokenizer with neither BOS nor EOS gives NaN for ``w_1`` (the :class:`TokenLogprobs`
-convention). A tokenizer that adds a BOS itself (Llama) gets it once: it is asked for no special
-tokens. Each value is ``log softmax(z)[w_{i+1}]`` of the logits ``z`` at position ``i``, in
-float32 (logits of a float16/bfloat16 model are upcast a chunk of positions at a time), stored
-as float64; the LM head runs at those positions only, not at padding
+Each value is ``log softmax(z)[w_i]`` of the logits ``z`` at position ``k + i − 1``, in float32
+(logits of a float16/bfloat16 model are upcast a chunk of positions at a time), stored as
+float64; the LM head runs at those positions only, not at padding nor at the last position
 (:meth:`weatkit.models.handle.ModelHandle.token_log_probs`). The texts run in right-padded
 batches sorted by length (:func:`weatkit.models.batching.run_batches`) with an attention mask;
 padding is never attended, so a value does not depend on its batch beyond the last bits of
-float32 kernels.
+float32 kernels. Texts longer than the model takes are a
+:class:`~weatkit.errors.TextTooLongError` naming all of them.
 
 **Embeddings** (:meth:`HfScorer.embed`): the sentence embedding of an hf model is the mean of
 its last hidden state over the text's non-special tokens, ``e(t) = (1/|C|) Σ_{j∈C} h_L[j]``: a
@@ -44,8 +41,9 @@ from weatkit.errors import ModelError
 from weatkit.models.batching import ROW_TOKENS, run_batches
 from weatkit.models.handle import ModelHandle, padded
 from weatkit.models.pool import get_model
-from weatkit.scoring.base import TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, TokenLogprobs
 from weatkit.scoring.spec import ModelSpec
+from weatkit.scoring.tokens import Encoded, check_texts, encode_causal
 
 #: Texts per forward pass without options that say otherwise.
 DEFAULT_BATCH_SIZE = 64
@@ -60,7 +58,8 @@ class HfScorer:
             directory).
         capabilities: ``causal`` and ``embed`` for a causal LM, ``embed`` for the rest.
         handle: the shared :class:`~weatkit.models.handle.ModelHandle`.
-        batch_size: texts per forward pass (the options' ``batch_size``).
+        batch_size: texts per forward pass (the options' ``batch_size``; ``auto``: the largest
+            that fits, :func:`weatkit.models.batching.run_batches`).
     """
 
     def __init__(self, spec: ModelSpec, options: Any = None) -> None:
@@ -69,71 +68,39 @@ class HfScorer:
         self.identity = json.dumps(self.handle.identity, sort_keys=True, default=str)
         self.causal = self.handle.lm_kind() == "glm"
         self.capabilities = frozenset({"causal", "embed"} if self.causal else {"embed"})
-        self.batch_size = int(getattr(options, "batch_size", DEFAULT_BATCH_SIZE))
+        self.batch_size: int | str = getattr(options, "batch_size", DEFAULT_BATCH_SIZE)
 
     def __repr__(self) -> str:
         return f"HfScorer({str(self.spec)!r})"
 
     # -- encoding -------------------------------------------------------------------------------
 
-    def _tokenizer(self) -> Any:
-        tok = self.handle.tokenizer
-        if not getattr(tok, "is_fast", False):
-            raise ModelError(
-                f"{self.spec.model}: token spans need a fast tokenizer (offsets); this one is slow"
-            )
-        return tok
-
-    @property
-    def start_id(self) -> int | None:
-        """The token put before every text of a causal LM: BOS, else EOS, else none."""
-        tok = self.handle.tokenizer
-        for candidate in (tok.bos_token_id, tok.eos_token_id):
-            if candidate is not None:
-                return int(candidate)
-        return None
-
-    def _encode_causal(self, texts: Sequence[str]) -> list[tuple[list[int], list[tuple[int, int]]]]:
-        """``(ids with the start token, spans of the text's tokens)`` per text, length-checked."""
-        _check_texts(texts)
-        if not texts:
-            return []
-        tok = self._tokenizer()
-        enc = tok(list(texts), add_special_tokens=False, return_offsets_mapping=True)
-        start = self.start_id
-        limit = self.handle.max_length
-        out = []
-        for i, (ids, spans) in enumerate(zip(enc["input_ids"], enc["offset_mapping"], strict=True)):
-            if not ids:
-                raise ModelError(f"text {i} gives no token: {texts[i]!r}")
-            full = ([start] if start is not None else []) + [int(x) for x in ids]
-            if limit is not None and len(full) > limit:
-                raise ModelError(
-                    f"text {i} is {len(full)} tokens long; {self.spec.model} takes {limit}: "
-                    f"{texts[i][:60]!r}"
-                )
-            out.append((full, [(int(a), int(b)) for a, b in spans]))
-        return out
+    def _encode_causal(self, texts: Sequence[str], start: str = DEFAULT_START) -> list[Encoded]:
+        return encode_causal(self.handle.tokenizer, texts, start, model=self.spec.model,
+                             limit=self.handle.max_length)  # fmt: skip
 
     # -- Scorer ---------------------------------------------------------------------------------
 
     def causal_logprobs(
-        self, texts: Sequence[str], *, show_progress: bool | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        show_progress: bool | None = None,
+        start: str = DEFAULT_START,
     ) -> list[TokenLogprobs]:
         """``log P(w_i | s, w_<i)`` of every token of each text (module docstring)."""
         if not self.causal:
             raise ModelError(
                 f"{self.spec.model} is a masked LM: it gives no causal token log-probabilities"
             )
-        encoded = self._encode_causal(texts)
+        encoded = self._encode_causal(texts, start)
         if not encoded:
             return []
-        width = max(len(ids) for ids, _ in encoded)
-        start = self.start_id is not None
+        width = max(len(ids) for ids, _, _ in encoded)
         handle = self.handle
         values, _ = run_batches(
-            [ids for ids, _ in encoded],
-            lambda batch: _causal_batch(handle, batch, width, start),
+            [ids for ids, _, _ in encoded],
+            lambda batch: _causal_batch(handle, batch, width),
             length=len,
             batch_size=self.batch_size,
             desc=f"token log-probabilities with {handle.short_name}",
@@ -145,14 +112,13 @@ class HfScorer:
         )
         tok = handle.tokenizer
         out = []
-        for text, (ids, spans), row in zip(texts, encoded, values, strict=True):
-            real = ids[1:] if start else ids
+        for text, (ids, spans, lead), row in zip(texts, encoded, values, strict=True):
             out.append(
                 TokenLogprobs(
                     text,
-                    tuple(tok.convert_ids_to_tokens(real)),
+                    tuple(tok.convert_ids_to_tokens(ids[lead:])),
                     tuple(spans),
-                    np.asarray(row[: len(real)], dtype=np.float64),
+                    np.asarray(row[lead : len(ids)], dtype=np.float64),
                 )
             )
         return out
@@ -161,11 +127,10 @@ class HfScorer:
         """Mean last hidden state over each text's non-special tokens (module docstring),
         float32 ``(len(texts), dim)``."""
         if self.causal:
-            rows = [(ids, [False] * (self.start_id is not None)) for ids, _ in
-                    self._encode_causal(texts)]  # fmt: skip
-            rows = [(ids, flags + [True] * (len(ids) - len(flags))) for ids, flags in rows]
+            rows = [(ids, [False] * lead + [True] * (len(ids) - lead))
+                    for ids, _, lead in self._encode_causal(texts)]  # fmt: skip
         else:
-            _check_texts(texts)
+            check_texts(texts)
             enc = self.handle.tokenizer(list(texts), return_special_tokens_mask=True)
             rows = [
                 ([int(x) for x in ids], [not s for s in special])
@@ -201,19 +166,9 @@ def make_scorer(spec: ModelSpec, options: Any = None) -> HfScorer:
     return HfScorer(spec, options)
 
 
-def _check_texts(texts: Sequence[str]) -> None:
-    if isinstance(texts, str):
-        raise ModelError("give a list of texts, not one string")
-    for i, text in enumerate(texts):
-        if not isinstance(text, str) or not text.strip():
-            raise ModelError(f"text {i} is empty or not text: {text!r}")
-
-
-def _causal_batch(
-    handle: ModelHandle, batch: Sequence[list[int]], width: int, start: bool
-) -> np.ndarray:
-    """``(len(batch), width)`` float64: row r holds ``log P(w_j | w_<j)`` of its text's tokens
-    (NaN first when there is no start token), NaN after them."""
+def _causal_batch(handle: ModelHandle, batch: Sequence[list[int]], width: int) -> np.ndarray:
+    """``(len(batch), width)`` float64: column j of row r holds ``log P(ids_j | ids_<j)`` of its
+    input, NaN at j = 0 and after the input's end."""
     ids, mask = padded(batch, handle.pad_id)
     # log P(w_j | w_<j) from the logits at position j − 1, at the positions that have a next
     # token only (no padding, not the last one)
@@ -225,8 +180,7 @@ def _causal_batch(
         "glm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols, targets=ids[rows, cols + 1]
     )
     out = np.full((len(batch), width), np.nan)
-    shift = int(not start)  # without a start token the first token has no conditional: NaN
-    out[rows.numpy(), cols.numpy() + shift] = values.double().cpu().numpy()
+    out[rows.numpy(), cols.numpy() + 1] = values.double().cpu().numpy()
     return out
 
 

@@ -26,14 +26,14 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 import openai
 
 from weatkit.errors import ConfigError, ModelError
-from weatkit.scoring.base import TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, STARTS, TokenLogprobs
+from weatkit.scoring.options import OpenAIOptions
 from weatkit.scoring.spec import ModelSpec
 
 #: Where the API key is read from, first match wins.
@@ -54,40 +54,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@dataclass(frozen=True)
-class OpenAIOptions:
-    """How the ``openai`` backend talks to its server.
-
-    Attributes:
-        timeout: seconds one request may take before it fails (and is retried).
-        max_retries: retries of a request after a connection error, a timeout or a 408, 409,
-            429 or 5xx answer, with exponential backoff (the SDK's; ``Retry-After`` honoured).
-        concurrency: requests in flight at once.
-        batch_size: texts per ``/v1/embeddings`` request.
-        prompts_per_request: texts per ``/v1/completions`` request (a list prompt; llama.cpp's
-            server takes one, vLLM and OpenAI several).
-    """
-
-    timeout: float = 60.0
-    max_retries: int = 2
-    concurrency: int = 4
-    batch_size: int = 32
-    prompts_per_request: int = 1
-
-    def validate(self) -> None:
-        """:class:`ConfigError` naming the field of a non-positive timeout, a negative retry
-        count, or a concurrency or batch size below 1."""
-        if not (isinstance(self.timeout, int | float) and self.timeout > 0):
-            raise ConfigError(f"must be a positive number of seconds, got {self.timeout!r}",
-                              field="timeout")
-        if not isinstance(self.max_retries, int) or self.max_retries < 0:
-            raise ConfigError(f"must be >= 0, got {self.max_retries!r}", field="max_retries")
-        for name in ("concurrency", "batch_size", "prompts_per_request"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ConfigError(f"must be >= 1, got {value!r}", field=name)
-
-
 def api_key() -> str:
     """The key of the first set variable of :data:`API_KEY_VARIABLES`, else :data:`NO_KEY`."""
     for name in API_KEY_VARIABLES:
@@ -103,11 +69,11 @@ class OpenAIScorer:
     the key or does not serve the model fails here, before any text is scored.
     """
 
-    def __init__(self, spec: ModelSpec, options: OpenAIOptions | None = None) -> None:
+    def __init__(self, spec: ModelSpec, options: object | None = None) -> None:
         if spec.backend != "openai" or spec.base_url is None:
             raise ConfigError(f"{spec}: not an openai:BASE_URL#MODEL spec")
         self.spec = spec
-        self.options = options or OpenAIOptions()
+        self.options = OpenAIOptions.of(options)
         self.options.validate()
         self.capabilities = frozenset({"causal", "embed"})
         self._client = openai.OpenAI(
@@ -218,11 +184,18 @@ class OpenAIScorer:
                     future.cancel()
 
     def causal_logprobs(
-        self, texts: Sequence[str], *, show_progress: bool | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        show_progress: bool | None = None,
+        start: str = DEFAULT_START,
     ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text (see the module docstring); an empty text
         has no tokens and is not sent. ``show_progress`` is accepted for the protocol; requests
-        are not shown."""
+        are not shown. ``start`` too: the server encodes each prompt as its model's tokenizer
+        does (the ``tokenizer`` start of :data:`weatkit.scoring.base.STARTS`)."""
+        if start not in STARTS:
+            raise ModelError(f"unknown start {start!r}: choose {', '.join(STARTS)}")
         sent = [text for text in texts if text]
         scored = iter(self._map(self._causal_chunk, sent, self.options.prompts_per_request))
         empty = TokenLogprobs("", (), (), np.zeros(0))
@@ -315,6 +288,9 @@ def _cause(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def make_scorer(spec: ModelSpec, options: OpenAIOptions | None = None) -> OpenAIScorer:
-    """The registry's entry point: :class:`OpenAIScorer` of ``spec``."""
+def make_scorer(spec: ModelSpec, options: object | None = None) -> OpenAIScorer:
+    """The registry's entry point: :class:`OpenAIScorer` of ``spec`` under ``options`` (an
+    :class:`~weatkit.scoring.options.OpenAIOptions`, or any object with its server fields, such
+    as the :class:`~weatkit.embeddings.contextual.ContextualOptions` of a command; None for the
+    defaults)."""
     return OpenAIScorer(spec, options)

@@ -77,9 +77,17 @@ BACKENDS: Mapping[str, Backend] = MappingProxyType(
 
 def get_scorer(spec: str | ModelSpec, options: Any = None) -> Scorer:
     """The :class:`~weatkit.scoring.base.Scorer` of ``spec`` under ``options`` (the backend's
-    own options object, or None for its defaults)."""
+    own options object, or one with its fields such as a command's ``ContextualOptions``; None
+    for its defaults), its causal scores cached on disk (:class:`weatkit.scoring.cache.
+    CachedScorer`; not when ``options.cache`` is False). An option the backend does not take
+    (``--tensor-parallel`` of a model that is not ``vllm:``) is a one-line :class:`ConfigError`
+    (:meth:`weatkit.models.options.LoadOptions.check_backend`)."""
     parsed = parse_model_spec(spec) if isinstance(spec, str) else spec
     backend = BACKENDS[parsed.backend]
+    if getattr(options, "tensor_parallel", 1) != 1:  # torch is imported only then
+        from weatkit.models.options import LoadOptions
+
+        LoadOptions.of(options).check_backend(parsed.backend)
     backend.check_installed()
     try:
         module = importlib.import_module(backend.module)
@@ -87,7 +95,9 @@ def get_scorer(spec: str | ModelSpec, options: Any = None) -> Scorer:
         if exc.name != backend.module:
             raise
         raise ConfigError(f"the {backend.name} backend is not available in this version") from None
-    return module.make_scorer(parsed, options)
+    from weatkit.scoring.cache import CachedScorer
+
+    return CachedScorer(module.make_scorer(parsed, options), options)
 
 
 def model_kind(spec: str | ModelSpec, options: Any = None) -> str:

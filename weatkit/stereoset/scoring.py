@@ -19,15 +19,21 @@ A context with several ``BLANK`` s (two in the English dev set) gets the mask at
 the reference replaces every ``BLANK`` with the mask, which puts two masks in one input and
 misaligns its batch.
 
-**Causal LMs** — the sentence's tokens ``t_1 … t_n`` (no special tokens) follow the BOS token
-(``tokenizer.bos_token_id``, else ``eos_token_id``; ``<|endoftext|>`` for GPT-2) and
+**Causal LMs** — any backend that offers causal scores (``hf``, ``openai``, ``vllm``;
+:mod:`weatkit.scoring`): the model spec's :class:`~weatkit.scoring.base.Scorer` gives the
+sentence's tokens ``t_1 … t_n`` (its own tokenizer, no special tokens) and the log-probability
+of each given the ones before it (:meth:`~weatkit.scoring.base.Scorer.causal_logprobs`). The
+``hf`` backend puts the BOS token (``tokenizer.bos_token_id``, else ``eos_token_id``;
+``<|endoftext|>`` for GPT-2) before the sentence, so every token has one, and
 
     score = exp((1/n) Σ_j log P(t_j | BOS, t_1 … t_{j−1}))
 
-the geometric mean of the token probabilities (the reference's ``2 ** mean(log2 p)``). The
-reference reads ``P(t_1 | BOS)`` from a BOS-only pass and the later tokens from a pass over the
-sentence *without* the BOS (``P(t_j | t_1 … t_{j−1})``); here all tokens are conditioned on the
-BOS, in one pass.
+the geometric mean of the token probabilities (the reference's ``2 ** mean(log2 p)``). A
+backend that gives no log-probability for the first token (an OpenAI-compatible server: NaN,
+:class:`~weatkit.scoring.base.TokenLogprobs`) has the mean over the tokens that have one,
+``j = 2 … n``. The reference reads ``P(t_1 | BOS)`` from a BOS-only pass and the later tokens
+from a pass over the sentence *without* the BOS (``P(t_j | t_1 … t_{j−1})``); here all tokens
+are conditioned on the BOS, in one pass.
 
 **Options** (:class:`StereosetScoring`; ``--compat stereoset`` selects the reference's
 conventions, :mod:`weatkit.measures.compat`):
@@ -37,7 +43,10 @@ conventions, :mod:`weatkit.measures.compat`):
   .diag()`` does at its default batch size of 1.
 * ``bos_pass`` — ``"joint"`` (above) or ``"separate"``: ``P(t_1 | BOS)`` from a pass over the BOS
   alone and ``P(t_j | t_1 … t_{j−1})`` (j ≥ 2) from a pass over the sentence without the BOS,
-  the reference ``eval_generative_models.py``.
+  the reference ``eval_generative_models.py``. The first is the first value of the joint pass
+  (causal attention: the BOS position sees the BOS alone); the pass without the BOS needs the
+  ``hf`` backend (the :class:`~weatkit.scoring.base.Scorer` protocol always starts a text its
+  own way).
 * ``leading_space`` — False (the reference) or True: when the ``BLANK`` follows a space, the
   candidate word is tokenised as ``" " + w``, so a byte-level BPE (RoBERTa) scores ``Ġw`` — the
   token that follows a space in running text — rather than the word-initial ``w`` (the bug of
@@ -45,11 +54,12 @@ conventions, :mod:`weatkit.measures.compat`):
   of later steps loses that space again. WordPiece and SentencePiece tokenisations do not change.
 
 All steps of all sentences run in batches sorted by length and padded on the right with an
-attention mask, so a score does not depend on its batch. Scores are float32 (the precision of
-the forward pass) and are cached on disk per model identity, kind and dtype
-(:class:`weatkit.models.cache.VectorCache` under ``$WEATKIT_CACHE/stereoset``); a run whose
-scores are all cached loads neither the tokenizer nor the model. The model is the process's
-shared handle (:func:`weatkit.models.pool.get_model`).
+attention mask, so a score does not depend on its batch. Masked-LM scores are float32 (the
+precision of the forward pass) and are cached on disk per model identity, kind and dtype
+(:class:`weatkit.models.cache.VectorCache` under ``$WEATKIT_CACHE/scores/stereoset``); a run
+whose scores are all cached loads neither the tokenizer nor the model, which is the process's
+shared handle (:func:`weatkit.models.pool.get_model`). Causal-LM scores are float64 from the
+Scorer's float64 log-probabilities; caching them is the scoring layer's.
 """
 
 from __future__ import annotations
@@ -69,10 +79,12 @@ from weatkit.models.batching import run_batches
 from weatkit.models.cache import cached_rows, score_cache
 from weatkit.models.handle import HEADS, ModelHandle, padded
 from weatkit.models.pool import get_model
+from weatkit.scoring import Scorer, get_scorer, parse_model_spec
+from weatkit.scoring.tokens import start_token_id
 from weatkit.stereoset.data import BLANK, StereoSet
 
 KINDS = HEADS
-#: Bump when the meaning of cached scores changes.
+#: Bump when the meaning of cached (masked-LM) scores changes.
 SCORING_VERSION = 1
 BLANKS: tuple[str, ...] = ("last", "all")
 BOS_PASSES: tuple[str, ...] = ("joint", "separate")
@@ -87,7 +99,7 @@ class StereosetScoring:
             every ``BLANK`` masked and the first mask read (the reference).
         bos_pass: causal LMs: ``"joint"``: every token conditioned on the BOS in one pass;
             ``"separate"``: the first token from a BOS-only pass, the others from the sentence
-            without the BOS (the reference).
+            without the BOS (the reference; ``hf`` backend).
         leading_space: masked LMs: tokenise the candidate word with the space before its
             ``BLANK`` (True; the bias-bench fix for byte-level BPE) or alone (False; the
             reference).
@@ -122,12 +134,15 @@ class ScoringStats:
 
     Attributes:
         n_sentences: distinct inputs scored (cached or computed).
-        n_cached: inputs whose score came from the on-disk cache.
-        n_computed: inputs that went through the model.
-        n_steps: model rows (MLM: one per token of each candidate word; GLM: one per sentence).
+        n_cached: masked-LM inputs whose score came from the on-disk cache (causal LMs: none
+            here; the scoring layer caches their log-probabilities).
+        n_computed: inputs that went through the model (causal LMs: through its Scorer).
+        n_steps: model rows (MLM: one per token of each candidate word; GLM: one per sentence,
+            and one more per sentence of two or more tokens with ``bos_pass="separate"``).
         n_unknown: MLM candidate words containing the unknown token (scored as such, as the
             reference does).
-        n_batches: forward passes.
+        n_batches: forward passes run here (masked LMs, and the pass without the BOS of
+            ``bos_pass="separate"``; not the Scorer's).
     """
 
     n_sentences: int = 0
@@ -155,10 +170,13 @@ def fill_blank(context: str, insertion: str, word: str) -> str:
 
 
 class IntrasentenceScorer:
-    """StereoSet intrasentence scores of one model (a hub id or a local directory).
+    """StereoSet intrasentence scores of one model (a model spec: a hub id or a local
+    directory, ``hf:``, ``openai:BASE_URL#MODEL``, ``vllm:``; :mod:`weatkit.scoring.spec`).
 
-    The model is the process's shared handle (:func:`weatkit.models.pool.get_model`); its
-    tokenizer and network are loaded on first need.
+    Masked LMs run on the process's shared handle (:func:`weatkit.models.pool.get_model`; ``hf``
+    only), its tokenizer and network loaded on first need; causal LMs go through the spec's
+    :class:`~weatkit.scoring.base.Scorer` (:func:`weatkit.scoring.get_scorer`), made on first
+    need.
 
     Example:
         >>> scorer = IntrasentenceScorer("bert-base-cased")  # doctest: +SKIP
@@ -173,18 +191,32 @@ class IntrasentenceScorer:
         scoring: StereosetScoring | None = None,
     ) -> None:
         self.model_name = str(model)
+        self.spec = parse_model_spec(self.model_name)
         self.options = options or ContextualOptions()
         self.options.validate()
         self.scoring = scoring or StereosetScoring()
         self.scoring.validate()
-        self.handle: ModelHandle = get_model(self.model_name, self.options)
-        self._config = self.handle.config
-        self.kind = self.handle.lm_kind(kind)
-        self.identity = self.handle.identity
+        hf = self.spec.backend == "hf"
+        self.handle: ModelHandle | None = get_model(self.spec.model, self.options) if hf else None
+        if self.handle is not None:
+            self.kind = self.handle.lm_kind(kind)
+        elif kind in (None, "glm"):
+            self.kind = "glm"
+        else:
+            raise WeatkitError(
+                f"{self.spec}: the {self.spec.backend} backend scores causal LMs (kind 'glm'), "
+                f"not kind {kind!r}"
+            )
+        if self.handle is None and self.scoring.bos_pass == "separate":
+            raise WeatkitError(
+                f"{self.spec}: StereoSet bos_pass 'separate' needs a pass without the start "
+                "token, which only the hf backend runs; use bos_pass 'joint'"
+            )
         self.stats = ScoringStats()
-        # set once this scorer needs the tokenizer / the network
+        # set once this scorer needs the tokenizer / the network / the causal LM's Scorer
         self._tokenizer_obj: Any = None
         self._network: ModelHandle | None = None
+        self._causal: Scorer | None = None
 
     def score(self, dataset: StereoSet, show_progress: bool | None = None) -> dict[str, float]:
         """``{sentence_id: score}`` for every intrasentence sentence of ``dataset``."""
@@ -197,12 +229,16 @@ class IntrasentenceScorer:
                 key = sentence.sentence
             keys[sentence.id] = key
             inputs.setdefault(key, (sentence.id, key))
-        scores = self._scores(inputs, show_progress)
+        self.stats.n_sentences += len(inputs)
+        if self.kind == "glm":
+            scores = self._causal_scores(list(inputs.values()), show_progress)
+        else:
+            scores = self._mlm_scores(inputs, show_progress)
         return {sid: scores[key] for sid, key in keys.items()}
 
     # -- scores ---------------------------------------------------------------------------------
 
-    def _scores(
+    def _mlm_scores(
         self, inputs: dict[str, tuple[str, str]], show_progress: bool | None
     ) -> dict[str, float]:
         cache = None
@@ -211,7 +247,7 @@ class IntrasentenceScorer:
                 "stereoset",
                 "stereoset-intrasentence",
                 SCORING_VERSION,
-                self.identity,
+                self._handle().identity,
                 self.options,
                 kind=self.kind,
                 **self.scoring.changed(),
@@ -219,27 +255,49 @@ class IntrasentenceScorer:
         rows, n_cached = cached_rows(
             cache,
             list(inputs),
-            lambda keys: self._compute([inputs[k] for k in keys], show_progress),
+            lambda keys: self._compute_mlm([inputs[k] for k in keys], show_progress),
         )
         self.stats.n_cached += n_cached
-        self.stats.n_sentences += len(inputs)
         return {k: float(v[0]) for k, v in rows.items()}
 
-    def _compute(self, sources: list[tuple[str, str]], show_progress: bool | None) -> np.ndarray:
-        """float32 scores of the inputs (``(sentence id, key)`` pairs)."""
-        items = self._encode_mlm(sources) if self.kind == "mlm" else self._encode_glm(sources)
+    def _compute_mlm(
+        self, sources: list[tuple[str, str]], show_progress: bool | None
+    ) -> np.ndarray:
+        """float32 masked-LM scores of the inputs (``(sentence id, key)`` pairs): the mean of
+        the step probabilities."""
+        items = self._encode_mlm(sources)
         mean_logp = self._run(items, show_progress)
         owners = np.array([e.owner for e in items], dtype=np.int64)
         n = len(sources)
-        if self.kind == "mlm":  # one target per item: mean of the step probabilities
-            count = np.bincount(owners, minlength=n)
-            scores = np.bincount(owners, weights=np.exp(mean_logp), minlength=n) / count
-        else:  # exp(mean log-probability over the sentence's tokens, in one or two items)
-            sizes = np.array([len(e.targets) for e in items], dtype=np.float64)
-            total = np.bincount(owners, weights=mean_logp * sizes, minlength=n)
-            scores = np.exp(total / np.bincount(owners, weights=sizes, minlength=n))
+        count = np.bincount(owners, minlength=n)
+        scores = np.bincount(owners, weights=np.exp(mean_logp), minlength=n) / count
         self.stats.n_computed += n
         return scores.astype(np.float32)
+
+    def _causal_scores(
+        self, sources: list[tuple[str, str]], show_progress: bool | None
+    ) -> dict[str, float]:
+        """``{key: exp(mean log-probability of the sentence's tokens)}`` (module docstring)."""
+        texts = [key for _, key in sources]
+        scored = self._causal_lm().causal_logprobs(texts, show_progress=show_progress)
+        self.stats.n_steps += len(scored)
+        self.stats.n_computed += len(scored)
+        totals = np.array([np.nansum(s.logprobs) for s in scored])
+        counts = np.array([np.count_nonzero(~np.isnan(s.logprobs)) for s in scored])
+        if self.scoring.bos_pass == "separate":  # P(t_1 | BOS) + the pass without the BOS
+            items = self._encode_without_bos(texts)
+            mean_logp = self._run(items, show_progress)
+            for item, mean in zip(items, mean_logp, strict=True):
+                first = scored[item.owner].logprobs[0]
+                totals[item.owner] = first + mean * len(item.targets)
+        out = {}
+        for (sid, key), total, count in zip(sources, totals, counts, strict=True):
+            if not count:
+                raise WeatkitError(
+                    f"sentence {sid}: {self.spec} gives none of its tokens a log-probability"
+                )
+            out[key] = math.exp(total / count)
+        return out
 
     def _run(self, items: list[_Item], show_progress: bool | None) -> np.ndarray:
         """Mean log-probability of each item's targets (float64), in batches sorted by length."""
@@ -307,7 +365,7 @@ class IntrasentenceScorer:
                 owners.append(i)
                 targets.append(int(target))
         encoded = tok(texts)["input_ids"]
-        limit = self.handle.max_length
+        limit = self._handle().max_length
         items = []
         for owner, target, ids in zip(owners, targets, encoded, strict=True):
             sid = sources[owner][0]
@@ -326,33 +384,16 @@ class IntrasentenceScorer:
             items.append(_Item(owner, ids, where[:1], [target]))
         return items
 
-    def _encode_glm(self, sources: list[tuple[str, str]]) -> list[_Item]:
-        tok = self._tokenizer()
-        bos = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
-        if bos is None:
-            raise WeatkitError(
-                f"{self.model_name} has neither a BOS nor an EOS token to start sentences with"
-            )
-        encoded = tok([key for _, key in sources], add_special_tokens=False)["input_ids"]
-        limit = self.handle.max_length
-        items = []
-        separate = self.scoring.bos_pass == "separate"
-        for i, ((sid, _), ids) in enumerate(zip(sources, encoded, strict=True)):
-            ids = [int(bos), *ids]
-            if len(ids) < 2:
-                raise WeatkitError(f"sentence {sid} gives no token with {self.model_name}")
-            if limit is not None and len(ids) > limit:
-                raise WeatkitError(
-                    f"sentence {sid}: {len(ids)} tokens with the BOS, longer than "
-                    f"{self.model_name}'s {limit}"
-                )
-            if not separate:
-                items.append(_Item(i, ids, list(range(len(ids) - 1)), ids[1:]))
-                continue
-            items.append(_Item(i, ids[:1], [0], ids[1:2]))  # P(t_1 | BOS)
-            if len(ids) > 2:  # P(t_j | t_1 … t_{j−1}), no BOS
-                items.append(_Item(i, ids[1:], list(range(len(ids) - 2)), ids[2:]))
-        return items
+    def _encode_without_bos(self, texts: list[str]) -> list[_Item]:
+        """Rows of the pass without the BOS (``bos_pass="separate"``): each sentence of two or
+        more tokens, read for ``P(t_j | t_1 … t_{j−1})``, j ≥ 2 (``hf`` tokenisation, no special
+        tokens, as :meth:`weatkit.scoring.hf.HfScorer.causal_logprobs`)."""
+        encoded = self._tokenizer()(texts, add_special_tokens=False)["input_ids"]
+        return [
+            _Item(i, list(ids), list(range(len(ids) - 1)), list(ids[1:]))
+            for i, ids in enumerate(encoded)
+            if len(ids) > 1
+        ]
 
     def _spaced(self, context: str) -> bool:
         """Whether the candidate word is tokenised with a leading space in ``context``."""
@@ -363,16 +404,37 @@ class IntrasentenceScorer:
 
     # -- loading --------------------------------------------------------------------------------
 
+    def _handle(self) -> ModelHandle:
+        """The hf model's handle (``__init__`` refuses what needs it on other backends)."""
+        assert self.handle is not None
+        return self.handle
+
     def _tokenizer(self) -> Any:
         if self._tokenizer_obj is None:
-            self._tokenizer_obj = self.handle.tokenizer
+            self._tokenizer_obj = self._handle().tokenizer
         return self._tokenizer_obj
 
     def _load(self) -> ModelHandle:
         if self._network is None:
-            self.handle.network(self.kind)
-            self._network = self.handle
+            self._handle().network(self.kind)
+            self._network = self._handle()
         return self._network
+
+    def _causal_lm(self) -> Scorer:
+        """The spec's Scorer under the options given, checked to offer causal scores."""
+        if self._causal is None:
+            lm = get_scorer(self.spec, self.options)
+            if self.handle is not None and start_token_id(self.handle.tokenizer) is None:
+                raise WeatkitError(
+                    f"{self.model_name} has neither a BOS nor an EOS token to start sentences with"
+                )
+            if "causal" not in lm.capabilities:
+                raise WeatkitError(
+                    f"{self.model_name} gives no causal token log-probabilities: it cannot be "
+                    "scored as a causal LM (kind='glm')"
+                )
+            self._causal = lm
+        return self._causal
 
 
 def forward_logprobs(

@@ -133,8 +133,9 @@ def stereoset(
     multilingual reference's ``LM/SS/ICAT Score``). Details: :mod:`weatkit.stereoset.metrics`.
 
     Args:
-        model: hub id or local directory of a masked or causal LM (scores the
-            intrasentence split). Give ``model`` or ``predictions``.
+        model: a masked LM (hub id or local directory) or a causal LM (also a model spec of any
+            backend offering causal scores, ``openai:BASE_URL#MODEL``; :mod:`weatkit.scoring`)
+            scoring the intrasentence split. Give ``model`` or ``predictions``.
         predictions: ``{split: {sentence_id: score}}`` or a predictions JSON file
             (:func:`weatkit.stereoset.data.read_predictions`).
         lang: ``en``, ``de``, ``fr``, ``es`` or ``tr``.

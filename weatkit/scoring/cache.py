@@ -1,0 +1,166 @@
+"""The on-disk cache of causal scores: every :class:`~weatkit.scoring.base.Scorer` that
+:func:`weatkit.scoring.get_scorer` returns keeps the :class:`~weatkit.scoring.base.TokenLogprobs`
+of each text it scored, for every measure and command.
+
+A text's entry is keyed (:func:`weatkit.models.cache.cache_key`) by
+
+* the backend and the scorer's :attr:`~weatkit.scoring.base.Scorer.identity` (an hf model's
+  commit or content hash; a server's base URL, model name and what ``/v1/models`` says of it,
+  never an API key);
+* for a backend that loads the weights in this process (:data:`LOADS_WEIGHTS`), the loading
+  options that change a number (:func:`weatkit.models.cache.model_inputs`: dtype,
+  quantization…; not the device, not the batch size);
+* where the text starts (``start`` of :meth:`~weatkit.scoring.base.Scorer.causal_logprobs`)
+  and the text itself.
+
+The batch size is not in the key (a padded batch changes a value's last bits only,
+docs/guides/caching.md); it is recorded as who wrote the entry. The entries live under
+``$WEATKIT_CACHE/scores/causal/<key>/`` in the shards of :class:`weatkit.models.cache.
+VectorCache` (written to a temporary file and renamed; merged beyond ``MAX_SHARDS``), each a
+safetensors file of three tensors and JSON metadata::
+
+    logprobs  float64 (T,)     every text's log-probabilities, one after another (NaN kept)
+    offsets   int64   (T, 2)   each token's character span
+    lengths   int64   (N,)     tokens per text
+    metadata  items (the N texts), tokens (JSON list of each text's token strings), runs
+
+Values come back bit for bit. Rows served and computed are counted by
+:func:`weatkit.models.cache.counting` (``compare`` reports them). ``options.cache`` False (the
+``--no-cache`` of every command) neither reads nor writes the cache.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from weatkit.data import ensure_cache_dir
+from weatkit.models.cache import VectorCache, model_inputs, read_shard, tally, write_shard
+from weatkit.scoring.base import DEFAULT_START, Scorer, TokenLogprobs
+
+#: Bump when the meaning of cached token log-probabilities changes.
+CAUSAL_CACHE_VERSION = 1
+#: Backends that load the weights in this process: their loading options are in the key. A
+#: server's (``openai``) are not known here; its identity stands for them.
+LOADS_WEIGHTS = frozenset({"hf", "vllm"})
+
+
+class LogprobCache(VectorCache):
+    """The cached :class:`TokenLogprobs` of one scorer and start, by text (layer 0)."""
+
+    def _read(self, path: Path) -> tuple[dict[int, dict[str, Any]], dict[str, str]]:
+        return read_shard(path, _decode)
+
+    def _write(
+        self, path: Path, items: list[str], values: Mapping[int, Any], writers: Sequence[str]
+    ) -> None:
+        scored: Sequence[TokenLogprobs] = values[0]
+        lengths = np.array([len(s.tokens) for s in scored], dtype=np.int64)
+        tensors = {
+            "logprobs": np.concatenate([s.logprobs for s in scored]).astype(np.float64),
+            "offsets": np.array([o for s in scored for o in s.offsets], np.int64).reshape(-1, 2),
+            "lengths": lengths,
+        }
+        tokens = json.dumps([list(s.tokens) for s in scored], ensure_ascii=False)
+        write_shard(path, tensors, items, writers, {"tokens": tokens})
+
+
+def _decode(fh: Any, metadata: Mapping[str, str], items: list[str]) -> dict[int, Any]:
+    """``{0: {text: TokenLogprobs}}`` of a :class:`LogprobCache` shard."""
+    logprobs, offsets, lengths = (fh.get_tensor(n) for n in ("logprobs", "offsets", "lengths"))
+    tokens = json.loads(metadata["tokens"])
+    if not len(items) == len(tokens) == len(lengths) or int(lengths.sum()) != len(logprobs):
+        raise ValueError("the texts, tokens and lengths do not agree")
+    ends = np.cumsum(lengths)
+    out = {}
+    for text, toks, end, n in zip(items, tokens, ends, lengths, strict=True):
+        span = slice(int(end - n), int(end))
+        spans = tuple((int(a), int(b)) for a, b in offsets[span])
+        out[text] = TokenLogprobs(text, tuple(toks), spans, logprobs[span].copy())
+    return {0: out}
+
+
+class CachedScorer:
+    """A :class:`~weatkit.scoring.base.Scorer` whose ``causal_logprobs`` come from the on-disk
+    cache where present (module docstring); embeddings, and every other attribute (an hf
+    model's ``handle``), are the wrapped scorer's.
+
+    Attributes:
+        scorer: the backend's scorer.
+        spec, identity, capabilities: the wrapped scorer's.
+    """
+
+    def __init__(self, scorer: Scorer, options: Any = None) -> None:
+        self.scorer = scorer
+        self.spec = scorer.spec
+        self.identity = scorer.identity
+        self.capabilities = scorer.capabilities
+        self._options = options
+        self._enabled = bool(getattr(options, "cache", True))
+        self._caches: dict[str, LogprobCache] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "scorer":  # not set yet (copying, unpickling)
+            raise AttributeError(name)
+        return getattr(self.scorer, name)
+
+    def __repr__(self) -> str:
+        return repr(self.scorer)
+
+    def cache(self, start: str = DEFAULT_START) -> LogprobCache | None:
+        """The cache of the texts scored with ``start``; None when caching is off."""
+        if not self._enabled:
+            return None
+        if start not in self._caches:
+            backend = self.spec.backend
+            if backend in LOADS_WEIGHTS:
+                model = model_inputs({"identity": self.identity}, self._options, backend)
+            else:
+                model = {"backend": backend, "identity": self.identity}
+            key = {"task": "causal-logprobs", "version": CAUSAL_CACHE_VERSION,
+                   "start": start, **model}  # fmt: skip
+            self._caches[start] = LogprobCache(
+                key,
+                root=ensure_cache_dir("scores") / "causal",
+                batch_size=getattr(self.scorer, "batch_size", None),
+            )
+        return self._caches[start]
+
+    def causal_logprobs(
+        self,
+        texts: Sequence[str],
+        *,
+        show_progress: bool | None = None,
+        start: str = DEFAULT_START,
+    ) -> list[TokenLogprobs]:
+        """The wrapped scorer's ``causal_logprobs``, each distinct text computed once ever (per
+        key): cached texts are read, the others scored in one call and stored. A call with a
+        text that cannot be a key (blank, not a string), or one string instead of a list, goes
+        to the backend as it is (its checks apply) and is not cached."""
+        cache = self.cache(start)
+        if cache is None or isinstance(texts, str) or not all(_keyable(t) for t in texts):
+            scored = self.scorer.causal_logprobs(texts, show_progress=show_progress, start=start)
+            tally(None, [], len(scored))
+            return scored
+        distinct = list(dict.fromkeys(texts))
+        found = cache.get(distinct, 0)
+        cached = list(found)
+        missing = [t for t in distinct if t not in found]
+        if missing:
+            fresh = self.scorer.causal_logprobs(missing, show_progress=show_progress, start=start)
+            cache.put(missing, {0: fresh})
+            found.update(zip(missing, fresh, strict=True))
+        tally(cache, cached, len(missing))
+        return [found[t] for t in texts]
+
+    def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
+        """The wrapped scorer's embeddings (not cached here)."""
+        return self.scorer.embed(texts, show_progress=show_progress)
+
+
+def _keyable(text: object) -> bool:
+    return isinstance(text, str) and bool(text.strip())
