@@ -691,3 +691,52 @@ def make_char_mlm(path: Path, *, seed: int = 8) -> Path:
     model.eval().save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+#: Masked-LM architectures of :func:`make_mlm` (``deberta-v2-lm``: DeBERTa-v2 with the
+#: non-legacy ``lm_predictions`` head).
+MLM_ARCHS = ("bert", "roberta", "xlm-roberta", "camembert", "deberta", "deberta-v2",
+             "deberta-v2-lm", "albert", "distilbert", "electra")  # fmt: skip
+#: Token ids the models of :func:`make_mlm` take (no tokenizer is saved with them).
+MLM_VOCAB = 40
+
+
+def make_mlm(path: Path, arch: str, *, seed: int = 9) -> Path:
+    """A 2-layer masked LM (hidden 24) of ``arch`` (:data:`MLM_ARCHS`), :data:`MLM_VOCAB` token
+    ids, weights only (no tokenizer): for checks on token ids. Weights are drawn large enough
+    that each part of the head (transform, activation, norm, decoder) moves the logits."""
+    import transformers as tf
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    size = dict(vocab_size=MLM_VOCAB, hidden_size=24, num_hidden_layers=2, num_attention_heads=2,
+                intermediate_size=48, max_position_embeddings=64, pad_token_id=0)  # fmt: skip
+    if arch == "bert":
+        model = tf.BertForMaskedLM(tf.BertConfig(**size))
+    elif arch in ("roberta", "xlm-roberta", "camembert"):
+        name = {"roberta": "Roberta", "xlm-roberta": "XLMRoberta", "camembert": "Camembert"}[arch]
+        config = getattr(tf, f"{name}Config")(**size, bos_token_id=1, eos_token_id=2)
+        model = getattr(tf, f"{name}ForMaskedLM")(config)
+    elif arch == "deberta":
+        model = tf.DebertaForMaskedLM(tf.DebertaConfig(**size, relative_attention=True))
+    elif arch in ("deberta-v2", "deberta-v2-lm"):
+        config = tf.DebertaV2Config(**size, relative_attention=True, position_buckets=8,
+                                    legacy=arch == "deberta-v2")  # fmt: skip
+        model = tf.DebertaV2ForMaskedLM(config)
+    elif arch == "albert":
+        model = tf.AlbertForMaskedLM(tf.AlbertConfig(**size, embedding_size=12))
+    elif arch == "distilbert":
+        config = tf.DistilBertConfig(vocab_size=MLM_VOCAB, dim=24, n_layers=2, n_heads=2,
+                                     hidden_dim=48, max_position_embeddings=64, pad_token_id=0)
+        model = tf.DistilBertForMaskedLM(config)
+    elif arch == "electra":
+        model = tf.ElectraForMaskedLM(tf.ElectraConfig(**size, embedding_size=12))
+    else:
+        raise ValueError(arch)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() > 1:
+                p.normal_(0.0, 0.3)
+    model.eval().save_pretrained(path)
+    return path

@@ -15,6 +15,11 @@ duration, extrapolated from the first batch by padded size::
 attention cost grows faster than length, so long inputs can take longer than this). It is
 printed only when T ≥ :data:`weatkit.progress.LOG_EVERY_S` (long work).
 
+**Token budget** (``row_tokens``): a batch of ``B`` rows (the batch size) also holds at most
+``B · row_tokens`` padded tokens (its rows × its longest input), so a batch of long inputs has
+fewer rows and the memory of a forward pass (activations ∝ rows × length, attention ∝ rows ×
+length²) stays flat as sentences grow, instead of growing with them at a fixed row count.
+
 **``--batch-size auto``**: the largest batch that fits. The first batch has :data:`AUTO_START`
 items; a batch that runs out of accelerator memory (``torch.OutOfMemoryError``, or a
 ``RuntimeError`` saying "out of memory") is retried at half the size, down to 1, and the
@@ -39,6 +44,9 @@ T = TypeVar("T")
 
 #: ``--batch-size auto``: the size of the first batch, halved on each out-of-memory.
 AUTO_START = 256
+#: The padded length a batch of ``batch_size`` rows is sized for by the scorers that chunk by
+#: tokens: longer inputs go in fewer rows per batch (module docstring).
+ROW_TOKENS = 64
 #: The ``auto`` batch size that last ran, per (model, device): where the next call starts.
 _FITTED: dict[tuple[str, str], int] = {}
 
@@ -76,6 +84,7 @@ def run_batches(
     action: str = "scoring",
     show_progress: bool | None = None,
     inputs: str = "",
+    row_tokens: int | None = None,
 ) -> tuple[np.ndarray, int]:
     """``compute`` over batches of ``items`` of similar length; results in ``items`` order.
 
@@ -85,18 +94,22 @@ def run_batches(
     out of accelerator memory is a one-line WeatkitError naming ``--batch-size`` (``action``
     says what was being done: ``scoring``, ``encoding``). Progress goes through
     :func:`weatkit.progress.progress` (``show_progress`` as there); ``inputs`` says what the
-    forward passes are for in the estimate line (e.g. ``"of 3016 sentences"``).
+    forward passes are for in the estimate line (e.g. ``"of 3016 sentences"``). With
+    ``row_tokens`` a batch also holds at most ``batch size × row_tokens`` padded tokens (module
+    docstring); the results do not depend on it.
     """
     check_batch_size(batch_size)
     auto = batch_size == "auto"
     fitted = (model_name, str(device))
     size = _FITTED.get(fitted, AUTO_START) if auto else int(batch_size)
     order = sorted(range(len(items)), key=lambda i: length(items[i]))
+    lengths = [length(items[i]) for i in order]
     parts: list[np.ndarray] = []
     start = n_batches = 0
     with _progress.progress(total=len(items), desc=desc, unit=unit, show=show_progress) as bar:
         while start < len(order):
-            batch = [items[i] for i in order[start : start + size]]
+            end = batch_end(lengths, start, size, row_tokens)
+            batch = [items[i] for i in order[start:end]]
             started = time.perf_counter()
             try:
                 parts.append(np.asarray(compute(batch)))
@@ -115,11 +128,7 @@ def run_batches(
                 _free_accelerator_memory()
                 continue
             if n_batches == 0 and show_progress is not False and _on_cpu(device):
-                lengths = [length(items[i]) for i in order]
-                sizes = [
-                    (len(lengths[k : k + size]), max(lengths[k : k + size]))
-                    for k in range(0, len(lengths), size)
-                ]
+                sizes = batch_sizes(lengths, size, row_tokens)
                 line = estimate_line(
                     desc, sizes, time.perf_counter() - started, device, size, inputs
                 )
@@ -136,6 +145,31 @@ def run_batches(
     out = np.empty_like(stacked)
     out[order] = stacked
     return out, n_batches
+
+
+def batch_end(lengths: Sequence[int], start: int, size: int, row_tokens: int | None) -> int:
+    """Where the batch that begins at ``start`` of the ascending ``lengths`` ends: at most
+    ``size`` rows and, with ``row_tokens``, at most ``size · row_tokens`` padded tokens (one
+    row at least)."""
+    end = min(start + size, len(lengths))
+    if row_tokens is None:
+        return end
+    budget = size * row_tokens
+    stop = start + 1
+    while stop < end and (stop + 1 - start) * lengths[stop] <= budget:
+        stop += 1
+    return stop
+
+
+def batch_sizes(lengths: Sequence[int], size: int, row_tokens: int | None) -> list[tuple[int, int]]:
+    """``(rows, longest)`` of each batch of the ascending ``lengths`` (:func:`batch_end`)."""
+    sizes = []
+    start = 0
+    while start < len(lengths):
+        end = batch_end(lengths, start, size, row_tokens)
+        sizes.append((end - start, lengths[end - 1]))
+        start = end
+    return sizes
 
 
 def estimate_line(

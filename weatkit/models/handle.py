@@ -12,9 +12,14 @@ It gives three things, each from one right-padded batch ``input_ids`` / ``attent
 
 * hidden states ``h_L`` at chosen layers (:meth:`ModelHandle.hidden_states`);
 * masked-LM log-probabilities ``log softmax(logits[b, p])`` at chosen (row, position) pairs of the
-  masked-LM head (:meth:`ModelHandle.log_probs` with ``head="mlm"``);
+  masked-LM head (:meth:`ModelHandle.log_probs` with ``head="mlm"``), or only those of chosen
+  tokens (:meth:`ModelHandle.token_log_probs`);
 * causal-LM log-probabilities, the same with ``head="glm"`` (``logits[b, p]`` is then the
   distribution of the token after position ``p``).
+
+The LM head runs only at the positions asked for, on the base network's hidden states there,
+for the architectures :mod:`weatkit.models.lm_head` knows (checked once per network against the
+full logits); others compute the full logits and pick those positions.
 
 One set of weights per handle: a checkpoint saved with a masked- or causal-LM head
 (``config.architectures``, e.g. ``BertForMaskedLM``) is loaded with that head, and its hidden
@@ -51,6 +56,7 @@ from weatkit.models.hub import (
     model_identity,
     pad_id,
 )
+from weatkit.models.lm_head import HeadSplit, PickedLogits, note_full_logits
 from weatkit.models.options import LoadOptions
 
 #: LM heads: ``mlm`` = ``AutoModelForMaskedLM``, ``glm`` = ``AutoModelForCausalLM``.
@@ -91,6 +97,8 @@ class ModelHandle:
         self._tokenizer: Any = None
         self._prefix_tokenizer: Any = None
         self._networks: dict[str | None, Any] = {}
+        #: per head: its verified split, or None (full logits); absent until first used
+        self._splits: dict[str, HeadSplit | None] = {}
         self._device: torch.device | None = None
 
     def __repr__(self) -> str:
@@ -222,6 +230,7 @@ class ModelHandle:
     def release(self) -> None:
         """Drop the weights and tokenizers from memory (they load again on next need)."""
         self._networks.clear()
+        self._splits.clear()
         self._tokenizer = self._prefix_tokenizer = None
         _free_memory()
 
@@ -242,20 +251,53 @@ class ModelHandle:
             )
             return torch.stack([output.hidden_states[layer] for layer in layers])
 
-    def forward(
-        self, head: str, *, input_ids: torch.Tensor, attention_mask: torch.Tensor, **kwargs: Any
-    ) -> Any:
-        """The head model's output for one batch (``kwargs`` such as ``output_attentions`` go to
-        the network; causal models are run with ``use_cache=False``)."""
+    def picked_logits(
+        self,
+        head: str,
+        *,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        rows: Sequence[int] | torch.Tensor,
+        cols: Sequence[int] | torch.Tensor,
+        **kwargs: Any,
+    ) -> tuple[PickedLogits, Any]:
+        """``logits[rows[i], cols[i]]`` of one forward pass (the head applied there only when
+        the network's head is known, module docstring) and the network's output, whose
+        ``hidden_states`` / ``attentions`` are there when ``kwargs`` ask for them (those of the
+        base network, the same tensors as the head model's)."""
         network = self.network(head)
-        if head == "glm":
-            kwargs.setdefault("use_cache", False)
+        net_kwargs = {"use_cache": False} if head == "glm" else {}
+        device = self.device
         with torch.inference_mode():
-            return network(
-                input_ids=input_ids.to(self.device),
-                attention_mask=attention_mask.to(self.device),
-                **kwargs,
-            )
+            input_ids, attention_mask = input_ids.to(device), attention_mask.to(device)
+            split = self._split(head, network, input_ids, attention_mask, net_kwargs)
+            if split is None:
+                out = network(
+                    input_ids=input_ids, attention_mask=attention_mask, **net_kwargs, **kwargs
+                )
+                where = _positions(rows, cols, out.logits.device)
+                return PickedLogits(logits=out.logits[where]), out
+            out = split.hidden(input_ids, attention_mask, **net_kwargs, **kwargs)
+            hidden = out[0]
+            return PickedLogits(hidden[_positions(rows, cols, hidden.device)], split.head), out
+
+    def _split(
+        self,
+        head: str,
+        network: Any,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        kwargs: dict[str, Any],
+    ) -> HeadSplit | None:
+        """The head's verified split, checked on the first input it is used for."""
+        if head not in self._splits:
+            split = HeadSplit.of(network, causal=head == "glm")
+            if split is not None and not split.verified(network, input_ids, attention_mask, kwargs):
+                split = None
+            if split is None:
+                note_full_logits(self.model_name, network)
+            self._splits[head] = split
+        return self._splits[head]
 
     def log_probs(
         self,
@@ -272,12 +314,43 @@ class ModelHandle:
         For ``head="mlm"`` the position is usually a mask token (``log P(w | T_{\\p})``); for
         ``head="glm"`` it is the distribution of the token that follows position ``p``.
         """
-        logits = self.forward(head, input_ids=input_ids, attention_mask=attention_mask).logits
+        picked, _ = self.picked_logits(
+            head, input_ids=input_ids, attention_mask=attention_mask, rows=rows, cols=cols
+        )
+        with torch.inference_mode():
+            return torch.log_softmax(picked.all().float(), dim=-1).to(self.device)
+
+    def token_log_probs(
+        self,
+        head: str,
+        *,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        rows: Sequence[int] | torch.Tensor,
+        cols: Sequence[int] | torch.Tensor,
+        targets: Sequence[int] | torch.Tensor,
+        **kwargs: Any,
+    ) -> tuple[torch.Tensor, Any]:
+        """``log P(targets[i]) = log softmax(z)[targets[i]]`` with ``z = logits[rows[i],
+        cols[i]]`` (float32, natural log, on :attr:`device`: the numbers of :meth:`log_probs`),
+        and the network's output (:meth:`picked_logits`; ``kwargs`` go to the network).
+
+        The logits are made and reduced a chunk of positions at a time
+        (:data:`~weatkit.models.lm_head.CHUNK_LOGITS` values), upcast to float32 chunk by
+        chunk: no position that is not read gets logits, and no full-size float32 copy exists.
+        """
+        picked, out = self.picked_logits(
+            head, input_ids=input_ids, attention_mask=attention_mask, rows=rows, cols=cols,
+            **kwargs,
+        )  # fmt: skip
         device = self.device
         with torch.inference_mode():
-            where = torch.as_tensor(rows, device=device), torch.as_tensor(cols, device=device)
-            picked = logits[where]
-            return torch.log_softmax(picked.float(), dim=-1)
+            wanted = torch.as_tensor(targets, device=device)
+            values = torch.empty(len(picked), dtype=torch.float32, device=device)
+            for where, logits in picked.chunks(getattr(self.config, "vocab_size", None)):
+                logp = torch.log_softmax(logits.float().to(device), dim=-1)
+                values[where] = logp.gather(1, wanted[where, None])[:, 0]
+            return values, out
 
     @contextmanager
     def eager_attention(self, head: str) -> Iterator[None]:
@@ -298,6 +371,12 @@ def _free_memory() -> None:
     gc.collect()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
+
+
+def _positions(
+    rows: Sequence[int] | torch.Tensor, cols: Sequence[int] | torch.Tensor, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.as_tensor(rows, device=device), torch.as_tensor(cols, device=device)
 
 
 def padded(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:

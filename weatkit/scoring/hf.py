@@ -12,11 +12,14 @@ after its start (``start``: BOS else EOS, or as the tokenizer encodes it) by
 
     logprobs[i] = log softmax(logits[k + i − 1])[w_i]
 
-The log-softmax is taken as the logit of the token minus the logsumexp of its row, in the logits'
-float32, the differences kept in float64. The texts run in right-padded batches sorted by length
-(:func:`weatkit.models.batching.run_batches`) with an attention mask; padding is never attended,
-so a value does not depend on its batch beyond the last bits of float32 kernels. Texts longer
-than the model takes are a :class:`~weatkit.errors.TextTooLongError` naming all of them.
+Each value is ``log softmax(z)[w_i]`` of the logits ``z`` at position ``k + i − 1``, in float32
+(logits of a float16/bfloat16 model are upcast a chunk of positions at a time), stored as
+float64; the LM head runs at those positions only, not at padding nor at the last position
+(:meth:`weatkit.models.handle.ModelHandle.token_log_probs`). The texts run in right-padded
+batches sorted by length (:func:`weatkit.models.batching.run_batches`) with an attention mask;
+padding is never attended, so a value does not depend on its batch beyond the last bits of
+float32 kernels. Texts longer than the model takes are a
+:class:`~weatkit.errors.TextTooLongError` naming all of them.
 
 **Embeddings** (:meth:`HfScorer.embed`): the sentence embedding of an hf model is the mean of
 its last hidden state over the text's non-special tokens, ``e(t) = (1/|C|) Σ_{j∈C} h_L[j]``: a
@@ -35,7 +38,7 @@ import numpy as np
 import torch
 
 from weatkit.errors import ModelError
-from weatkit.models.batching import run_batches
+from weatkit.models.batching import ROW_TOKENS, run_batches
 from weatkit.models.handle import ModelHandle, padded
 from weatkit.models.pool import get_model
 from weatkit.scoring.base import DEFAULT_START, TokenLogprobs
@@ -105,6 +108,7 @@ class HfScorer:
             device=handle.device,
             unit="text",
             show_progress=show_progress,
+            row_tokens=ROW_TOKENS,
         )
         tok = handle.tokenizer
         out = []
@@ -148,6 +152,7 @@ class HfScorer:
             device=handle.device,
             unit="text",
             show_progress=show_progress,
+            row_tokens=ROW_TOKENS,
             action="encoding",
         )
         return values.astype(np.float32)
@@ -165,18 +170,17 @@ def _causal_batch(handle: ModelHandle, batch: Sequence[list[int]], width: int) -
     """``(len(batch), width)`` float64: column j of row r holds ``log P(ids_j | ids_<j)`` of its
     input, NaN at j = 0 and after the input's end."""
     ids, mask = padded(batch, handle.pad_id)
-    logits = handle.forward("glm", input_ids=ids, attention_mask=mask).logits
-    with torch.inference_mode():
-        # log P(w_j | w_<j) = logit of w_j at position j − 1 − logsumexp of that position, for
-        # the whole batch at once, in the logits' float32; the differences are kept in float64
-        before = logits[:, :-1].float()
-        target = ids[:, 1:].to(before.device)
-        chosen = before.gather(2, target[..., None])[..., 0]
-        values = (chosen - torch.logsumexp(before, dim=-1)).double().cpu().numpy()
-    lengths = np.array([len(row) for row in batch])
-    values[np.arange(values.shape[1])[None, :] >= lengths[:, None] - 1] = np.nan  # padding
+    # log P(w_j | w_<j) from the logits at position j − 1, at the positions that have a next
+    # token only (no padding, not the last one)
+    rows = torch.tensor(
+        [r for r, row in enumerate(batch) for _ in range(len(row) - 1)], dtype=torch.long
+    )
+    cols = torch.tensor([j for row in batch for j in range(len(row) - 1)], dtype=torch.long)
+    values, _ = handle.token_log_probs(
+        "glm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols, targets=ids[rows, cols + 1]
+    )
     out = np.full((len(batch), width), np.nan)
-    out[:, 1 : 1 + values.shape[1]] = values
+    out[rows.numpy(), cols.numpy() + 1] = values.double().cpu().numpy()
     return out
 
 

@@ -47,7 +47,7 @@ import torch
 
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
-from weatkit.models.batching import run_batches
+from weatkit.models.batching import ROW_TOKENS, run_batches
 from weatkit.models.cache import cached_rows, score_cache
 from weatkit.models.handle import ModelHandle, padded
 from weatkit.models.pool import get_model
@@ -293,6 +293,7 @@ class MaskedLM:
                 device=device,
                 unit="pass",
                 show_progress=show_progress,
+                row_tokens=ROW_TOKENS,
                 inputs=f"for {n_sentences} sentences",
             )
             self.n_computed += len(missing)
@@ -326,15 +327,20 @@ def _unmasked_batch(
         content[r, : len(s.ids)] = ~torch.tensor(s.special)
     device = handle.device
     ids, mask, content = ids.to(device), mask.to(device), content.to(device)
+    rows, cols = content.nonzero(as_tuple=True)  # the head runs at the content tokens only
     with handle.eager_attention("mlm"), torch.inference_mode():  # eager gives the weights
-        out = handle.forward(
+        values, out = handle.token_log_probs(
             "mlm",
             input_ids=ids,
             attention_mask=mask,
+            rows=rows,
+            cols=cols,
+            targets=ids[rows, cols],
             output_attentions=True,
             output_hidden_states=True,
         )
-        logp = torch.log_softmax(out.logits.float(), dim=-1).gather(2, ids[..., None])[..., 0]
+        logp = torch.zeros(ids.shape, device=device)
+        logp[rows, cols] = values
         received = torch.zeros(ids.shape, device=ids.device)
         queries = mask.float()
         for layer in out.attentions:  # (n, heads, query, key)
@@ -364,6 +370,7 @@ def _masked_batch(
     ids[rows, cols] = mask_id
     for r, (_, _, others) in enumerate(batch):
         ids[r, list(others)] = mask_id
-    logp = handle.log_probs("mlm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols)
-    with torch.inference_mode():
-        return logp.gather(1, targets.to(handle.device)[:, None]).cpu().numpy()
+    logp, _ = handle.token_log_probs(
+        "mlm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols, targets=targets
+    )
+    return logp[:, None].cpu().numpy()
