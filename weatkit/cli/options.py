@@ -239,7 +239,8 @@ def manifest_file(command: str, sample: ItemSample | None, **entries: Any) -> di
     from weatkit.report.tables import manifest_bytes
 
     given = {k: v for k, v in entries.items() if v is not None}
-    if auto_batch_sizes():
+    asked_auto = (given.get("contextual") or {}).get("batch_size") == "auto"
+    if asked_auto and auto_batch_sizes():  # not another command's of this process
         given["batch_size_used"] = auto_batch_sizes()
     if sample is not None:
         given["sample"] = sample.to_dict()
