@@ -59,6 +59,24 @@ def plain_logprobs(model_dir: Path, text: str) -> tuple[list[str], np.ndarray]:
     return tok.convert_ids_to_tokens(ids), np.array(values)
 
 
+def test_the_start_token_is_the_one_the_tokenizer_puts_in_front(tmp_path: Path) -> None:
+    """XGLM's tokenizer starts a text with ``</s>`` (its BOS ``<s>`` is never seen in front of
+    a document): ``bos-or-eos`` starts with ``</s>`` too, and the values equal a plain loop over
+    ``</s> w_1 … w_n``."""
+    model = make_causal_lm(tmp_path / "xglm", "xglm")
+    tok, net = _plain(model)
+    eos = tok.convert_tokens_to_ids("</s>")
+    assert tok.bos_token_id != eos and start_token_id(tok) == eos
+    scorer = get_scorer(f"hf:{model}", ContextualOptions(device="cpu", cache=False))
+    (result,) = scorer.causal_logprobs(["she is here"], show_progress=False)
+    ids = tok("she is here", add_special_tokens=False)["input_ids"]
+    full = [eos, *ids]
+    with torch.no_grad():
+        logp = torch.log_softmax(net(input_ids=torch.tensor([full])).logits[0].double(), -1)
+    expected = [float(logp[j - 1, full[j]]) for j in range(1, len(full))]
+    np.testing.assert_allclose(result.logprobs, expected, rtol=0, atol=1e-5)
+
+
 def plain_embedding(model_dir: Path, text: str) -> np.ndarray:
     tok, model = _plain(model_dir)
     ids = tok(text, add_special_tokens=False)["input_ids"]

@@ -5,9 +5,11 @@ each token's character span) and put after its start (``start``,
 :data:`weatkit.scoring.base.STARTS`):
 
 * ``bos-or-eos``: the text is tokenised *without* special tokens and one start token ``s`` is
-  put in front of it: the tokenizer's BOS, else its EOS (GPT-2's and Qwen2's
-  ``<|endoftext|>``; lm-evaluation-harness's prefix token for a ``loglikelihood`` with an empty
-  context), else none (the first token then has no conditional: NaN);
+  put in front of it: the one the tokenizer itself puts in front of a text where it puts one
+  (Llama's ``<s>``, XGLM's ``</s>``: the context the model was trained with), else its BOS, else
+  its EOS (GPT-2's and Qwen2's ``<|endoftext|>``; lm-evaluation-harness's prefix token for a
+  ``loglikelihood`` with an empty context), else none (the first token then has no
+  conditional: NaN);
 * ``tokenizer``: the text as the tokenizer encodes it with its own special tokens (GEST's and
   EuroGEST's reference convention): the special tokens before the text (a BOS) are the start,
   those after it (an EOS some tokenizers append) are dropped.
@@ -47,7 +49,12 @@ def fast_tokenizer(tokenizer: Any, model: str) -> Any:
 
 
 def start_token_id(tokenizer: Any) -> int | None:
-    """The start token of ``bos-or-eos``: BOS, else EOS, else None."""
+    """The start token of ``bos-or-eos``: the one special token the tokenizer puts in front of
+    a text, else BOS, else EOS, else None."""
+    enc = tokenizer("a", add_special_tokens=True, return_special_tokens_mask=True)
+    ids, special = enc["input_ids"], enc["special_tokens_mask"]
+    if len(ids) > 1 and special[0] and not special[1]:
+        return int(ids[0])
     for candidate in (tokenizer.bos_token_id, tokenizer.eos_token_id):
         if candidate is not None:
             return int(candidate)
