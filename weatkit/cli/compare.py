@@ -18,6 +18,7 @@ from weatkit.cli.options import (
     make_executor,
     out_option,
     progress_option,
+    resumable,
 )
 from weatkit.cli.tables import fmt_p, percent
 from weatkit.crossmethod import load_compare_config, run_compare, write_compare
@@ -59,18 +60,10 @@ def compare_command(**opts: Any) -> None:
     """
     config = load_compare_config(opts["config_file"], opts["output"])
     executor = make_executor(opts)
-    try:
+    with resumable(config.output):
         result = run_compare(  # steps: the bar's postfix
             config, show_progress=opts["progress"], executor=executor, records=True
         )
-    except KeyboardInterrupt:
-        err_console.print(
-            "weatkit: interrupted; finished jobs are kept in "
-            f"{config.output / 'jobs'}; rerun the same command to resume",
-            highlight=False,
-            soft_wrap=True,
-        )
-        sys.exit(130)
     for path in write_compare(result, config.output, plot=opts["plot"]):
         err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -15,6 +14,7 @@ from weatkit.cli.options import (
     make_executor,
     out_option,
     progress_option,
+    resumable,
     verbose_option,
 )
 from weatkit.cli.tables import (
@@ -68,7 +68,7 @@ def grid_command(**opts: Any) -> None:
             note(f"no plan without the missing inputs: {err}")
         _check_missing(missing)
         return
-    try:
+    with resumable(config.output):
         result = run_grid(
             config,
             force=opts["force"],
@@ -76,14 +76,6 @@ def grid_command(**opts: Any) -> None:
             show_progress=opts["progress"],
             executor=executor,
         )
-    except KeyboardInterrupt:
-        err_console.print(
-            "weatkit: interrupted; finished jobs are kept in "
-            f"{config.output / 'jobs'}; rerun the same command to resume",
-            highlight=False,
-            soft_wrap=True,
-        )
-        sys.exit(130)
     ran = sum(1 for j in result.manifest["jobs"] if j["status"] == "ran")
     reused = sum(1 for j in result.manifest["jobs"] if j["status"] == "reused")
     note(f"{ran} job(s) run, {reused} reused, {len(result.failed)} failed")

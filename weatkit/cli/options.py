@@ -25,7 +25,9 @@ message on the command line (naming the flag) as in a file (naming the key).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -577,3 +579,21 @@ def make_executor(opts: Mapping[str, Any]) -> Executor:
         cpus_per_job=opts["cpus_per_job"],
         gpus_per_model_job=opts["gpus_per_job"],
     )
+
+
+@contextmanager
+def resumable(output: Path) -> Iterator[None]:
+    """Run a study whose finished jobs are kept in ``output / "jobs"`` (grid, compare): Ctrl-C
+    prints how to resume and exits 130."""
+    from weatkit.cli.errors import err_console
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        err_console.print(
+            f"weatkit: interrupted; finished jobs are kept in {output / 'jobs'}; rerun the same "
+            "command to resume",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(130)
