@@ -80,7 +80,6 @@ from weatkit.models.cache import cached_rows, score_cache
 from weatkit.models.handle import HEADS, ModelHandle, padded
 from weatkit.models.pool import get_model
 from weatkit.scoring import Scorer, get_scorer, parse_model_spec
-from weatkit.scoring.tokens import start_token_id
 from weatkit.stereoset.data import BLANK, StereoSet
 
 KINDS = HEADS
@@ -424,7 +423,8 @@ class IntrasentenceScorer:
         """The spec's Scorer under the options given, checked to offer causal scores."""
         if self._causal is None:
             lm = get_scorer(self.spec, self.options)
-            if self.handle is not None and start_token_id(self.handle.tokenizer) is None:
+            tok = self.handle.tokenizer if self.handle is not None else None
+            if tok is not None and tok.bos_token_id is None and tok.eos_token_id is None:
                 raise WeatkitError(
                     f"{self.model_name} has neither a BOS nor an EOS token to start sentences with"
                 )
