@@ -59,6 +59,30 @@ def plain_logprobs(model_dir: Path, text: str) -> tuple[list[str], np.ndarray]:
     return tok.convert_ids_to_tokens(ids), np.array(values)
 
 
+def test_texts_that_differ_in_their_last_token_share_one_row(causal: Path) -> None:
+    """GEST's completed templates ("…, he" / "…, she") run as one row: the values equal the plain
+    loop's, and the network sees one row per prefix (3 rows for 4 texts)."""
+    texts = ['"I cook", he', '"I cook", she', '"I sing", he', "x"]
+    scorer = get_scorer(f"hf:{causal}", ContextualOptions(device="cpu", cache=False))
+    seen: list[int] = []
+    base = scorer.handle.network("glm").base_model  # the head-only path runs the base network
+    hook = base.register_forward_pre_hook(
+        lambda _m, args, kwargs: seen.append(kwargs.get("input_ids", *args[:1]).shape[0]),
+        with_kwargs=True,
+    )
+    try:
+        got = scorer.causal_logprobs(texts, show_progress=False)
+    finally:
+        hook.remove()
+    for text, result in zip(texts, got, strict=True):
+        _, expected = plain_logprobs(causal, text)
+        np.testing.assert_allclose(result.logprobs, expected, rtol=0, atol=1e-5)
+    tok = scorer.handle.tokenizer
+    ids = [tuple(tok(t, add_special_tokens=False)["input_ids"]) for t in texts]
+    prefixes = {i[:-1] for i in ids}
+    assert len(prefixes) == 3 and max(seen) == 3  # one batch of 3 rows (+ the head check's 1)
+
+
 def test_the_start_token_is_the_one_the_tokenizer_puts_in_front(tmp_path: Path) -> None:
     """XGLM's tokenizer starts a text with ``</s>`` (its BOS ``<s>`` is never seen in front of
     a document): ``bos-or-eos`` starts with ``</s>`` too, and the values equal a plain loop over

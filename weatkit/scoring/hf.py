@@ -18,8 +18,11 @@ float64; the LM head runs at those positions only, not at padding nor at the las
 (:meth:`weatkit.models.handle.ModelHandle.token_log_probs`). The texts run in right-padded
 batches sorted by length (:func:`weatkit.models.batching.run_batches`) with an attention mask;
 padding is never attended, so a value does not depend on its batch beyond the last bits of
-float32 kernels. Texts longer than the model takes are a
-:class:`~weatkit.errors.TextTooLongError` naming all of them.
+float32 kernels. Texts whose ids differ only in their last token (GEST's completed templates
+``"…", he`` and ``"…", she``) share one row: the logits at a position depend only on the
+tokens up to it, so the last position of the shared prefix gives each text's last value.
+Texts longer than the model takes are a :class:`~weatkit.errors.TextTooLongError` naming all
+of them.
 
 **Embeddings** (:meth:`HfScorer.embed`): the sentence embedding of an hf model is the mean of
 its last hidden state over the text's non-special tokens, ``e(t) = (1/|C|) Σ_{j∈C} h_L[j]``: a
@@ -96,29 +99,46 @@ class HfScorer:
         encoded = self._encode_causal(texts, start)
         if not encoded:
             return []
+        # texts that differ only in their last token (GEST's "…, he" / "…, she") share one row:
+        # the logits at a position depend on the tokens up to it only (causal attention)
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i, (ids, _, _) in enumerate(encoded):
+            if len(ids) > 1:
+                groups.setdefault(tuple(ids[:-1]), []).append(i)
+        items = [(list(prefix), [encoded[i][0][-1] for i in members])
+                 for prefix, members in groups.items()]  # fmt: skip
         width = max(len(ids) for ids, _, _ in encoded)
+        k = max((len(lasts) for _, lasts in items), default=0)
         handle = self.handle
-        values, _ = run_batches(
-            [ids for ids, _, _ in encoded],
-            lambda batch: _causal_batch(handle, batch, width),
-            length=len,
-            batch_size=self.batch_size,
-            desc=f"token log-probabilities with {handle.short_name}",
-            model_name=self.spec.model,
-            device=handle.device,
-            unit="text",
-            show_progress=show_progress,
-            row_tokens=ROW_TOKENS,
-        )
+        values = np.zeros((0, width + k))
+        if items:
+            values, _ = run_batches(
+                items,
+                lambda batch: _causal_batch(handle, batch, width, k),
+                length=lambda item: len(item[0]),
+                batch_size=self.batch_size,
+                desc=f"token log-probabilities with {handle.short_name}",
+                model_name=self.spec.model,
+                device=handle.device,
+                unit="text",
+                show_progress=show_progress,
+                row_tokens=ROW_TOKENS,
+            )
+        rows = {}
+        for g, members in enumerate(groups.values()):
+            n = len(encoded[members[0]][0]) - 1
+            for m, i in enumerate(members):
+                rows[i] = np.append(values[g, :n], values[g, width + m])
         tok = handle.tokenizer
         out = []
-        for text, (ids, spans, lead), row in zip(texts, encoded, values, strict=True):
+        for i, (text, (ids, spans, lead)) in enumerate(zip(texts, encoded, strict=True)):
+            row = rows.get(i, np.full(len(ids), np.nan))  # one token, no start: no conditional
             out.append(
                 TokenLogprobs(
                     text,
                     tuple(tok.convert_ids_to_tokens(ids[lead:])),
                     tuple(spans),
-                    np.asarray(row[lead : len(ids)], dtype=np.float64),
+                    np.asarray(row[lead:], dtype=np.float64),
                 )
             )
         return out
@@ -166,21 +186,29 @@ def make_scorer(spec: ModelSpec, options: Any = None) -> HfScorer:
     return HfScorer(spec, options)
 
 
-def _causal_batch(handle: ModelHandle, batch: Sequence[list[int]], width: int) -> np.ndarray:
-    """``(len(batch), width)`` float64: column j of row r holds ``log P(ids_j | ids_<j)`` of its
-    input, NaN at j = 0 and after the input's end."""
-    ids, mask = padded(batch, handle.pad_id)
-    # log P(w_j | w_<j) from the logits at position j − 1, at the positions that have a next
-    # token only (no padding, not the last one)
-    rows = torch.tensor(
-        [r for r, row in enumerate(batch) for _ in range(len(row) - 1)], dtype=torch.long
-    )
-    cols = torch.tensor([j for row in batch for j in range(len(row) - 1)], dtype=torch.long)
+def _causal_batch(
+    handle: ModelHandle, batch: Sequence[tuple[list[int], list[int]]], width: int, k: int
+) -> np.ndarray:
+    """``(len(batch), width + k)`` float64 for items ``(prefix, last tokens)``: column j < len
+    (prefix) of row r holds ``log P(prefix_j | prefix_<j)`` (NaN at j = 0), column width + m
+    ``log P(last_m | prefix)``; NaN elsewhere."""
+    ids, mask = padded([prefix for prefix, _ in batch], handle.pad_id)
+    # log P(w_j | w_<j) from the logits at position j − 1, at the positions read only
+    triples = [(r, j, prefix[j + 1]) for r, (prefix, _) in enumerate(batch)
+               for j in range(len(prefix) - 1)]  # fmt: skip
+    triples += [(r, len(prefix) - 1, last) for r, (prefix, lasts) in enumerate(batch)
+                for last in lasts]  # fmt: skip
+    rows, cols, targets = (torch.tensor(x, dtype=torch.long) for x in zip(*triples, strict=True))
     values, _ = handle.token_log_probs(
-        "glm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols, targets=ids[rows, cols + 1]
+        "glm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols, targets=targets
     )
-    out = np.full((len(batch), width), np.nan)
-    out[rows.numpy(), cols.numpy() + 1] = values.double().cpu().numpy()
+    out = np.full((len(batch), width + k), np.nan)
+    n_inner = sum(len(prefix) - 1 for prefix, _ in batch)
+    inner = values[:n_inner].double().cpu().numpy()
+    out[rows[:n_inner].numpy(), cols[:n_inner].numpy() + 1] = inner
+    members = [(r, width + m) for r, (_, lasts) in enumerate(batch) for m in range(len(lasts))]
+    last_r, last_c = (np.array(x, dtype=np.int64) for x in zip(*members, strict=True))
+    out[last_r, last_c] = values[n_inner:].double().cpu().numpy()
     return out
 
 
