@@ -255,9 +255,9 @@ def _weatkit_scores(lm, pairs, method: str) -> np.ndarray:
 
 
 def _alternated(
-    runs: dict[str, tuple[Callable[[], np.ndarray], int]], rounds: int
+    runs: dict[str, tuple[Callable[[], np.ndarray], int]], rounds: int, unit: str = "pairs/s"
 ) -> dict[str, tuple[float, np.ndarray]]:
-    """Per implementation, (median pairs/s over ``rounds``, its scores); the order of the
+    """Per implementation, (median items/s over ``rounds``, its scores); the order of the
     implementations rotates from round to round."""
     names = list(runs)
     rates: dict[str, list[float]] = {name: [] for name in names}
@@ -270,7 +270,7 @@ def _alternated(
             scores[name] = fn()
             synchronize()
             rates[name].append(n_pairs / (time.perf_counter() - t0))
-            print(f"  round {r + 1}, {name}: {rates[name][-1]:.2f} pairs/s", flush=True)
+            print(f"  round {r + 1}, {name}: {rates[name][-1]:.2f} {unit}", flush=True)
     return {name: (statistics.median(rates[name]), scores[name]) for name in names}
 
 

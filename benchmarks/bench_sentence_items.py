@@ -34,11 +34,8 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -48,8 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_sentence import _load  # noqa: E402
-from common import Figure, print_table, synchronize  # noqa: E402
+from bench_sentence import _alternated, _load  # noqa: E402
+from common import Figure, print_table  # noqa: E402
 
 from tests.tiny_models import make_word_glm  # noqa: E402
 from weatkit.embeddings.contextual import ContextualOptions  # noqa: E402
@@ -183,22 +180,6 @@ def _stereoset_runs(root: Path, n: int, n_loop: int, options: ContextualOptions)
         "batched, full logits": (batched, n),
         "weatkit": (weatkit, n),
     }
-
-
-def _alternated(runs: dict[str, tuple[Callable[[], np.ndarray], int]], rounds: int, unit: str):
-    names = list(runs)
-    rates: dict[str, list[float]] = {name: [] for name in names}
-    scores: dict[str, np.ndarray] = {}
-    for r in range(rounds):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
-            fn, n_items = runs[name]
-            synchronize()
-            t0 = time.perf_counter()
-            scores[name] = fn()
-            synchronize()
-            rates[name].append(n_items / (time.perf_counter() - t0))
-            print(f"  round {r + 1}, {name}: {rates[name][-1]:.2f} {unit}", flush=True)
-    return {name: (statistics.median(rates[name]), scores[name]) for name in names}
 
 
 def main() -> None:
