@@ -76,6 +76,16 @@ def test_a_second_scorer_reads_every_value_back_without_the_model(
     _no_forward(monkeypatch)
     _same(get_scorer(str(gpt2), _options()).causal_logprobs(["He is a doctor"], start="tokenizer"),
           [own])  # fmt: skip
+    # no start token: a third key (GPT-2's "tokenizer" start has none either, but the key is the
+    # start asked for), read back bit for bit
+    monkeypatch.undo()
+    with counting() as count:
+        (bare,) = again.causal_logprobs(["He is a doctor"], start="none")
+    assert (count.cached, count.computed) == (0, 1)
+    _same([bare], [own])
+    _no_forward(monkeypatch)
+    _same(get_scorer(str(gpt2), _options()).causal_logprobs(["He is a doctor"], start="none"),
+          [bare])  # fmt: skip
 
 
 def test_only_new_texts_are_scored(gpt2: Path, monkeypatch: pytest.MonkeyPatch) -> None:

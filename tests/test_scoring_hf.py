@@ -223,8 +223,29 @@ def test_the_tokenizer_start_equals_a_plain_loop(causal: Path) -> None:
         assert list(result.tokens) == tok.convert_ids_to_tokens(ids[lead:])
         np.testing.assert_allclose(result.logprobs, values[lead:], rtol=0, atol=1e-5)
         assert np.isnan(result.logprobs[0]) == (not lead)
-    with pytest.raises(ModelError, match=r"^unknown start 'bos': choose bos-or-eos, tokenizer$"):
+    with pytest.raises(
+        ModelError, match=r"^unknown start 'bos': choose bos-or-eos, tokenizer, none$"
+    ):
         scorer.causal_logprobs(TEXTS, start="bos")
+
+
+def test_no_start_equals_a_plain_loop(causal: Path) -> None:
+    """``start="none"``: the text's tokens with nothing in front (StereoSet's reference pass
+    without the BOS): token j ≥ 2 from ``log_softmax(model(ids))[j − 1]``, the first NaN (a
+    one-token text: only NaN); the tokens and spans are the ``bos-or-eos`` start's."""
+    scorer = get_scorer(str(causal), ContextualOptions(batch_size=3, device="cpu", cache=False))
+    got = scorer.causal_logprobs(TEXTS, start="none")
+    started = scorer.causal_logprobs(TEXTS)
+    tok, model = _plain(causal)
+    for text, result, other in zip(TEXTS, got, started, strict=True):
+        ids = tok(text, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            logp = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].double(), -1)
+        values = [np.nan] + [float(logp[j - 1, ids[j]]) for j in range(1, len(ids))]
+        assert list(result.tokens) == tok.convert_ids_to_tokens(ids)
+        assert (result.tokens, result.offsets) == (other.tokens, other.offsets)
+        np.testing.assert_allclose(result.logprobs, values, rtol=0, atol=1e-5)
+    assert np.isnan(got[TEXTS.index("a")].logprobs).all()
 
 
 def test_every_text_too_long_is_named(causal: Path) -> None:

@@ -140,6 +140,21 @@ def test_5xx_and_429_are_retried_then_one_line(status: int, message: str) -> Non
     assert str(err.value) == f"openai:{url}#m: {message}"
 
 
+def test_no_start_is_refused_before_any_request() -> None:
+    """A server encodes a text prompt with its model's special tokens: ``start="none"`` is one
+    line, and nothing is sent."""
+    with _http_server(500) as (url, seen):
+        scorer = get_scorer(f"openai:{url}#m", OpenAIOptions(max_retries=0))
+        with pytest.raises(ModelError) as err:
+            scorer.causal_logprobs(["a text"], start="none")
+        assert seen["POST"] == 0
+    assert str(err.value) == (
+        f"openai:{url}#m: an OpenAI-compatible server cannot score a text without its start "
+        "token (start 'none': the completions API encodes a text prompt with the model's "
+        "special tokens); use an hf: or vllm: model"
+    )
+
+
 def test_a_model_the_server_does_not_list_is_refused_before_scoring() -> None:
     with _http_server(500) as (url, seen):
         with pytest.raises(ModelError) as err:

@@ -196,6 +196,7 @@ def stand_in_vllm(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             out = []
             for prompt in prompts:
                 ids = prompt["prompt_token_ids"]
+                seen.setdefault("prompts", []).append(ids)
                 with torch.no_grad():
                     logits = self.model(input_ids=torch.tensor([ids])).logits[0]
                 logp = torch.log_softmax(logits.float(), dim=-1)
@@ -230,6 +231,20 @@ def test_scores_and_spans_equal_the_hf_backends(causal: Path, stand_in_vllm: dic
         np.testing.assert_allclose(ours.logprobs, theirs.logprobs, rtol=1e-5, atol=1e-5)
         assert not np.isnan(ours.logprobs).any()  # every token is conditioned on a start token
     assert '"backend": "vllm"' in scorer.identity
+
+
+def test_no_start_sends_the_texts_tokens_alone(causal: Path, stand_in_vllm: dict) -> None:
+    """``start="none"``: the token prompt is the text's tokens with nothing in front, and the
+    values are the hf backend's with the same start (the first token NaN)."""
+    scorer = get_scorer(f"vllm:{causal}", ContextualOptions())
+    got = scorer.causal_logprobs(TEXTS, show_progress=False, start="none")
+    tok = scorer.tokenizer
+    assert stand_in_vllm["prompts"] == tok(TEXTS, add_special_tokens=False)["input_ids"]
+    hf = get_scorer(f"hf:{causal}", ContextualOptions(device="cpu", cache=False))
+    for ours, theirs in zip(got, hf.causal_logprobs(TEXTS, start="none"), strict=True):
+        assert (ours.tokens, ours.offsets) == (theirs.tokens, theirs.offsets)
+        np.testing.assert_allclose(ours.logprobs, theirs.logprobs, rtol=1e-5, atol=1e-5)
+        assert np.isnan(ours.logprobs[0]) and not np.isnan(ours.logprobs[1:]).any()
 
 
 def test_texts_go_to_the_engine_in_calls_of_at_most_512(

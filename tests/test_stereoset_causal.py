@@ -20,6 +20,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 
+from tests.test_scoring_vllm import stand_in_vllm  # noqa: F401  (a fixture)
 from tests.test_stereoset_scoring import _dataset_json
 from tests.tiny_models import make_causal_lm
 from weatkit.cli import main
@@ -102,6 +103,31 @@ def test_hf_glm_scores_equal_a_plain_loop(
     assert scorer.stats.n_computed == 15 and scorer.stats.n_cached == 0
 
 
+def test_separate_runs_on_the_scorer_alone(
+    causal_models: dict[str, str],
+    dataset,
+    stand_in_vllm: dict,  # noqa: F811
+) -> None:
+    """``bos_pass="separate"`` needs no hf handle: on ``vllm:`` (the stand-in of
+    tests/test_scoring_vllm.py, a transformers forward pass per token prompt) the scores equal
+    the plain loop, from one pass with the start token and one without (token prompts of the
+    sentence's tokens alone)."""
+    model = causal_models["llama"]
+    scorer = IntrasentenceScorer(
+        f"vllm:{model}", options=ContextualOptions(cache=False),
+        scoring=StereosetScoring(bos_pass="separate"),
+    )  # fmt: skip
+    assert scorer.handle is None
+    scores = scorer.score(dataset, show_progress=False)
+    for _, sentence in dataset.sentences("intrasentence"):
+        expected = plain_glm(model, sentence.sentence, separate=True)
+        assert scores[sentence.id] == pytest.approx(expected, rel=RTOL), sentence.id
+    tok, _ = _load(model)
+    bare = [ids for ids in stand_in_vllm["prompts"] if ids[0] != tok.bos_token_id]
+    assert len(bare) == len(stand_in_vllm["prompts"]) // 2 == 15
+    assert scorer.stats.n_steps == 30 and scorer.stats.n_batches == 0
+
+
 # ------------------------------------------------------------- any backend: the Scorer protocol
 
 
@@ -138,6 +164,34 @@ def test_a_backend_without_a_first_token_value_averages_the_others(
         assert scores[sentence.id] == pytest.approx(expected, rel=1e-12), sentence.id
 
 
+class _Resplit(_Served):
+    """A Scorer whose pass without the start token splits each text into characters."""
+
+    def causal_logprobs(
+        self, texts: Sequence[str], *, show_progress: bool | None = None, start: str = "bos-or-eos"
+    ) -> list[TokenLogprobs]:
+        if start != "none":
+            return super().causal_logprobs(texts, show_progress=show_progress)
+        return [
+            TokenLogprobs(text, tuple(text), tuple((i, i + 1) for i in range(len(text))),
+                          np.full(len(text), -1.0))
+            for text in texts
+        ]  # fmt: skip
+
+
+def test_separate_passes_that_split_a_sentence_differently_are_an_error(
+    monkeypatch: pytest.MonkeyPatch, dataset
+) -> None:
+    monkeypatch.setattr(stereoset_scoring, "get_scorer", lambda spec, options: _Resplit())
+    scorer = IntrasentenceScorer(SERVED, scoring=StereosetScoring(bos_pass="separate"))
+    with pytest.raises(WeatkitError) as err:
+        scorer.score(dataset)
+    first = next(iter(dataset.sentences("intrasentence")))[1].id
+    assert str(err.value) == (
+        f"sentence {first}: {SERVED} splits it into other tokens without the start token"
+    )
+
+
 def test_a_sentence_without_any_token_value_is_an_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -159,17 +213,11 @@ def test_a_sentence_without_any_token_value_is_an_error(
     )
 
 
-def test_what_only_the_hf_backend_runs_is_refused_before_any_request() -> None:
+def test_masked_lm_scoring_on_a_server_is_refused_before_any_request() -> None:
     with pytest.raises(WeatkitError) as err:
         IntrasentenceScorer(SERVED, kind="mlm")
     assert str(err.value) == (
         f"{SERVED}: the openai backend scores causal LMs (kind 'glm'), not kind 'mlm'"
-    )
-    with pytest.raises(WeatkitError) as err:
-        IntrasentenceScorer(SERVED, scoring=StereosetScoring(bos_pass="separate"))
-    assert str(err.value) == (
-        f"{SERVED}: StereoSet bos_pass 'separate' needs a pass without the start token, which "
-        "only the hf backend runs; use bos_pass 'joint'"
     )
 
 
@@ -212,3 +260,26 @@ def test_cli_with_an_openai_server_equals_its_own_logprobs(
     for _, sentence in dataset.sentences("intrasentence"):
         expected = server_score(client, ALIAS, sentence.sentence)
         assert predictions[sentence.id] == pytest.approx(expected, rel=RTOL), sentence.id
+
+
+def test_compat_stereoset_on_a_server_is_one_line(llama_server: str, tmp_path: Path) -> None:
+    """The reference's pass without the start token cannot be asked of an OpenAI-compatible
+    server: ``--compat stereoset`` stops with the scoring layer's one line, writes nothing."""
+    from tests.llama_server import ALIAS
+
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(_dataset_json()))
+    out = tmp_path / "out"
+    spec = f"openai:{llama_server}#{ALIAS}"
+    res = CliRunner().invoke(main, [
+        "stereoset", "--model", spec, "--dataset", str(path), "--compat", "stereoset",
+        "--no-progress", "--format", "csv", "--out", str(out),
+    ])  # fmt: skip
+    assert res.exit_code != 0
+    errors = [line for line in res.stderr.splitlines() if line.startswith("weatkit: error: ")]
+    assert errors == [
+        f"weatkit: error: {spec}: an OpenAI-compatible server cannot score a text without its "
+        "start token (start 'none': the completions API encodes a text prompt with the "
+        "model's special tokens); use an hf: or vllm: model"
+    ]
+    assert not out.exists() or not any(out.iterdir())

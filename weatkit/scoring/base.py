@@ -17,10 +17,15 @@ Where a text starts is the caller's ``start`` (:data:`STARTS`):
   has a conditional where the backend can put one there (CrowS-Pairs, MBE);
 * ``tokenizer``: as the model's tokenizer encodes the text on its own, with the special tokens
   it puts in front (Llama's BOS; none for GPT-2, whose first token then has no conditional);
-  the convention of GEST's and EuroGEST's reference code.
+  the convention of GEST's and EuroGEST's reference code;
+* ``none`` (:data:`NO_START`): the text's own tokens only, no start token in front, so token
+  ``i ≥ 2`` is scored as ``log P(w_i | w_1 … w_{i−1})`` and the first token has no conditional:
+  NaN, as a server's first token (StereoSet's reference ``eval_generative_models.py`` scores the
+  later tokens of a sentence this way).
 
-A server encodes every prompt the second way whatever ``start`` says (its tokenizer adds the
-BOS its model asks for); ``start`` is part of the cache key all the same.
+A server encodes a text prompt the ``tokenizer`` way whatever ``start`` says (its tokenizer adds
+the BOS its model asks for), and the OpenAI completions API has no way to leave that BOS out,
+so the ``openai`` backend refuses ``none``; ``start`` is part of the cache key all the same.
 
 Backends differ in tokenisation, so token strings and character offsets come with the numbers:
 a measure that scores only some tokens of a text (CrowS-Pairs' shared tokens, the continuation
@@ -41,10 +46,12 @@ from weatkit.scoring.spec import ModelSpec
 #: What a backend can be asked: ``causal`` (:meth:`Scorer.causal_logprobs`) and ``embed``
 #: (:meth:`Scorer.embed`).
 CAPABILITIES = ("causal", "embed")
-#: Where a scored text starts (module docstring): after BOS else EOS, or as the tokenizer
-#: encodes it.
-STARTS = ("bos-or-eos", "tokenizer")
+#: Where a scored text starts (module docstring): after BOS else EOS, as the tokenizer encodes
+#: it, or with no start token.
+STARTS = ("bos-or-eos", "tokenizer", "none")
 DEFAULT_START = "bos-or-eos"
+#: The start with no start token: the first token of a text has no log-probability (NaN).
+NO_START = "none"
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,7 @@ class TokenLogprobs:
         offsets: ``(start, end)`` character span of each token in ``text`` (a token that adds
             text, such as BOS, has an empty span ``(0, 0)`` and is not listed).
         logprobs: float64 array, ``log P(w_i | w_<i)`` in nats, NaN where the backend gives no
-            conditional (the first token without BOS).
+            conditional (the first token without BOS, or scored with ``start="none"``).
     """
 
     text: str

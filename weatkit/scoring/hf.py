@@ -6,11 +6,14 @@ The model is the process's shared :class:`~weatkit.models.handle.ModelHandle`
 scores from it loads its weights once.
 
 **Causal log-probabilities** (:meth:`HfScorer.causal_logprobs`). A text is tokenised and put
-after its start (``start``: BOS else EOS, or as the tokenizer encodes it) by
+after its start (``start``: BOS else EOS, as the tokenizer encodes it, or none) by
 :func:`weatkit.scoring.tokens.encode_causal`. Then, for the input ``s_1 … s_k w_1 … w_n``
 (``s`` the start tokens)::
 
     logprobs[i] = log softmax(logits[k + i − 1])[w_i]
+
+and, with no start token (``k = 0``: ``start="none"``, or a tokenizer without BOS and EOS),
+``logprobs[1]`` is NaN (no conditional).
 
 Each value is ``log softmax(z)[w_i]`` of the logits ``z`` at position ``k + i − 1``, in float32
 (logits of a float16/bfloat16 model are upcast a chunk of positions at a time), stored as

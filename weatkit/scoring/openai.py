@@ -7,7 +7,12 @@ server returns the prompt's tokens, the character offset of each in the prompt a
 
 for each (``null`` for the first token, read as NaN). ``max_tokens=1`` (lm-evaluation-harness's
 choice: vLLM refuses 0, llama-cpp-python reads 0 as "until the context is full"); the one generated
-token starts at the prompt's end and is dropped. Embeddings come from ``POST /v1/embeddings``,
+token starts at the prompt's end and is dropped. The server encodes the text prompt with the
+special tokens its model asks for (the ``tokenizer`` start of
+:data:`weatkit.scoring.base.STARTS`), and nothing in the request can leave them out: a pass with
+no start token (``start="none"``) would need a token-id prompt, and the ids of the model's
+tokenizer, which the OpenAI API does not give (llama-cpp-python's server also refuses token-id
+prompts), so ``none`` is refused before any request. Embeddings come from ``POST /v1/embeddings``,
 several texts per request.
 
 Requests run ``concurrency`` at a time; the SDK retries 408/409/429/5xx answers and connection
@@ -32,7 +37,7 @@ import numpy as np
 import openai
 
 from weatkit.errors import ConfigError, ModelError
-from weatkit.scoring.base import DEFAULT_START, STARTS, TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, NO_START, STARTS, TokenLogprobs
 from weatkit.scoring.options import OpenAIOptions
 from weatkit.scoring.spec import ModelSpec
 
@@ -193,9 +198,16 @@ class OpenAIScorer:
         """Per-token log-probabilities of each text (see the module docstring); an empty text
         has no tokens and is not sent. ``show_progress`` is accepted for the protocol; requests
         are not shown. ``start`` too: the server encodes each prompt as its model's tokenizer
-        does (the ``tokenizer`` start of :data:`weatkit.scoring.base.STARTS`)."""
+        does (the ``tokenizer`` start of :data:`weatkit.scoring.base.STARTS`); ``none`` is a
+        one-line :class:`ModelError` (module docstring)."""
         if start not in STARTS:
             raise ModelError(f"unknown start {start!r}: choose {', '.join(STARTS)}")
+        if start == NO_START:
+            raise ModelError(
+                f"{self.spec}: an OpenAI-compatible server cannot score a text without its start "
+                "token (start 'none': the completions API encodes a text prompt with the "
+                "model's special tokens); use an hf: or vllm: model"
+            )
         sent = [text for text in texts if text]
         scored = iter(self._map(self._causal_chunk, sent, self.options.prompts_per_request))
         empty = TokenLogprobs("", (), (), np.zeros(0))

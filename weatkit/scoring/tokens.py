@@ -12,7 +12,9 @@ each token's character span) and put after its start (``start``,
   conditional: NaN);
 * ``tokenizer``: the text as the tokenizer encodes it with its own special tokens (GEST's and
   EuroGEST's reference convention): the special tokens before the text (a BOS) are the start,
-  those after it (an EOS some tokenizers append) are dropped.
+  those after it (an EOS some tokenizers append) are dropped;
+* ``none``: the text tokenised *without* special tokens and nothing put in front of it (the
+  first token has no conditional: NaN).
 
 :func:`encode_causal` gives, per text, the ids with the start tokens, the character spans of
 the text's own tokens and the number of start tokens; a text longer than the model takes is a
@@ -25,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from weatkit.errors import ModelError, TextTooLongError
-from weatkit.scoring.base import DEFAULT_START, STARTS
+from weatkit.scoring.base import DEFAULT_START, NO_START, STARTS
 
 #: ``(ids with the start tokens, spans of the text's tokens, number of start tokens)``.
 Encoded = tuple[list[int], list[tuple[int, int]], int]
@@ -81,7 +83,7 @@ def encode_causal(
     enc = tok(list(texts), add_special_tokens=own, return_offsets_mapping=True,
               return_special_tokens_mask=own)  # fmt: skip
     first = start_token_id(tok)
-    lead = [] if own or first is None else [first]
+    lead = [] if own or start == NO_START or first is None else [first]
     out = []
     for i, (ids, spans) in enumerate(zip(enc["input_ids"], enc["offset_mapping"], strict=True)):
         special = enc["special_tokens_mask"][i] if own else [0] * len(ids)

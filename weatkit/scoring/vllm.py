@@ -2,18 +2,19 @@
 
 A text is tokenised here, as the ``hf`` backend tokenises it
 (:func:`weatkit.scoring.tokens.encode_causal`: the model's fast Hugging Face tokenizer, character
-spans from ``return_offsets_mapping``, the start tokens ``s`` of ``start``: BOS else EOS, or the
-tokenizer's own). vLLM gets the ids as a token prompt (``{"prompt_token_ids": ids}``: it neither
-tokenises nor adds a BOS) with ``SamplingParams(max_tokens=1, prompt_logprobs=0)``, and its
+spans from ``return_offsets_mapping``, the start tokens ``s`` of ``start``: BOS else EOS, the
+tokenizer's own, or none). vLLM gets the ids as a token prompt (``{"prompt_token_ids": ids}``: it
+neither tokenises nor adds a BOS) with ``SamplingParams(max_tokens=1, prompt_logprobs=0)``, and its
 ``RequestOutput.prompt_logprobs`` holds, for every prompt position ``j ≥ 1``, a mapping from token
 ids to ``Logprob`` objects that always has the prompt's own token (and the ``0`` most likely
 others); position 0 has None. So, input ``s_1 … s_k w_1 … w_n``::
 
     logprobs[i] = prompt_logprobs[k + i − 1][w_i].logprob = log P(w_i | s, w_<i),   i = 1 … n
 
-the same conditionals as the ``hf`` backend's, computed by vLLM's kernels. A tokenizer with
-neither BOS nor EOS gives NaN for ``w_1`` (the :class:`~weatkit.scoring.base.TokenLogprobs`
-convention). One token is generated per text (vLLM needs ``max_tokens ≥ 1``) and ignored.
+the same conditionals as the ``hf`` backend's, computed by vLLM's kernels. With no start token
+(``k = 0``: ``start="none"``, or a tokenizer with neither BOS nor EOS) ``w_1`` sits at position 0
+and gets NaN (the :class:`~weatkit.scoring.base.TokenLogprobs` convention). One token is
+generated per text (vLLM needs ``max_tokens ≥ 1``) and ignored.
 
 The engine is made on first use from the loading options (:class:`~weatkit.models.options.
 LoadOptions`): the dtype as given (``float32`` unless ``--dtype``), ``tensor_parallel`` as

@@ -32,8 +32,8 @@ the geometric mean of the token probabilities (the reference's ``2 ** mean(log2 
 backend that gives no log-probability for the first token (an OpenAI-compatible server: NaN,
 :class:`~weatkit.scoring.base.TokenLogprobs`) has the mean over the tokens that have one,
 ``j = 2 … n``. The reference reads ``P(t_1 | BOS)`` from a BOS-only pass and the later tokens
-from a pass over the sentence *without* the BOS (``P(t_j | t_1 … t_{j−1})``); here all tokens
-are conditioned on the BOS, in one pass.
+from a pass over the sentence *without* the BOS (``P(t_j | t_1 … t_{j−1})``); here, by default,
+all tokens are conditioned on the BOS, in one pass (``bos_pass`` below).
 
 **Options** (:class:`StereosetScoring`; ``--compat stereoset`` selects the reference's
 conventions, :mod:`weatkit.measures.compat`):
@@ -43,10 +43,14 @@ conventions, :mod:`weatkit.measures.compat`):
   .diag()`` does at its default batch size of 1.
 * ``bos_pass`` — ``"joint"`` (above) or ``"separate"``: ``P(t_1 | BOS)`` from a pass over the BOS
   alone and ``P(t_j | t_1 … t_{j−1})`` (j ≥ 2) from a pass over the sentence without the BOS,
-  the reference ``eval_generative_models.py``. The first is the first value of the joint pass
-  (causal attention: the BOS position sees the BOS alone); the pass without the BOS needs the
-  ``hf`` backend (the :class:`~weatkit.scoring.base.Scorer` protocol always starts a text its
-  own way).
+  the reference ``eval_generative_models.py``. Both come from the Scorer: the first is the first
+  value of the joint pass (causal attention: the BOS position sees the BOS alone), the others
+  the values of ``causal_logprobs(…, start="none")`` after the first, so
+
+      score = exp((1/n) (log P(t_1 | BOS) + Σ_{j≥2} log P(t_j | t_1 … t_{j−1})))
+
+  on every backend that scores a text with no start token (``hf``, ``vllm``; an
+  OpenAI-compatible server cannot, and says so in one line before any request).
 * ``leading_space`` — False (the reference) or True: when the ``BLANK`` follows a space, the
   candidate word is tokenised as ``" " + w``, so a byte-level BPE (RoBERTa) scores ``Ġw`` — the
   token that follows a space in running text — rather than the word-initial ``w`` (the bug of
@@ -80,6 +84,7 @@ from weatkit.models.cache import cached_rows, score_cache
 from weatkit.models.handle import HEADS, ModelHandle, padded
 from weatkit.models.pool import get_model
 from weatkit.scoring import Scorer, get_scorer, parse_model_spec
+from weatkit.scoring.base import NO_START
 from weatkit.stereoset.data import BLANK, StereoSet
 
 KINDS = HEADS
@@ -98,7 +103,7 @@ class StereosetScoring:
             every ``BLANK`` masked and the first mask read (the reference).
         bos_pass: causal LMs: ``"joint"``: every token conditioned on the BOS in one pass;
             ``"separate"``: the first token from a BOS-only pass, the others from the sentence
-            without the BOS (the reference; ``hf`` backend).
+            without the BOS (the reference; backends that score with ``start="none"``).
         leading_space: masked LMs: tokenise the candidate word with the space before its
             ``BLANK`` (True; the bias-bench fix for byte-level BPE) or alone (False; the
             reference).
@@ -136,12 +141,12 @@ class ScoringStats:
         n_cached: masked-LM inputs whose score came from the on-disk cache (causal LMs: none
             here; the scoring layer caches their log-probabilities).
         n_computed: inputs that went through the model (causal LMs: through its Scorer).
-        n_steps: model rows (MLM: one per token of each candidate word; GLM: one per sentence,
-            and one more per sentence of two or more tokens with ``bos_pass="separate"``).
+        n_steps: model rows (MLM: one per token of each candidate word; GLM: one per sentence
+            and Scorer pass, two passes with ``bos_pass="separate"``).
         n_unknown: MLM candidate words containing the unknown token (scored as such, as the
             reference does).
-        n_batches: forward passes run here (masked LMs, and the pass without the BOS of
-            ``bos_pass="separate"``; not the Scorer's).
+        n_batches: forward passes of a masked LM (causal LMs: none here; the Scorer's are
+            its own).
     """
 
     n_sentences: int = 0
@@ -205,11 +210,6 @@ class IntrasentenceScorer:
             raise WeatkitError(
                 f"{self.spec}: the {self.spec.backend} backend scores causal LMs (kind 'glm'), "
                 f"not kind {kind!r}"
-            )
-        if self.handle is None and self.scoring.bos_pass == "separate":
-            raise WeatkitError(
-                f"{self.spec}: StereoSet bos_pass 'separate' needs a pass without the start "
-                "token, which only the hf backend runs; use bos_pass 'joint'"
             )
         self.stats = ScoringStats()
         # set once this scorer needs the tokenizer / the network / the causal LM's Scorer
@@ -278,19 +278,27 @@ class IntrasentenceScorer:
     ) -> dict[str, float]:
         """``{key: exp(mean log-probability of the sentence's tokens)}`` (module docstring)."""
         texts = [key for _, key in sources]
-        scored = self._causal_lm().causal_logprobs(texts, show_progress=show_progress)
-        self.stats.n_steps += len(scored)
-        self.stats.n_computed += len(scored)
-        totals = np.array([np.nansum(s.logprobs) for s in scored])
-        counts = np.array([np.count_nonzero(~np.isnan(s.logprobs)) for s in scored])
-        if self.scoring.bos_pass == "separate":  # P(t_1 | BOS) + the pass without the BOS
-            items = self._encode_without_bos(texts)
-            mean_logp = self._run(items, show_progress)
-            for item, mean in zip(items, mean_logp, strict=True):
-                first = scored[item.owner].logprobs[0]
-                totals[item.owner] = first + mean * len(item.targets)
+        lm = self._causal_lm()
+        values: list[np.ndarray] = []
+        if self.scoring.bos_pass == "separate":  # the pass without the start token first: a
+            # backend that cannot run it refuses before the joint pass is sent
+            bare = lm.causal_logprobs(texts, show_progress=show_progress, start=NO_START)
+            joint = lm.causal_logprobs(texts, show_progress=show_progress)
+            for (sid, _), with_start, without in zip(sources, joint, bare, strict=True):
+                if with_start.offsets != without.offsets:
+                    raise WeatkitError(
+                        f"sentence {sid}: {self.spec} splits it into other tokens without the "
+                        "start token"
+                    )
+                values.append(np.append(with_start.logprobs[:1], without.logprobs[1:]))
+            self.stats.n_steps += len(bare)
+        else:
+            values = [s.logprobs for s in lm.causal_logprobs(texts, show_progress=show_progress)]
+        self.stats.n_steps += len(values)
+        self.stats.n_computed += len(values)
         out = {}
-        for (sid, key), total, count in zip(sources, totals, counts, strict=True):
+        for (sid, key), logprobs in zip(sources, values, strict=True):
+            total, count = np.nansum(logprobs), np.count_nonzero(~np.isnan(logprobs))
             if not count:
                 raise WeatkitError(
                     f"sentence {sid}: {self.spec} gives none of its tokens a log-probability"
@@ -299,13 +307,13 @@ class IntrasentenceScorer:
         return out
 
     def _run(self, items: list[_Item], show_progress: bool | None) -> np.ndarray:
-        """Mean log-probability of each item's targets (float64), in batches sorted by length."""
+        """Mean masked-LM log-probability of each item's targets (float64), in batches sorted by
+        length."""
         handle = self._load()
         pad = handle.pad_id
-        causal = self.kind == "glm"
         out, n_batches = run_batches(
             items,
-            lambda batch: forward_logprobs(handle, batch, pad, causal),
+            lambda batch: forward_logprobs(handle, batch, pad),
             length=lambda e: len(e.ids),
             batch_size=self.options.batch_size,
             desc=f"StereoSet {self.kind} intrasentence with {handle.short_name}",
@@ -383,17 +391,6 @@ class IntrasentenceScorer:
             items.append(_Item(owner, ids, where[:1], [target]))
         return items
 
-    def _encode_without_bos(self, texts: list[str]) -> list[_Item]:
-        """Rows of the pass without the BOS (``bos_pass="separate"``): each sentence of two or
-        more tokens, read for ``P(t_j | t_1 … t_{j−1})``, j ≥ 2 (``hf`` tokenisation, no special
-        tokens, as :meth:`weatkit.scoring.hf.HfScorer.causal_logprobs`)."""
-        encoded = self._tokenizer()(texts, add_special_tokens=False)["input_ids"]
-        return [
-            _Item(i, list(ids), list(range(len(ids) - 1)), list(ids[1:]))
-            for i, ids in enumerate(encoded)
-            if len(ids) > 1
-        ]
-
     def _spaced(self, context: str) -> bool:
         """Whether the candidate word is tokenised with a leading space in ``context``."""
         if not self.scoring.leading_space:
@@ -437,10 +434,8 @@ class IntrasentenceScorer:
         return self._causal
 
 
-def forward_logprobs(
-    handle: ModelHandle, batch: Sequence[_Item], pad_id: int, causal: bool
-) -> np.ndarray:
-    """One right-padded forward pass; per item the mean over its positions ``p`` of
+def forward_logprobs(handle: ModelHandle, batch: Sequence[_Item], pad_id: int) -> np.ndarray:
+    """One right-padded masked-LM forward pass; per item the mean over its positions ``p`` of
     ``log softmax(logits[p])[target]`` (natural log; float32 softmax, float64 mean)."""
     n = len(batch)
     ids, mask = padded([e.ids for e in batch], pad_id)
@@ -452,8 +447,7 @@ def forward_logprobs(
         cols += e.positions
         targets += e.targets
     device = handle.device
-    head = "glm" if causal else "mlm"
-    logp = handle.log_probs(head, input_ids=ids, attention_mask=mask, rows=rows, cols=cols)
+    logp = handle.log_probs("mlm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols)
     with torch.inference_mode():
         logp = logp.gather(1, torch.tensor(targets, device=device)[:, None])[:, 0]
     values = logp.cpu().double().numpy()
