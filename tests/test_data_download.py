@@ -210,13 +210,14 @@ def test_unknown_file_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_data_set_the_tool_reads_is_registered() -> None:
+    from weatkit.association.wefat import OCCUPATIONS
     from weatkit.crows.data import CROWS_FILES
     from weatkit.gest.data import GEST_FILES
     from weatkit.mbe.data import FEMALE_WORDS, MALE_WORDS, MBE_SETS
     from weatkit.stereoset.data import DATASET_FILES
 
     wanted = [*CROWS_FILES.values(), *GEST_FILES.values(), *DATASET_FILES.values()]
-    wanted += [MALE_WORDS, FEMALE_WORDS]
+    wanted += [MALE_WORDS, FEMALE_WORDS, OCCUPATIONS]
     wanted += [
         f"mbe/parallel_data/{corpus}/{lang}_{side}.json.gz"
         for corpus, langs in MBE_SETS.items()

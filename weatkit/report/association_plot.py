@@ -20,10 +20,9 @@ One figure kind per metric where one reads well (a run with ``--metrics``;
   the title gives each set's Spearman ρ with its interval and p (``association.csv``): ρ near 1
   when the points rise together, whatever their slope.
 
-Panel titles name
-the test's sets, space, language and list (:func:`~weatkit.report.plot_style.panel_title`), as
-the other per-test figures (influence, null); the legend of the sets' colours sits above the
-panels.
+Panel titles name the test's sets, space, language and list
+(:func:`~weatkit.report.plot_style.panel_title`), as the other per-test figures (influence,
+null); the legend of the sets' colours sits above the panels.
 """
 
 from __future__ import annotations
