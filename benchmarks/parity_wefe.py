@@ -64,8 +64,9 @@ PAIRS = list(
     )
 )
 
-#: Runs in WEFE's environment: reads the vectors and the queries, prints WEFE's results.
-WEFE_SCRIPT = r"""
+#: WEFE's side, shared with ``bench_association.py``: ``wefe_model(words, vectors)`` and
+#: ``wefe_value(q, model)``, the value WEFE's metric gives on one query of :func:`wefe_queries`.
+WEFE_METRICS = r"""
 import json, sys, logging
 import numpy as np
 from gensim.models import KeyedVectors
@@ -75,30 +76,42 @@ from wefe.metrics import WEAT, RND, RNSB, MAC, ECT, RIPA
 import wefe
 
 logging.disable(logging.WARNING)
-data = np.load(sys.argv[1])
-kv = KeyedVectors(vector_size=data["vectors"].shape[1])
-kv.add_vectors(list(data["words"]), data["vectors"])
-model = WordEmbeddingModel(kv, "glove-6b-50d")
-out = []
-for q in json.load(open(sys.argv[2])):
+
+
+def wefe_model(words, vectors, name="glove-6b-50d"):
+    kv = KeyedVectors(vector_size=vectors.shape[1])
+    kv.add_vectors(list(words), vectors)
+    return WordEmbeddingModel(kv, name)
+
+
+def wefe_value(q, model):
     query = Query(q["targets"], q["attributes"])
     metric = q["metric"]
     if metric == "weat":
         r = WEAT().run_query(query, model, calculate_p_value=False, return_effect_size=True)
-        value = r["effect_size"]
-    elif metric == "rnd":
-        value = RND().run_query(query, model, distance="norm")["result"]
-    elif metric == "rnsb":
-        value = RNSB().run_query(query, model, random_state=q["seed"])["result"]
-    elif metric == "mac":
-        value = MAC().run_query(query, model)["result"]
-    elif metric == "ect":
-        value = ECT().run_query(query, model)["result"]
-    else:
-        value = RIPA().run_query(query, model)["result"]
-    out.append({**q["key"], "wefe": float(value)})
+        return r["effect_size"]
+    if metric == "rnd":
+        return RND().run_query(query, model, distance="norm")["result"]
+    if metric == "rnsb":
+        return RNSB().run_query(query, model, random_state=q["seed"])["result"]
+    if metric == "mac":
+        return MAC().run_query(query, model)["result"]
+    if metric == "ect":
+        return ECT().run_query(query, model)["result"]
+    return RIPA().run_query(query, model)["result"]
+"""
+#: Runs in WEFE's environment: reads the vectors and the queries, prints WEFE's results.
+WEFE_SCRIPT = (
+    WEFE_METRICS
+    + r"""
+data = np.load(sys.argv[1])
+model = wefe_model(data["words"], data["vectors"])
+out = []
+for q in json.load(open(sys.argv[2])):
+    out.append({**q["key"], "wefe": float(wefe_value(q, model))})
 print(json.dumps({"version": wefe.__version__, "results": out}))
 """
+)
 
 
 def wefe_python(venv_dir: Path) -> Path:

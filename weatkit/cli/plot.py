@@ -1,5 +1,5 @@
 """``weatkit plot``: figures of a run directory (forest, scatter, heatmap, influence, null, and
-the association metrics' ripa, rnd, direct_bias, mac, sc_weat, rnsb).
+the association metrics' ripa, rnd, direct_bias, mac, sc_weat, rnsb, ect).
 
 It reads what ``weatkit run --out DIR`` (or ``weatkit grid``) wrote; from Python the same is
 :func:`weatkit.report.run_dir.read_run_dir`, :func:`weatkit.report.plots.plot` and
@@ -48,7 +48,8 @@ def plot_command(**opts: Any) -> None:
     item's delta = d without it − d (weatkit run --influence); null: histogram of the null d
     with the observed d (weatkit run --null K); ripa, rnd, direct_bias, mac: each word's value
     as bars, sc_weat: each target word's effect size with its CI, rnsb: the distribution over
-    the target sets against the uniform (weatkit run --metrics)."""
+    the target sets against the uniform, ect: each attribute word's cos(m_X, a) against
+    cos(m_Y, a) with Spearman's rho and p (weatkit run --metrics)."""
     figure_format(opts["out_path"])  # a bad suffix or output fails before any work
     check_writable(opts["out_path"])
     tables = read_run_dir(opts["run_dir"])

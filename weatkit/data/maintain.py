@@ -6,7 +6,8 @@ Procedure (after the data directory changed, e.g. a source was re-pinned to a ne
     python -m weatkit.data.maintain /path/to/shared/data --check    # exit 1 if out of date
     python -m weatkit.data.maintain /path/to/shared/data --add mbe 'translated_data/*.json'
 
-For every registered file it recomputes ``sha256`` and ``size`` from ``<data>/<path>``; for a
+For every registered file it recomputes ``sha256`` and ``size`` from ``<data>/<path>`` (a file
+marked ``"mirrored": false`` that the directory lacks keeps its recorded ones); for a
 ``.gz`` file also ``content_sha256`` (of the uncompressed bytes); for a ``"gzip"`` transform the
 upstream bytes are that content, so ``upstream_sha256`` / ``upstream_size`` follow. It checks
 each source's pinned commit against the ``Commit:`` line of ``<data>/<source>/SOURCE.md``.
@@ -68,6 +69,8 @@ def refresh(document: dict[str, Any], data: Path) -> list[str]:
             source["commit"] = commit
     for item in document["files"]:
         path = data / item["path"]
+        if item.get("mirrored") is False and not path.is_file():
+            continue  # downloaded from upstream only: its recorded checksum stands
         if not path.is_file():
             raise FileNotFoundError(f"{path}: registered in {REGISTRY_RESOURCE} but missing")
         for key, value in _checksums(path, item.get("transform")).items():

@@ -12,7 +12,10 @@ SHA-256 and size of the exact bytes weatkit expects and where they come from ups
   the uncompressed content, since gzip headers differ between compressors);
 * ``upstream_sha256`` / ``upstream_size``: the checksum and size of the upstream bytes;
 * ``licence`` / ``citation`` / ``commit``: per-file overrides of the source's (``commit`` for a
-  file taken from another commit of the same repository, e.g. one deleted later).
+  file taken from another commit of the same repository, e.g. one deleted later);
+* ``mirrored``: ``false`` for a file the shared data directory (the mirror tests and CI read)
+  does not hold: it is only downloaded from ``upstream`` and checked against ``sha256``, whose
+  value was computed from the upstream bytes (absent: ``true``).
 
 ``python -m weatkit.data.maintain`` regenerates the checksums from a local data directory.
 """
@@ -52,6 +55,8 @@ class DataFile:
         content_sha256: for a ``.gz`` file, the digest of its uncompressed content, else None.
         licence: the licence as the upstream repository states it.
         citation: what to cite when using the file.
+        mirrored: whether the shared data directory holds the file (False: downloaded from
+            upstream only; :mod:`weatkit.data.maintain` keeps its recorded checksum).
     """
 
     relpath: str
@@ -66,6 +71,7 @@ class DataFile:
     content_sha256: str | None
     licence: str
     citation: str
+    mirrored: bool = True
 
     @property
     def url(self) -> str | None:
@@ -81,6 +87,8 @@ def _entry(item: Mapping[str, Any], sources: Mapping[str, Any]) -> DataFile:
     transform = item.get("transform")
     if transform is not None and transform not in TRANSFORMS:
         raise DataError(f"{REGISTRY_RESOURCE}: {relpath}: unknown transform {transform!r}")
+    if item.get("mirrored") is False and item.get("upstream") is None:
+        raise DataError(f"{REGISTRY_RESOURCE}: {relpath}: a file not mirrored needs an upstream")
     return DataFile(
         relpath=relpath,
         sha256=item["sha256"],
@@ -94,6 +102,7 @@ def _entry(item: Mapping[str, Any], sources: Mapping[str, Any]) -> DataFile:
         content_sha256=item.get("content_sha256"),
         licence=item.get("licence", source["licence"]),
         citation=item.get("citation", source["citation"]),
+        mirrored=bool(item.get("mirrored", True)),
     )
 
 

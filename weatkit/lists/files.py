@@ -115,7 +115,7 @@ def parse_list_bytes(
     if fmt == "tsv":
         return parse_caweat_tsv(text, name, list_set=list_set if list_set is not None else name)
     if fmt == "json":
-        document = _load_json(text, name)
+        document = load_json(text, name)
     elif fmt == "yaml":
         document = _load_yaml(text, name)
     else:
@@ -141,7 +141,9 @@ class _DuplicateKey(ValueError):
     pass
 
 
-def _load_json(text: str, name: str) -> Any:
+def load_json(text: str, name: str) -> Any:
+    """The JSON document ``text``; WeatkitError naming ``name`` (and line, column or duplicate
+    key) when it is not valid JSON."""
     try:
         return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
     except _DuplicateKey as err:

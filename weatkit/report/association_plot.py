@@ -14,12 +14,15 @@ One figure kind per metric where one reads well (a run with ``--metrics``;
 * ``rnsb`` — RNSB's distribution over the target sets, P_k = q_k / Σ_j q_j with q_k the mean
   negative probability of set k's words (``association_items.csv``), against the uniform 1/m a
   test without bias has; the title gives RNSB = KL(P ‖ U) (with the run's ``rnsb_over: words``
-  the KL is over the words, the bars still over the sets).
+  the KL is over the words, the bars still over the sets);
+* ``ect`` — ECT's two similarity vectors as a scatter, one point per attribute word a at
+  (cos(m_X, a), cos(m_Y, a)) (``association_items.csv``), coloured by its attribute set (A, B);
+  the title gives each set's Spearman ρ with its interval and p (``association.csv``): ρ near 1
+  when the points rise together, whatever their slope.
 
-ECT has no figure (its statistic is one rank correlation per attribute set). Panel titles name
-the test's sets, space, language and list (:func:`~weatkit.report.plot_style.panel_title`), as
-the other per-test figures (influence, null); the legend of the sets' colours sits above the
-panels.
+Panel titles name the test's sets, space, language and list
+(:func:`~weatkit.report.plot_style.panel_title`), as the other per-test figures (influence,
+null); the legend of the sets' colours sits above the panels.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from weatkit.report.run_dir import RunTables
 from weatkit.report.tables import KEY_COLUMNS
 
 #: The figure kinds of the association metrics (module docstring).
-ASSOCIATION_PLOTS = ("ripa", "rnd", "direct_bias", "mac", "sc_weat", "rnsb")
+ASSOCIATION_PLOTS = ("ripa", "rnd", "direct_bias", "mac", "sc_weat", "rnsb", "ect")
 #: Words per panel at most (the farthest from 0).
 MAX_ITEMS = 30
 #: What the bars of each word-bar kind are.
@@ -81,6 +84,9 @@ def association_plot(
     values = _values(tables, metric)
     if metric == "rnsb":
         return _figure(panels, lambda ax, keys, g: _rnsb_panel(ax, keys, g, values), rows=8)
+    if metric == "ect":
+        pairs = [(keys, _ect_points(group)) for keys, group in panels]
+        return _figure(pairs, lambda ax, keys, g: _ect_panel(ax, keys, g, values), rows=12)
     shown = [_shown(group) for _, group in panels]
     n_rows = max(len(items) for items in shown)
     panels = [(keys, items) for (keys, _), items in zip(panels, shown, strict=True)]
@@ -92,7 +98,8 @@ def association_plot(
 
 
 def _values(tables: RunTables, metric: str) -> dict[tuple, str]:
-    """The metric's value per test, for the titles: ``A 0.64 [0.24, 1.02]; B −0.90``."""
+    """The metric's value per test, for the titles: ``A 0.64 [0.24, 1.02]; B −0.90`` (and
+    ``, p = 0.012`` after a value that has a p)."""
     association = tables.association
     if association.empty:
         return {}
@@ -104,6 +111,8 @@ def _values(tables: RunTables, metric: str) -> dict[tuple, str]:
         text = f"{row.statistic:.3g}"
         if pd.notna(row.ci_low):
             text += f" [{row.ci_low:.3g}, {row.ci_high:.3g}]"
+        if pd.notna(row.p_value):
+            text += f", p = {row.p_value:.2g}"
         out.setdefault(keys, []).append(text if row.set == "all" else f"{row.set} {text}")
     return {keys: "; ".join(parts) for keys, parts in out.items()}
 
@@ -170,4 +179,31 @@ def _rnsb_panel(
     title = panel_title(keys)
     if keys in values:
         title += f"\nRNSB = {values[keys]}"
+    ax.set_title(title, fontsize=9)
+
+
+def _ect_points(group: pd.DataFrame) -> pd.DataFrame:
+    """ECT's items of one test as one row per attribute word: ``set`` (A or B), ``item``, ``x``
+    = cos(m_X, a) and ``y`` = cos(m_Y, a)."""
+    parts = group["set"].str.split(":", n=1, expand=True)
+    long = group.assign(set=parts[0], mean=parts[1])
+    wide = long.pivot_table(index=["set", "item"], columns="mean", values="value", sort=False)
+    return wide.rename(columns={"X": "x", "Y": "y"}).reset_index()[["set", "item", "x", "y"]]
+
+
+def _ect_panel(
+    ax: mpl.axes.Axes, keys: tuple, points: pd.DataFrame, values: dict[tuple, str]
+) -> None:
+    for name, group in points.groupby("set", sort=True):
+        ax.scatter(group["x"], group["y"], s=14, color=SET_COLOURS.get(name, "0.5"), label=name)
+        for row in group.itertuples(index=False):
+            ax.annotate(
+                row.item, (row.x, row.y), fontsize=6, xytext=(2, 2), textcoords="offset points"
+            )
+    ax.set_xlabel("cos(m_X, a)")
+    ax.set_ylabel("cos(m_Y, a)")
+    ax.xaxis.set_major_locator(MaxNLocator(4))
+    title = panel_title(keys)
+    if keys in values:
+        title += f"\nECT ρ: {values[keys]}"
     ax.set_title(title, fontsize=9)

@@ -13,7 +13,7 @@
 The per-test figures of a run's influence and null tables are
 :func:`weatkit.report.influence_plot.influence_plot` and
 :func:`weatkit.report.null_plot.null_plot`; those of its association metrics (``ripa``,
-``rnd``, ``direct_bias``, ``mac``, ``sc_weat``, ``rnsb``: :data:`~weatkit.report.
+``rnd``, ``direct_bias``, ``mac``, ``sc_weat``, ``rnsb``, ``ect``: :data:`~weatkit.report.
 association_plot.ASSOCIATION_PLOTS`) :func:`weatkit.report.association_plot.association_plot`,
 which :func:`plot` makes too. Every one of them draws a run's spaces, list sets
 and intervals in the one style of :mod:`weatkit.report.plot_style`.

@@ -68,7 +68,9 @@ n_undefined                 resamples whose statistic is undefined (left out of 
 ``association_items`` — what a metric gives per word: the test's keys, ``metric``, ``set``,
 ``item`` (the word) and ``value``: RND's δ(v) = dist(v, m_X) − dist(v, m_Y) and RIPA's β(w) of
 the words of A and B, DirectBias's cos(w, g) of the words of A and B, RNSB's negative
-probability p(t) and MAC's mean cosine distance of the words of X and Y.
+probability p(t), MAC's mean cosine distance of the words of X and Y, and ECT's cos(m_X, a)
+and cos(m_Y, a) of the words a of A and B (``set`` ``A:X``, ``A:Y``, ``B:X``, ``B:Y``: the
+attribute set, then the target set of the mean).
 
 ``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
 ``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
@@ -319,6 +321,8 @@ def column_type(name: str) -> str | None:
     if name in COLUMN_TYPES:
         return COLUMN_TYPES[name]
     return next((t for p, t in COLUMN_PREFIX_TYPES.items() if name.startswith(p)), None)
+
+
 #: The columns a CA-WEAT summary takes the median of.
 _AGGREGATED = ("statistic", "effect_size")
 
