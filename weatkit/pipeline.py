@@ -130,8 +130,11 @@ class RunConfig:
         iso_words: word-list path with ``{lang}`` (each language's vocabulary), needed for
             spaces shared by all languages (joint multilingual files, contextual models).
         pool: levels of a random-effects pooling of d (``lists``, ``languages``, ``layers``:
-            :func:`weatkit.report.tables.pooled_frame`), written as the ``pooled`` table;
-            needs the bootstrap (each d's variance is its bootstrap SE squared).
+            :func:`weatkit.report.tables.pooled_frame`), written as the ``pooled`` table, and
+            of the association metrics (``association_pooled``); needs the bootstrap (each
+            statistic's variance is its bootstrap SE squared). ``pool``, ``engine.influence``
+            and ``engine.null`` apply to the metrics that take them
+            (:data:`weatkit.association.options.CANNOT_TAKE`).
         metrics: what is computed on every test (:data:`weatkit.association.options.METRICS`):
             ``weat`` (the engine: ``results``, ``summary``) and the association metrics
             (``association``, ``association_items``: :mod:`weatkit.association.query`).

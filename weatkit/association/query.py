@@ -28,6 +28,10 @@ bootstrap is the run's (``n_bootstrap``, ``confidence_level``, ``seed``; RNSB's 
 ``max_exact``, ``alternative``, ``ddof``). A metric that cannot take the test (ECT with fewer
 than three attribute words, RIPA without pairs, ...) is not an error: it is skipped with a
 one-line reason naming the metric and the test (:class:`Skip`).
+
+With the run's ``influence`` each row also gets every word's leave-one-out influence
+(:mod:`weatkit.association.influence`), and with a null (``Query.null``) its null summary,
+for the metrics that read X and Y (:mod:`weatkit.association.null`).
 """
 
 from __future__ import annotations

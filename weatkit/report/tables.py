@@ -57,8 +57,14 @@ item                        the word (SC-WEAT); empty otherwise
 statistic                   the metric's value (SC-WEAT: the word's effect size)
 ci_low, ci_high             its bootstrap percentile interval at the run's confidence level
                             (empty with ``--bootstrap 0``)
+se                          its bootstrap standard error: SD (ddof 1) of the defined resamples
+                            (empty with ``--bootstrap 0``); ``--pool`` weights by se²
 p_value                     ECT: Spearman's p of ρ = 0; SC-WEAT: the permutation p of the
                             run's ``alternative``; empty for the others
+null_mean, null_sd,         with ``--null K``: the statistic on the K draws of WEAT's null
+null_percentile, p_null,    (frequency-matched random X', Y'), summarised as d's
+null_k                      (:mod:`weatkit.association.null`); empty for RIPA and DirectBias,
+                            which do not read X and Y, and without ``--null``
 n_x, n_y, n_a, n_b          the test's set sizes after OOV removal (and equalisation)
 n_pairs                     definitional pairs used (RIPA, DirectBias); empty otherwise
 n_bootstrap                 resamples drawn (RNSB: at most ``rnsb_bootstrap``)
@@ -69,6 +75,18 @@ n_undefined                 resamples whose statistic is undefined (left out of 
 ``item`` (the word) and ``value``: RND's δ(v) = dist(v, m_X) − dist(v, m_Y) and RIPA's β(w) of
 the words of A and B, DirectBias's cos(w, g) of the words of A and B, RNSB's negative
 probability p(t) and MAC's mean cosine distance of the words of X and Y.
+
+``association_influence`` (``--metrics ... --influence``) — one row per word of each set an
+``association`` row reads: the test's keys, ``metric``, ``row_set``, ``row_item`` (the row's
+``metric``, ``set``, ``item``), ``set`` and ``item`` (the word left out; a definitional pair is
+``x-y`` in set ``pairs``), ``statistic_without`` (the row's statistic without it) and ``delta``
+(statistic_without − statistic); see :mod:`weatkit.association.influence`.
+
+``association_pooled`` (``--metrics ... --pool LEVELS``) — ``pooled`` for each association
+metric's statistic, per ``metric`` and ``set`` (after ``test``), with ``statistic``, ``se``,
+``ci_low`` and ``ci_high`` in place of ``effect_size``, ``effect_size_se``,
+``effect_size_ci_low`` and ``effect_size_ci_high``; SC-WEAT is not pooled (its rows are words);
+see :func:`association_pooled_frame`.
 
 ``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
 ``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
