@@ -6,20 +6,23 @@ and the candidate bands), A and B are kept. A metric's null is its statistic θ_
 (X'_k, Y'_k, A, B), for the metrics whose statistic reads X and Y::
 
     metric       θ_k                                            batched as
-    rnd          RND of A (or B) between the groups X'_k, Y'_k  the drawn words are the groups'
-                                                                rows, each draw their counts
+    rnd          RND of A (or B) between the groups X'_k, Y'_k  each draw's group means, one
+                                                                row per draw
     rnsb         RNSB of the sets X'_k, Y'_k                     one classifier (A, B do not
                                                                 change): p of every drawn word
-    mac          MAC of X'_k, Y'_k to A, B                      cosines of the drawn words once
-    ect          ECT of X'_k, Y'_k over A (or B)                the groups' means per draw
+    mac          MAC of X'_k, Y'_k to A, B                      cosines of the drawn words once,
+                                                                each draw their counts
+    ect          ECT of X'_k, Y'_k over A (or B)                as RND
     sc_weat      ES of the word replacing the row's word        ES of every drawn word once
     ripa         not defined: the statistic reads A, B and the pairs, not X and Y
     direct_bias  not defined: as RIPA
 
-Each metric computes θ_k from count weights over the drawn words, as its bootstrap does
-(``weighted_rnd``, ``weighted_mac``, ``weighted_ect``, :func:`~weatkit.association.sc_weat.
-word_effects`, RNSB's ``kl_to_uniform``), the draws in chunks of about 4 million numbers. A draw
-with a word that has no vector (a model that cannot encode it) gives NaN.
+Each metric computes θ_k with the weighted statistic its bootstrap uses (``weighted_rnd``,
+``weighted_mac``, ``weighted_ect``, :func:`~weatkit.association.sc_weat.word_effects`, RNSB's
+``kl_to_uniform``), the draws in chunks: MAC and RNSB weight the words a chunk draws by their
+counts in each draw; RND and ECT read a group only through its mean, so each draw's group is
+its mean row with weight 1. A draw with a word that has no vector (a model that cannot encode
+it) gives NaN.
 
 The summary is WEAT's (:func:`weatkit.engine.null.summarize_null`): ``null_mean``, ``null_sd``,
 ``null_percentile`` = 100 · #{θ_k ≤ θ} / K' and ``p_null`` = (k + 1) / (K' + 1) with the run's
@@ -47,24 +50,35 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The association metrics with a null (their statistic reads X and Y).
 NULL_METRICS = ("rnd", "rnsb", "mac", "ect", "sc_weat")
-_MEMORY_BUDGET = 2**22  # numbers per chunk of draws
+#: Entries of a chunk's count matrices: k draws of n words count over up to k·n words, so the
+#: work grows with k²·n; small chunks keep it near the K·n words drawn.
+_CHUNK_BUDGET = 2**16
 
 
-def _chunks(sample: NullSample) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
-    """Per chunk of draws: its slice, the rows of the words it draws ``(n_l, dim)`` and the
-    counts of X'_k and Y'_k over them ``(k, n_l)`` each (a missing word counts as the first
-    row: its draw is NaN'd by :func:`_defined`)."""
+def _drawn(sample: NullSample) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of every word the test's draws use ``(n_u, dim)`` and the draws as positions
+    among them ``(K, n_x + n_y)`` (a missing word is the first row: :func:`_defined` NaNs its
+    draw)."""
     assert sample.vectors is not None
-    n_draws, n = sample.rows.shape
-    step = max(1, math.isqrt(max(_MEMORY_BUDGET // max(n, 1), 1)))
+    used, inverse = np.unique(sample.rows.clip(min=0), return_inverse=True)
+    table = np.asarray(sample.vectors[used], dtype=np.float64)
+    return table, inverse.reshape(sample.rows.shape)
+
+
+def _chunks(
+    sample: NullSample, draws: np.ndarray
+) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per chunk of draws: its slice, the positions (among :func:`_drawn`'s rows) of the
+    words it draws ``(n_l,)`` and the counts of X'_k and Y'_k over them ``(k, n_l)`` each."""
+    n_draws, n = draws.shape
+    step = max(1, math.isqrt(max(_CHUNK_BUDGET // max(n, 1), 1)))
     for start in range(0, n_draws, step):
         part = slice(start, min(start + step, n_draws))
-        used, local = np.unique(sample.rows[part].clip(min=0), return_inverse=True)
+        used, local = np.unique(draws[part], return_inverse=True)
         local = local.reshape(-1, n)
-        table = np.asarray(sample.vectors[used], dtype=np.float64)
         counts_x = counts_from_indices(local[:, : sample.n_x], len(used))
         counts_y = counts_from_indices(local[:, sample.n_x :], len(used))
-        yield part, table, counts_x, counts_y
+        yield part, used, counts_x, counts_y
 
 
 def _defined(sample: NullSample, values: np.ndarray) -> np.ndarray:
@@ -72,8 +86,18 @@ def _defined(sample: NullSample, values: np.ndarray) -> np.ndarray:
     return np.where((sample.rows < 0).any(axis=1), np.nan, values)
 
 
-def _unit(rows: np.ndarray) -> np.ndarray:
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+def _group_means(
+    table: np.ndarray, draws: np.ndarray, n_x: int
+) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per chunk of draws: its slice, the mean rows of X'_k and of Y'_k ``(k, dim)`` each, and
+    the identity weights ``(k, k)`` under which they are the chunk's groups (RND and ECT read a
+    group through its weighted mean only: one row per draw, weight 1 on its own draw)."""
+    step = max(1, math.isqrt(_CHUNK_BUDGET))
+    for start in range(0, len(draws), step):
+        part = slice(start, min(start + step, len(draws)))
+        mx = table[draws[part, :n_x]].mean(axis=1)
+        my = table[draws[part, n_x:]].mean(axis=1)
+        yield part, mx, my, np.eye(len(mx))
 
 
 def rnd_null(sample: NullSample, query: Query, key: str, options: AssociationOptions) -> np.ndarray:
@@ -81,12 +105,14 @@ def rnd_null(sample: NullSample, query: Query, key: str, options: AssociationOpt
     from weatkit.association.rnd import weighted_rnd
 
     t = Inputs("rnd", query.vectors, options.rnd_normalize).one(key, query.sets[key]).rows
-    out = np.empty(len(sample.rows))
-    for part, table, wx, wy in _chunks(sample):
-        rows = _unit(table) if options.rnd_normalize else table
-        w_t = np.ones((len(wx), len(t)))
-        mean = options.rnd_reduction == "mean"
-        out[part] = weighted_rnd(t, rows, rows, [w_t, wx, wy], "euclidean", mean)[0]
+    table, draws = _drawn(sample)
+    if options.rnd_normalize:
+        table = table / np.linalg.norm(table, axis=1, keepdims=True)
+    mean = options.rnd_reduction == "mean"
+    out = np.empty(len(draws))
+    for part, mx, my, eye in _group_means(table, draws, sample.n_x):
+        w_t = np.ones((len(eye), len(t)))
+        out[part] = weighted_rnd(t, mx, my, [w_t, eye, eye], "euclidean", mean)[0]
     return _defined(sample, out)
 
 
@@ -102,10 +128,11 @@ def rnsb_null(
     model, _ = fit_classifier(
         inputs, neg.rows, pos.rows, engine.seed, options.rnsb_holdout, CLASSIFIER
     )
-    out = np.empty(len(sample.rows))
-    for part, table, wx, wy in _chunks(sample):
-        p = prob_negative(model, table)
-        both = np.concatenate([p, p])  # X' over the drawn words, then Y'
+    table, draws = _drawn(sample)
+    p = prob_negative(model, table)  # every drawn word at once
+    out = np.empty(len(draws))
+    for part, used, wx, wy in _chunks(sample, draws):
+        both = np.concatenate([p[used], p[used]])  # X' over the chunk's words, then Y'
         out[part] = [
             kl_to_uniform(both, [wx[r : r + 1], wy[r : r + 1]], options.rnsb_over)[0]
             for r in range(len(wx))
@@ -119,11 +146,13 @@ def mac_null(sample: NullSample, query: Query) -> np.ndarray:
 
     inputs = Inputs("mac", query.vectors, normalize=False)
     a, b = inputs.one("A", query.sets["A"]), inputs.one("B", query.sets["B"])
-    out = np.empty(len(sample.rows))
-    for part, table, wx, wy in _chunks(sample):
-        dist = [np.concatenate([1.0 - cosines(table, s.rows)] * 2) for s in (a, b)]
+    table, draws = _drawn(sample)
+    dist = [1.0 - cosines(table, s.rows) for s in (a, b)]  # every drawn word at once
+    out = np.empty(len(draws))
+    for part, used, wx, wy in _chunks(sample, draws):
+        both = [np.concatenate([d[used], d[used]]) for d in dist]  # X', then Y'
         ones = [np.ones((len(wx), len(s))) for s in (a, b)]
-        out[part] = weighted_mac(dist, 2, [wx, wy, *ones])[0]
+        out[part] = weighted_mac(both, 2, [wx, wy, *ones])[0]
     return _defined(sample, out)
 
 
@@ -133,9 +162,10 @@ def ect_null(sample: NullSample, query: Query, key: str) -> np.ndarray:
 
     inputs = Inputs("ect", query.vectors, normalize=False)
     a = inputs.one(key, query.sets[key], at_least=MIN_ATTRIBUTES).rows
-    out = np.empty(len(sample.rows))
-    for part, table, wx, wy in _chunks(sample):
-        out[part] = weighted_ect(table, table, a, [wx, wy, np.ones((len(wx), len(a)))])
+    table, draws = _drawn(sample)
+    out = np.empty(len(draws))
+    for part, mx, my, eye in _group_means(table, draws, sample.n_x):
+        out[part] = weighted_ect(mx, my, a, [eye, eye, np.ones((len(eye), len(a)))])
     return _defined(sample, out)
 
 
@@ -149,12 +179,10 @@ def sc_weat_null(
     inputs = Inputs("sc_weat", query.vectors, normalize=False)
     a, b = inputs.one("A", query.sets["A"]), inputs.one("B", query.sets["B"])
     attributes = np.concatenate([a.rows, b.rows])
-    assert sample.vectors is not None
-    used, local = np.unique(sample.rows.clip(min=0), return_inverse=True)
-    table = np.asarray(sample.vectors[used], dtype=np.float64)
+    table, draws = _drawn(sample)
     ones = (np.ones((1, len(a))), np.ones((1, len(b))))
     effect = word_effects(cosines(table, attributes), len(a), *ones, engine.ddof)[1][:, 0]
-    drawn = effect[local.reshape(sample.rows.shape)]
+    drawn = effect[draws]  # every drawn word's ES, computed once
     out = {}
     for key, offset in (("X", 0), ("Y", sample.n_x)):
         for word in dict.fromkeys(query.sets[key]):
