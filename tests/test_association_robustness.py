@@ -432,3 +432,29 @@ def test_the_cli_writes_the_association_robustness_tables(tmp_path: Path) -> Non
         "weatkit: error: null: not for ripa: its statistic reads A, B and the pairs, not the X "
         "and Y that the null replaces (metrics that take it: weat, rnd, rnsb, mac, ect, sc_weat)"
     ]
+
+
+def test_a_draw_with_a_word_without_a_vector_is_nan_and_the_others_are_unchanged() -> None:
+    from weatkit.association import null
+    from weatkit.engine.null import NullSample
+
+    wv = naive.glove()
+    query = Query("t", {k: tuple(v) for k, v in SETS.items()}, (), wv)
+    pool = [*naive.MALE, *naive.FEMALE]
+    table = wv.lookup(pool)
+    rng = np.random.default_rng(0)
+    rows = np.array([rng.permutation(len(pool))[:10] for _ in range(6)])
+    full = NullSample(table, rows, 5)
+    holed = NullSample(table, rows.copy(), 5)
+    holed.rows[2, 3] = -1
+    opts, engine = AssociationOptions(), ENGINE
+    for compute in (
+        lambda s: null.rnd_null(s, query, "A", opts),
+        lambda s: null.ect_null(s, query, "B"),
+        lambda s: null.mac_null(s, query),
+        lambda s: null.rnsb_null(s, query, opts, engine),
+        lambda s: null.sc_weat_null(s, query, engine)[("Y", SETS["Y"][0])],
+    ):
+        a, b = compute(full), compute(holed)
+        assert np.isnan(b[2]) and not np.isnan(a).any()
+        assert np.allclose(np.delete(a, 2), np.delete(b, 2), rtol=1e-12)
