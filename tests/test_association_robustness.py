@@ -409,6 +409,17 @@ def test_an_option_no_metric_of_the_run_takes_is_a_one_line_error(
     assert str(err.value) == message
 
 
+def test_with_weat_an_option_no_association_metric_takes_is_a_report_line(tmp_path: Path) -> None:
+    path = _list_file(tmp_path, {"mine": SETS})
+    engine = EngineOptions(n_bootstrap=0, n_permutations=0, null=5, device="cpu")
+    result = run(RunConfig(lists=(str(path),), metrics=("weat", "ripa"), engine=engine))
+    assert result.null["d"].notna().all() and result.association["null_k"].isna().all()
+    assert [line for line in result.report if line.startswith("null:")] == [
+        "null: not for ripa: its statistic reads A, B and the pairs, not the X and Y that the "
+        "null replaces"
+    ]
+
+
 def test_the_cli_writes_the_association_robustness_tables(tmp_path: Path) -> None:
     lists = {"one": SETS, "two": {**SETS, "Y": naive.OCCUPATIONS[7:12]}}
     path = _list_file(tmp_path, lists)

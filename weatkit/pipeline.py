@@ -608,7 +608,7 @@ def run(
         report += [
             f"{option}: not for {why}"
             for option in config.robustness
-            for why in check_robustness(config.association_metrics, option)
+            for why in check_robustness(config.metrics, option)
         ]
 
     rows = [

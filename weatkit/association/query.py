@@ -251,6 +251,7 @@ def _sc_weat(
 ) -> None:
     from weatkit.association.sc_weat import sc_weat_words
 
+    nulls = {} if query.null is None else nul.sc_weat_null(query.null, query, engine)
     for key in ("X", "Y"):
         words = list(dict.fromkeys(query.sets[key]))
         results = sc_weat_words(
@@ -264,7 +265,6 @@ def _sc_weat(
             max_exact=engine.max_exact,
             **_bootstrap(engine),
         )
-        nulls = {} if query.null is None else nul.sc_weat_null(query.null, query, engine)
         for word, res in results.items():
             null = nulls.get((key, word))
             row = _row(query, "sc_weat", key, res, res.pvalue, engine=engine, null=null)
