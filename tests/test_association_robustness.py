@@ -469,3 +469,16 @@ def test_a_draw_with_a_word_without_a_vector_is_nan_and_the_others_are_unchanged
         a, b = compute(full), compute(holed)
         assert np.isnan(b[2]) and not np.isnan(a).any()
         assert np.allclose(np.delete(a, 2), np.delete(b, 2), rtol=1e-12)
+
+
+def test_an_rnsb_refit_whose_holdout_cannot_split_is_undefined() -> None:
+    """6 attribute words hold out 2 (one per class); without one of them 5 hold out 1, fewer
+    than the classes: that refit is undefined, the target words' values are not."""
+    from weatkit.association.influence import rnsb_influence
+
+    sets = {**{k: tuple(v) for k, v in SETS.items()}, "A": ("love", "peace", "joy")}
+    sets["B"] = ("hate", "war", "pain")
+    options = AssociationOptions(rnsb_holdout=0.2)
+    rows = rnsb_influence(Query("t", sets, (), naive.glove()), options, ENGINE)
+    undefined = {r["set"] for r in rows if math.isnan(r["statistic_without"])}
+    assert undefined == {"A", "B"}

@@ -25,7 +25,8 @@ values of a row come from one call, with the similarities computed once::
     sc_weat      X, Y (word)  A, B                            the word's ES without the word
 
 A pair is named ``x-y`` in set ``pairs``. RNSB's refits use the run's seed (and, with
-``rnsb_holdout``, the split of the attribute words without the word, which moves with it). Every
+``rnsb_holdout``, the split of the attribute words without the word, which moves with it; a
+split that cannot be made leaves the value undefined). Every
 metric has a per-word decomposition, so every metric takes ``--influence``. Undefined values are
 NaN, never an error: a word alone in its set (the set would be empty), and whatever the metric
 cannot compute without the word (a constant ECT ranking, for instance).
@@ -44,6 +45,7 @@ import numpy as np
 
 from weatkit.association._common import Inputs, Vectors, cosines, unit_weights
 from weatkit.engine.leave_one_out import leave_one_out_blocks
+from weatkit.errors import WeatkitError
 
 if TYPE_CHECKING:  # pragma: no cover
     from weatkit.association.options import AssociationOptions
@@ -132,15 +134,19 @@ def rnsb_influence(
     def probability(w_pos: np.ndarray, w_neg: np.ndarray) -> np.ndarray:
         key = w_pos.tobytes() + w_neg.tobytes()
         if key not in fitted:
-            model, _ = fit_classifier(
-                inputs,
-                np.repeat(neg.rows, w_neg.astype(int), axis=0),
-                np.repeat(pos.rows, w_pos.astype(int), axis=0),
-                engine.seed,
-                options.rnsb_holdout,
-                CLASSIFIER,
-            )
-            fitted[key] = prob_negative(model, rows)
+            try:
+                model, _ = fit_classifier(
+                    inputs,
+                    np.repeat(neg.rows, w_neg.astype(int), axis=0),
+                    np.repeat(pos.rows, w_pos.astype(int), axis=0),
+                    engine.seed,
+                    options.rnsb_holdout,
+                    CLASSIFIER,
+                )
+            except WeatkitError:  # the holdout cannot split the words left: undefined
+                fitted[key] = np.full(len(rows), np.nan)
+            else:
+                fitted[key] = prob_negative(model, rows)
         return fitted[key]
 
     def statistic(w: list[np.ndarray]) -> np.ndarray:
