@@ -22,7 +22,7 @@ from weatkit.grid import load_grid_config, run_grid
 from weatkit.grid.jobs import plan_jobs
 from weatkit.measures import association_measures, get_measure
 from weatkit.pipeline import run
-from weatkit.report.tables import ASSOCIATION_COLUMNS
+from weatkit.report.tables import ASSOCIATION_COLUMNS, association_pooled_frame
 
 METRICS = ["weat", "rnd", "mac"]
 
@@ -30,8 +30,14 @@ METRICS = ["weat", "rnd", "mac"]
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("grid")
-    engine = {"n_bootstrap": 20, "n_permutations": 20, "seed": 3}
-    path = make_grid(root, metrics=METRICS, association={"rnd_reduction": "mean"}, engine=engine)
+    engine = {"n_bootstrap": 20, "n_permutations": 20, "seed": 3, "influence": True}
+    path = make_grid(
+        root,
+        metrics=METRICS,
+        association={"rnd_reduction": "mean"},
+        engine=engine,
+        pool=["languages"],
+    )
     config = load_grid_config(path)
     return config, run_grid(config, show_progress=False)
 
@@ -54,6 +60,22 @@ def test_a_grid_collates_what_each_job_computes(grid) -> None:
     assert len(written) == len(table)
     assert (config.output / "association_items.csv").is_file()
     assert config.run.association.rnd_reduction == "mean"
+
+
+def test_a_grid_collates_the_association_influence_and_pools_each_metric(grid) -> None:
+    config, result = grid
+    source = config.sources[0]
+    job = run(replace(config.run, embeddings=(source.spec,), langs=("de",)), show_progress=False)
+    table = result.association_influence
+    mine = table[(table["embeddings"] == source.name) & (table["lang"] == "de")]
+    pd.testing.assert_frame_equal(
+        mine.reset_index(drop=True), job.association_influence, check_dtype=False
+    )
+    expected = association_pooled_frame(result.association, ("languages",), 0.95)
+    pd.testing.assert_frame_equal(result.association_pooled, expected)
+    assert set(result.association_pooled["metric"]) == {"rnd", "mac"}
+    for name in ("association_influence", "association_pooled"):
+        assert (config.output / f"{name}.csv").is_file()
 
 
 def test_the_metrics_enter_the_job_keys_only_when_chosen(tmp_path: Path) -> None:

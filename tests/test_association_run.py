@@ -181,8 +181,9 @@ def test_without_weat_the_engine_does_not_run(tmp_path: Path) -> None:
     result = _run(_list_file(tmp_path), ("mac",))
     assert result.results.empty and result.summary.empty
     assert list(result.association["metric"]) == ["mac"] and result.n_tests_run == 1
-    with pytest.raises(ConfigError, match=r"^metrics: pool needs WEAT's d: add weat to them$"):
-        RunConfig(metrics=("rnd",), pool=("lists",))
+    with pytest.raises(ConfigError, match=r"^metrics: isomorphism needs WEAT's d: add weat"):
+        RunConfig(metrics=("rnd",), isomorphism="de")
+    RunConfig(metrics=("rnd",), pool=("lists",))  # the association metrics pool too
 
 
 def test_wefe_compat_sets_the_association_options_and_given_ones_win() -> None:

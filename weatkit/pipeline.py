@@ -29,6 +29,7 @@ from weatkit.association.options import (
     DEFAULT_METRICS,
     AssociationOptions,
     check_metrics,
+    check_robustness,
 )
 from weatkit.association.query import Query, measure_query
 from weatkit.compat_report import preset_report
@@ -49,8 +50,10 @@ from weatkit.engine.null import (
     N_BANDS,
     N_CANDIDATES,
     NO_NULL,
+    NullSample,
     candidates_from_words,
-    null_for_tests,
+    null_d_of,
+    null_samples,
     summarize_null,
     wordfreq_candidates,
 )
@@ -67,11 +70,13 @@ from weatkit.lists.normalize import IDENTICAL_TARGETS, Normalization, check_choi
 from weatkit.lists.sources import select_lists
 from weatkit.progress import progress
 from weatkit.report.tables import (
+    ASSOCIATION_INFLUENCE_COLUMNS,
     INFLUENCE_COLUMNS,
     KEY_COLUMNS,
     NULL_COLUMNS,
     POOL_LEVELS,
     association_frames,
+    association_pooled_frame,
     pooled_frame,
     results_frame,
     summary_frame,
@@ -125,8 +130,11 @@ class RunConfig:
         iso_words: word-list path with ``{lang}`` (each language's vocabulary), needed for
             spaces shared by all languages (joint multilingual files, contextual models).
         pool: levels of a random-effects pooling of d (``lists``, ``languages``, ``layers``:
-            :func:`weatkit.report.tables.pooled_frame`), written as the ``pooled`` table;
-            needs the bootstrap (each d's variance is its bootstrap SE squared).
+            :func:`weatkit.report.tables.pooled_frame`), written as the ``pooled`` table, and
+            of the association metrics (``association_pooled``); needs the bootstrap (each
+            statistic's variance is its bootstrap SE squared). ``pool``, ``engine.influence``
+            and ``engine.null`` apply to the metrics that take them
+            (:data:`weatkit.association.options.CANNOT_TAKE`).
         metrics: what is computed on every test (:data:`weatkit.association.options.METRICS`):
             ``weat`` (the engine: ``results``, ``summary``) and the association metrics
             (``association``, ``association_items``: :mod:`weatkit.association.query`).
@@ -187,21 +195,10 @@ class RunConfig:
                 field="pool",
             )
         check_metrics(self.metrics)
-        on_d = [
-            name
-            for name, wanted in (
-                ("pool", self.pool),
-                ("influence", self.engine.influence),
-                ("null", self.engine.null),
-                ("isomorphism", self.isomorphism),
-            )
-            if wanted
-        ]
-        if "weat" not in self.metrics and on_d:
-            raise ConfigError(
-                f"{', '.join(on_d)} need{'s' * (len(on_d) == 1)} WEAT's d: add weat to them",
-                field="metrics",
-            )
+        if "weat" not in self.metrics and self.isomorphism:
+            raise ConfigError("isomorphism needs WEAT's d: add weat to them", field="metrics")
+        for option in self.robustness:
+            check_robustness(self.metrics, option)
 
     def compat_summary(self) -> dict[str, Any]:
         """What the ``compat`` preset set, for the manifest.
@@ -223,6 +220,13 @@ class RunConfig:
             return getattr(self.association if key in ASSOCIATION_KEYS else self, key)
 
         return preset_report(self.compat, preset, value_of)
+
+    @property
+    def robustness(self) -> tuple[str, ...]:
+        """The robustness options the run asks for: some of ``influence``, ``null``, ``pool``
+        (which metrics take each: :data:`weatkit.association.options.CANNOT_TAKE`)."""
+        wanted = (self.engine.influence, self.engine.null, self.pool)
+        return tuple(o for o, w in zip(("influence", "null", "pool"), wanted, strict=True) if w)
 
     @property
     def association_metrics(self) -> tuple[str, ...]:
@@ -272,6 +276,14 @@ class RunResult:
         skipped_metrics: the metrics not computed on a test: its keys, ``metric``, ``reason``
             (one line naming the metric and the test) and ``cause`` (the reason without the
             test).
+        association_influence: every word's leave-one-out influence on each association row
+            (empty unless ``RunConfig.engine.influence``; columns
+            :data:`weatkit.report.tables.ASSOCIATION_INFLUENCE_COLUMNS`,
+            :mod:`weatkit.association.influence`). With ``RunConfig.engine.null`` the
+            ``association`` rows have their null's summary (:mod:`weatkit.association.null`).
+        association_pooled: random-effects pooling of the association metrics' statistics
+            (empty unless ``RunConfig.pool``; see
+            :func:`weatkit.report.tables.association_pooled_frame`).
     """
 
     results: pd.DataFrame
@@ -287,6 +299,8 @@ class RunResult:
     association: pd.DataFrame = field(default_factory=pd.DataFrame)
     association_items: pd.DataFrame = field(default_factory=pd.DataFrame)
     skipped_metrics: list[dict[str, str]] = field(default_factory=list)
+    association_influence: pd.DataFrame = field(default_factory=pd.DataFrame)
+    association_pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def n_tests_run(self) -> int:
@@ -458,6 +472,7 @@ class _Job:
     source: _Source
     covered: CoveredTest
     vectors: WordVectors | None = None  # the loaded space, for the association metrics
+    null: NullSample | None = None  # the null's draws, for the association metrics' null
 
 
 def run(
@@ -583,19 +598,27 @@ def run(
             results = run_weat(weat_inputs, config.engine, progress=bar.update)
         timings["engine"] = round(time.perf_counter() - t0, 3)
     association, association_items, skipped_metrics = pd.DataFrame(), pd.DataFrame(), []
+    association_influence = pd.DataFrame()
     if config.association_metrics:
         t0 = time.perf_counter()
-        association, association_items, skipped_metrics = _association_tables(
-            jobs, config, show_progress
+        association, association_items, association_influence, skipped_metrics = (
+            _association_tables(jobs, config, show_progress)
         )
         timings["association"] = round(time.perf_counter() - t0, 3)
+        report += [
+            f"{option}: not for {why}"
+            for option in config.robustness
+            for why in check_robustness(config.metrics, option)
+        ]
 
     rows = [
         {**_result_row(j, r), **_null_columns(nulls.get(i), r, config.engine)}
         for i, (j, r) in enumerate(zip(jobs if results else [], results, strict=True))
     ]
     results_df = results_frame(rows)
-    influence_df = _influence_table(jobs, results) if config.engine.influence else pd.DataFrame()
+    influence_df = pd.DataFrame()
+    if config.engine.influence and results:
+        influence_df = _influence_table(jobs, results)
     summary_df = summary_frame(results_df, config.engine)
     iso_df, correlations = pd.DataFrame(), pd.DataFrame()
     if config.isomorphism:
@@ -618,10 +641,13 @@ def run(
             seed=config.engine.seed,
         )
         timings["isomorphism"] = round(time.perf_counter() - t0, 3)
-    pooled = pd.DataFrame()
+    pooled, association_pooled = pd.DataFrame(), pd.DataFrame()
     if config.pool:
         layers = layer_models(spec.spec for spec in specs if spec.spec is not None)
-        pooled = pooled_frame(results_df, config.pool, config.engine.confidence_level, layers)
+        level = config.engine.confidence_level
+        pooled = pooled_frame(results_df, config.pool, level, layers)
+        if config.association_metrics:
+            association_pooled = association_pooled_frame(association, config.pool, level, layers)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = _manifest(config, device, sources, inputs, skipped, report, timings)
     if config.association_metrics:
@@ -639,6 +665,7 @@ def run(
     return RunResult(
         results_df, summary_df, skipped, report, manifest, iso_df, correlations, pooled,
         influence_df, _null_table(jobs, nulls), association, association_items, skipped_metrics,
+        association_influence, association_pooled,
     )
 
 
@@ -750,12 +777,14 @@ def _result_row(job: _Job, res: WeatResult) -> dict[str, object]:
 
 def _association_tables(
     jobs: Sequence[_Job], config: RunConfig, show_progress: bool | None
-) -> tuple[pd.DataFrame, pd.DataFrame, list[dict[str, str]]]:
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list[dict[str, str]]]:
     """The association metrics of ``config.metrics`` on every test
-    (:func:`weatkit.association.query.measure_query`): the ``association`` and
-    ``association_items`` tables and the metrics skipped, with the tests' keys."""
+    (:func:`weatkit.association.query.measure_query`): the ``association``,
+    ``association_items`` and ``association_influence`` tables and the metrics skipped, with
+    the tests' keys."""
     rows: list[dict[str, object]] = []
     items: list[dict[str, object]] = []
+    influence: list[dict[str, object]] = []
     skipped: list[dict[str, str]] = []
     bar = progress(total=len(jobs), desc="association metrics", unit="test", show=show_progress)
     with bar:
@@ -770,16 +799,20 @@ def _association_tables(
                 pairs=t.pairs,
                 vectors=job.vectors,
                 min_coverage=config.min_coverage,
+                null=job.null,
             )
             measured = measure_query(query, config.metrics, config.association, config.engine)
             rows += [{**keys, **row} for row in measured.rows]
             items += [{**keys, **item} for item in measured.items]
+            influence += [{**keys, **row} for row in measured.influence]
             skipped += [
                 {**keys, "metric": s.metric, "reason": s.reason, "cause": s.cause}
                 for s in measured.skipped
             ]
             bar.update(1)
-    return (*association_frames(rows, items), skipped)
+    table, item_table = association_frames(rows, items)
+    influence_table = pd.DataFrame(influence, columns=ASSOCIATION_INFLUENCE_COLUMNS)
+    return table, item_table, influence_table, skipped
 
 
 def _influence_table(jobs: Sequence[_Job], results: Sequence[WeatResult]) -> pd.DataFrame:
@@ -820,7 +853,8 @@ def _null_baselines(
     report: list[str],
 ) -> list[dict[str, object]]:
     """The null d's of the tests of one loaded space (``engine.null``), per language, into
-    ``nulls``; what the manifest records of each candidate vocabulary."""
+    ``nulls`` (with ``weat``), their draws into the jobs (for the association metrics); what
+    the manifest records of each candidate vocabulary."""
     by_lang: dict[str, dict[int, _Job]] = defaultdict(dict)
     for i, job in jobs.items():
         by_lang[job.covered.test.lang][i] = job
@@ -843,15 +877,16 @@ def _null_baselines(
         except WeatkitError as err:
             report.append(f"null baseline: {spec.name}/{lang}: not computed: {err}")
             continue
-        tests = [
-            (_label(j), j.covered.items, j.covered.vectors["A"], j.covered.vectors["B"])
-            for j in group.values()
-        ]
-        null_d = null_for_tests(
-            tests, candidates, embed, n_draws=engine.null, seed=engine.seed,
-            metric=engine.metric, csls_k=engine.csls_k, ddof=engine.ddof, device=engine.device,
-        )
-        nulls.update(zip(group, null_d, strict=True))
+        tests = [(_label(j), j.covered.items) for j in group.values()]
+        drawn = null_samples(tests, candidates, embed, n_draws=engine.null, seed=engine.seed)
+        for (i, job), sample in zip(group.items(), drawn, strict=True):
+            A, B = job.covered.vectors["A"], job.covered.vectors["B"]
+            if "weat" in config.metrics:
+                nulls[i] = null_d_of(
+                    sample, A, B, metric=engine.metric, csls_k=engine.csls_k, ddof=engine.ddof,
+                    device=engine.device,
+                )
+            job.null = sample if config.association_metrics else None
         spaces.append({"embeddings": spec.name, "lang": lang, **candidates.describe()})
     return spaces
 

@@ -239,6 +239,16 @@ def interval(
     return (float(low[0]), float(high[0])), undefined
 
 
+def standard_error(distribution: np.ndarray | None) -> float:
+    """The bootstrap standard error of a statistic: the standard deviation (ddof 1) of its
+    defined resamples, as WEAT's ``effect_size_se`` (NaN without two of them). The
+    random-effects pooling (``--pool``) weights each statistic by its square."""
+    if distribution is None:
+        return float("nan")
+    defined = distribution[~np.isnan(distribution)]
+    return float(defined.std(ddof=1)) if len(defined) > 1 else float("nan")
+
+
 def cosines(rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """``(n, m)`` cosine similarities, by the engine's :func:`~weatkit.engine.similarity.
     similarity_matrix` (computed once per call; every resample reuses them)."""

@@ -104,17 +104,10 @@ def direct_bias(
     unit = neutral.rows / np.linalg.norm(neutral.rows, axis=1, keepdims=True)
     sizes = (len(neutral), len(d))
 
-    def statistic(weights: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """DirectBias ``(R,)``, cos(w, g) ``(n, R)`` and g ``(R, dim)`` of every resample."""
-        w_n, w_p = weights
-        g, _ = directions(d, w_p, "pca")
-        cos = unit @ g.T  # g has unit length
-        magnitude = np.abs(cos.T)
-        terms = np.where(magnitude > 0, magnitude**c, 0.0)  # 0^0 = 0, as in the paper
-        return (terms * w_n).sum(axis=1) / w_n.sum(axis=1), cos, g
-
-    observed, cos, g = statistic(unit_weights(sizes))
-    boot = statistic(bootstrap_weights(sizes, n_bootstrap, seed))[0] if n_bootstrap else None
+    observed, cos, g = weighted_direct_bias(unit, d, unit_weights(sizes), c)
+    boot = None
+    if n_bootstrap:
+        boot = weighted_direct_bias(unit, d, bootstrap_weights(sizes, n_bootstrap, seed), c)[0]
     return DirectBiasResult(
         **resampled(observed[0], boot, n_bootstrap, confidence_level, seed),  # type: ignore[arg-type]
         per_word=dict(zip(neutral.words, cos[:, 0].tolist(), strict=True)),
@@ -122,3 +115,17 @@ def direct_bias(
         explained_variance=float(directions(d, np.ones((1, len(d))), "pca")[1][0]),
         direction=g[0],
     )
+
+
+def weighted_direct_bias(
+    unit: np.ndarray, d: np.ndarray, weights: list[np.ndarray], c: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """DirectBias ``(R,)``, cos(w, g) ``(n, R)`` and g ``(R, dim)`` of every resample: ``unit``
+    the neutral words' unit rows, ``d`` the pairs' differences, ``weights`` the counts of the
+    words and of the pairs (the bootstrap's or the jackknife's)."""
+    w_n, w_p = weights
+    g, _ = directions(d, w_p, "pca")
+    cos = unit @ g.T  # g has unit length
+    magnitude = np.abs(cos.T)
+    terms = np.where(magnitude > 0, magnitude**c, 0.0)  # 0^0 = 0, as in the paper
+    return (terms * w_n).sum(axis=1) / w_n.sum(axis=1), cos, g

@@ -25,6 +25,7 @@ has no ρ (``n_undefined``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -98,17 +99,27 @@ def ect(
     result = stats.spearmanr(u, v)
     boot = None
     if n_bootstrap:
-        w_x, w_y, w_a = bootstrap_weights((len(x), len(y), len(a)), n_bootstrap, seed)
-        boot = np.empty(n_bootstrap)
-        for part in chunks(n_bootstrap, len(a) * (len(a) + 4) + 2 * a.rows.shape[1]):
-            u_r = _cos_to_mean(x.rows, w_x[part], a.rows)
-            v_r = _cos_to_mean(y.rows, w_y[part], a.rows)
-            boot[part] = weighted_spearman(u_r, v_r, w_a[part])
+        weights = bootstrap_weights((len(x), len(y), len(a)), n_bootstrap, seed)
+        boot = weighted_ect(x.rows, y.rows, a.rows, weights)
     return EctResult(
         **resampled(result.statistic, boot, n_bootstrap, confidence_level, seed),  # type: ignore[arg-type]
         pvalue=float(result.pvalue),
         similarities={w: (float(p), float(q)) for w, p, q in zip(a.words, u, v, strict=True)},
     )
+
+
+def weighted_ect(
+    x: np.ndarray, y: np.ndarray, a: np.ndarray, weights: Sequence[np.ndarray]
+) -> np.ndarray:
+    """ρ* of every resample ``(R,)``: ``weights`` are the counts of X, Y and A, ``(R, n)`` each
+    (the bootstrap's, the jackknife's or the null's)."""
+    w_x, w_y, w_a = weights
+    out = np.empty(len(w_x))
+    for part in chunks(len(w_x), len(a) * (len(a) + 4) + 2 * a.shape[1] + w_x.shape[1]):
+        u = _cos_to_mean(x, w_x[part], a)
+        v = _cos_to_mean(y, w_y[part], a)
+        out[part] = weighted_spearman(u, v, w_a[part])
+    return out
 
 
 def _cos_to_mean(rows: np.ndarray, weights: np.ndarray, a: np.ndarray) -> np.ndarray:

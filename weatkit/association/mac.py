@@ -95,8 +95,10 @@ def mac(
     dist = [1.0 - cosines(t_all, a.rows) for a in a_sets]  # once: (N_t, n_j) each
     sizes = [len(s) for s in (*t_sets, *a_sets)]
 
-    observed = _mac(dist, t_sets, unit_weights(sizes))
-    boot = _mac(dist, t_sets, bootstrap_weights(sizes, n_bootstrap, seed)) if n_bootstrap else None
+    observed = weighted_mac(dist, len(t_sets), unit_weights(sizes))
+    boot = None
+    if n_bootstrap:
+        boot = weighted_mac(dist, len(t_sets), bootstrap_weights(sizes, n_bootstrap, seed))
     per_set_ci: dict[str, tuple[float, float] | None] = {t.name: None for t in t_sets}
     if boot is not None:
         per_set_ci = {
@@ -128,9 +130,10 @@ def _by_word(
     return out
 
 
-def _mac(dist: list[np.ndarray], t_sets: list[Vectors], weights: list[np.ndarray]) -> np.ndarray:
-    """``(1 + m, R)``: the pooled MAC, then each target set's, of every resample."""
-    m = len(t_sets)
+def weighted_mac(dist: list[np.ndarray], m: int, weights: list[np.ndarray]) -> np.ndarray:
+    """``(1 + m, R)``: the pooled MAC, then each target set's, of every resample (``weights``:
+    the counts of the m target sets, then of the attribute sets; ``dist`` the cosine distances
+    of the target sets' rows, one after the other, to each attribute set)."""
     w_t, w_a = weights[:m], weights[m:]
     n_resamples = w_t[0].shape[0]
     out = np.empty((1 + m, n_resamples))

@@ -29,6 +29,40 @@ DEFAULT_METRICS = ("weat",)
 RNSB_BOOTSTRAP = 1000
 
 
+#: The robustness options (``--influence``, ``--null``, ``--pool``) → why a metric cannot take
+#: it, for the metrics that cannot (every other metric of :data:`METRICS` takes it: WEAT's d,
+#: :mod:`weatkit.association.influence`, :mod:`weatkit.association.null`,
+#: :func:`weatkit.report.tables.association_pooled_frame`).
+CANNOT_TAKE: dict[str, dict[str, str]] = {
+    "influence": {},  # every metric has a per-word decomposition
+    "null": {
+        "ripa": "its statistic reads A, B and the pairs, not the X and Y that the null replaces",
+        "direct_bias": (
+            "its statistic reads A, B and the pairs, not the X and Y that the null replaces"
+        ),
+    },
+    "pool": {
+        "sc_weat": "its rows are words, which differ from one list or language to another",
+    },
+}
+
+
+def check_robustness(metrics: tuple[str, ...], option: str) -> list[str]:
+    """The metrics of ``metrics`` that ``option`` (``influence``, ``null``, ``pool``) leaves out,
+    each as ``"METRIC: why"``; a :class:`ConfigError` (field ``option``) naming the first metric
+    when no metric of the run takes it."""
+    cannot = CANNOT_TAKE[option]
+    left_out = [m for m in metrics if m in cannot]
+    if left_out and len(left_out) == len(metrics):
+        metric = left_out[0]
+        takes = ", ".join(m for m in METRICS if m not in cannot)
+        raise ConfigError(
+            f"not for {metric}: {cannot[metric]} (metrics that take it: {takes})",
+            field=option,
+        )
+    return [f"{m}: {cannot[m]}" for m in left_out]
+
+
 def measure_name(metric: str) -> str:
     """The registered measure of a metric (:data:`weatkit.measures.registry.MEASURES`):
     ``sc_weat`` -> ``sc-weat``, ``direct_bias`` -> ``direct-bias``."""

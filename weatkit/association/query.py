@@ -30,6 +30,10 @@ bootstrap is the run's (``n_bootstrap``, ``confidence_level``, ``seed``; RNSB's 
 ``max_exact``, ``alternative``, ``ddof``). A metric that cannot take the test (ECT with fewer
 than three attribute words, RIPA without pairs, ...) is not an error: it is skipped with a
 one-line reason naming the metric and the test (:class:`Skip`).
+
+With the run's ``influence`` each row also gets every word's leave-one-out influence
+(:mod:`weatkit.association.influence`), and with a null (``Query.null``) its null summary,
+for the metrics that read X and Y (:mod:`weatkit.association.null`).
 """
 
 from __future__ import annotations
@@ -41,11 +45,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from weatkit.association import influence as infl
+from weatkit.association import null as nul
+from weatkit.association._common import standard_error
 from weatkit.association.options import AssociationOptions
+from weatkit.engine.null import NO_NULL, summarize_null
 from weatkit.errors import WeatkitError
 
 if TYPE_CHECKING:  # pragma: no cover
     from weatkit.embeddings.vectors import WordVectors
+    from weatkit.engine.null import NullSample
     from weatkit.engine.weat import EngineOptions
 
 #: Why RIPA and DirectBias are skipped on a test without pairs.
@@ -63,6 +72,8 @@ class Query:
             are used).
         vectors: the vectors the words are looked up in.
         min_coverage: the share of the pairs that must be in the vocabulary.
+        null: the test's frequency-matched random draws of X and Y (``--null``;
+            :mod:`weatkit.association.null`), None without.
     """
 
     label: str
@@ -70,6 +81,7 @@ class Query:
     pairs: tuple[tuple[str, str], ...]
     vectors: WordVectors
     min_coverage: float = 0.0
+    null: NullSample | None = None
 
 
 @dataclass(frozen=True)
@@ -84,11 +96,13 @@ class Skip:
 
 @dataclass
 class Measured:
-    """What the metrics gave on one test: rows of ``association.csv`` and of
-    ``association_items.csv`` (without the test's keys), and the metrics skipped."""
+    """What the metrics gave on one test: rows of ``association.csv``, of
+    ``association_items.csv`` and, with ``--influence``, of ``association_influence.csv``
+    (without the test's keys), and the metrics skipped."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     items: list[dict[str, Any]] = field(default_factory=list)
+    influence: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
 
 
@@ -129,8 +143,11 @@ def _rnd(query: Query, options: AssociationOptions, engine: EngineOptions, out: 
             normalize=options.rnd_normalize,
             **_bootstrap(engine),
         )
-        out.rows.append(_row(query, "rnd", key, res))
+        null = None if query.null is None else nul.rnd_null(query.null, query, key, options)
+        out.rows.append(_row(query, "rnd", key, res, engine=engine, null=null))
         out.items += _items("rnd", key, res.per_word)
+        if engine.influence:
+            out.influence += infl.rnd_influence(query, key, options)
 
 
 def _rnsb(query: Query, options: AssociationOptions, engine: EngineOptions, out: Measured) -> None:
@@ -147,9 +164,12 @@ def _rnsb(query: Query, options: AssociationOptions, engine: EngineOptions, out:
         holdout=options.rnsb_holdout,
         **plan,
     )
-    out.rows.append(_row(query, "rnsb", "all", res))
+    null = None if query.null is None else nul.rnsb_null(query.null, query, options, engine)
+    out.rows.append(_row(query, "rnsb", "all", res, engine=engine, null=null))
     for key in ("X", "Y"):
         out.items += _items("rnsb", key, {w: res.negative_probability[w] for w in query.sets[key]})
+    if engine.influence:
+        out.influence += infl.rnsb_influence(query, options, engine)
 
 
 def _mac(query: Query, options: AssociationOptions, engine: EngineOptions, out: Measured) -> None:
@@ -161,7 +181,10 @@ def _mac(query: Query, options: AssociationOptions, engine: EngineOptions, out: 
         vectors=query.vectors,
         **_bootstrap(engine),
     )
-    out.rows.append(_row(query, "mac", "all", res))
+    null = None if query.null is None else nul.mac_null(query.null, query)
+    out.rows.append(_row(query, "mac", "all", res, engine=engine, null=null))
+    if engine.influence:
+        out.influence += infl.mac_influence(query)
     for key in ("X", "Y"):
         mean = {w: float(np.mean(list(s.values()))) for w, s in res.distances[key].items()}
         out.items += _items("mac", key, mean)
@@ -182,10 +205,13 @@ def _ect(query: Query, options: AssociationOptions, engine: EngineOptions, out: 
             cause = str(err).removeprefix("ect: ")
             out.skipped.append(Skip("ect", f"ect on {query.label}, set {key}: {cause}", cause))
             continue
-        out.rows.append(_row(query, "ect", key, res, res.pvalue))
+        null = None if query.null is None else nul.ect_null(query.null, query, key)
+        out.rows.append(_row(query, "ect", key, res, res.pvalue, engine=engine, null=null))
         for side, mean in enumerate(("X", "Y")):
             cos = {word: pair[side] for word, pair in res.similarities.items()}
             out.items += _items("ect", f"{key}:{mean}", cos)
+        if engine.influence:
+            out.influence += infl.ect_influence(query, key)
 
 
 def _ripa(query: Query, options: AssociationOptions, engine: EngineOptions, out: Measured) -> None:
@@ -202,9 +228,13 @@ def _ripa(query: Query, options: AssociationOptions, engine: EngineOptions, out:
     for key in ("A", "B"):
         ci = res.per_set_ci[key]
         row = _row(query, "ripa", key, res, n_pairs=len(pairs))
-        row.update(statistic=res.per_set[key], ci_low=_low(ci), ci_high=_high(ci))
+        row.update(
+            statistic=res.per_set[key], ci_low=_low(ci), ci_high=_high(ci), se=res.per_set_se[key]
+        )
         out.rows.append(row)
         out.items += _items("ripa", key, res.per_word[key])
+        if engine.influence:
+            out.influence += infl.ripa_influence(query, key, pairs, options)
 
 
 def _direct_bias(
@@ -217,6 +247,8 @@ def _direct_bias(
         res = direct_bias(query.sets[key], pairs, vectors=query.vectors, **_bootstrap(engine))
         out.rows.append(_row(query, "direct_bias", key, res, n_pairs=len(pairs)))
         out.items += _items("direct_bias", key, res.per_word)
+        if engine.influence:
+            out.influence += infl.direct_bias_influence(query, key, pairs)
 
 
 def _sc_weat(
@@ -224,6 +256,7 @@ def _sc_weat(
 ) -> None:
     from weatkit.association.sc_weat import sc_weat_words
 
+    nulls = {} if query.null is None else nul.sc_weat_null(query.null, query, engine)
     for key in ("X", "Y"):
         words = list(dict.fromkeys(query.sets[key]))
         results = sc_weat_words(
@@ -238,7 +271,11 @@ def _sc_weat(
             **_bootstrap(engine),
         )
         for word, res in results.items():
-            out.rows.append({**_row(query, "sc_weat", key, res, res.pvalue), "item": word})
+            null = nulls.get((key, word))
+            row = _row(query, "sc_weat", key, res, res.pvalue, engine=engine, null=null)
+            out.rows.append({**row, "item": word})
+        if engine.influence:
+            out.influence += infl.sc_weat_influence(query, key, words, engine)
 
 
 _METRICS: dict[str, Callable[[Query, AssociationOptions, EngineOptions, Measured], None]] = {
@@ -289,8 +326,16 @@ def _row(
     res: Any,
     pvalue: float | None = None,
     n_pairs: int | None = None,
+    *,
+    engine: EngineOptions | None = None,
+    null: np.ndarray | None = None,
 ) -> dict[str, Any]:
+    """One row of ``association.csv``: with ``null`` (the statistic on the null's draws) its
+    summary against the statistic (:func:`weatkit.engine.null.summarize_null`), else NaN."""
     ci = res.confidence_interval
+    summary = dict(NO_NULL)
+    if null is not None and engine is not None:
+        summary = summarize_null(null, res.statistic, engine.alternative).columns()
     return {
         "metric": metric,
         "set": key,
@@ -298,7 +343,9 @@ def _row(
         "statistic": res.statistic,
         "ci_low": _low(ci),
         "ci_high": _high(ci),
+        "se": standard_error(res.bootstrap_statistic),
         "p_value": math.nan if pvalue is None else float(pvalue),
+        **summary,
         **{f"n_{k.lower()}": len(query.sets[k]) for k in ("X", "Y", "A", "B")},
         "n_pairs": n_pairs,
         "n_bootstrap": res.n_bootstrap,

@@ -42,6 +42,7 @@ from weatkit.association._common import (
     check_resampling,
     interval,
     resampled,
+    standard_error,
     unit_weights,
 )
 from weatkit.association._pairs import RELATIONS, differences, directions
@@ -56,7 +57,7 @@ class RipaResult(AssociationResult):
 
     Attributes:
         per_set: the mean β of each target set; per_set_ci: their intervals (None without the
-            bootstrap).
+            bootstrap); per_set_se: their bootstrap standard errors (NaN without).
         per_word: β(w; b) per target set and word.
         relation: ``pca`` or ``mean``; relation_vector: b.
         explained_variance: the share of the pairs' variance along b (``pca``; NaN for
@@ -65,6 +66,7 @@ class RipaResult(AssociationResult):
 
     per_set: dict[str, float]
     per_set_ci: dict[str, tuple[float, float] | None]
+    per_set_se: dict[str, float]
     per_word: dict[str, dict[str, float]]
     relation: str
     explained_variance: float
@@ -108,20 +110,10 @@ def ripa(
     rows = np.concatenate([t.rows for t in t_sets])
     sizes = [*(len(t) for t in t_sets), len(d)]
 
-    def statistic(weights: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Pooled and per-set means ``(1 + m, R)``, β ``(N_t, R)``, b ``(R, dim)``."""
-        b, _ = directions(d, weights[-1], relation)
-        beta = rows @ b.T
-        sums, counts, start = [], [], 0
-        for w in weights[:-1]:
-            sums.append((beta[start : start + w.shape[1]] * w.T).sum(axis=0))
-            counts.append(w.sum(axis=1))
-            start += w.shape[1]
-        pooled = sum(sums) / sum(counts)
-        return np.vstack([pooled, *(s / n for s, n in zip(sums, counts, strict=True))]), beta, b
-
-    observed, beta, b = statistic(unit_weights(sizes))
-    boot = statistic(bootstrap_weights(sizes, n_bootstrap, seed))[0] if n_bootstrap else None
+    observed, beta, b = weighted_ripa(rows, d, unit_weights(sizes), relation)
+    boot = None
+    if n_bootstrap:
+        boot = weighted_ripa(rows, d, bootstrap_weights(sizes, n_bootstrap, seed), relation)[0]
     per_word, start = {}, 0
     for t in t_sets:
         per_word[t.name] = dict(zip(t.words, beta[start : start + len(t), 0].tolist(), strict=True))
@@ -135,8 +127,30 @@ def ripa(
             t.name: None if boot is None else interval(boot[1 + k], confidence_level)[0]
             for k, t in enumerate(t_sets)
         },
+        per_set_se={
+            t.name: standard_error(None if boot is None else boot[1 + k])
+            for k, t in enumerate(t_sets)
+        },
         per_word=per_word,
         relation=relation,
         explained_variance=float(directions(d, np.ones((1, len(d))), relation)[1][0]),
         relation_vector=b[0],
     )
+
+
+def weighted_ripa(
+    rows: np.ndarray, d: np.ndarray, weights: list[np.ndarray], relation: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pooled and per-set mean β ``(1 + m, R)``, β ``(N_t, R)`` and b ``(R, dim)`` of every
+    resample: ``rows`` the target sets' rows one after the other, ``d`` the pairs' differences,
+    ``weights`` the counts of each target set and then of the pairs (the bootstrap's or the
+    jackknife's)."""
+    b, _ = directions(d, weights[-1], relation)
+    beta = rows @ b.T
+    sums, counts, start = [], [], 0
+    for w in weights[:-1]:
+        sums.append((beta[start : start + w.shape[1]] * w.T).sum(axis=0))
+        counts.append(w.sum(axis=1))
+        start += w.shape[1]
+    pooled = sum(sums) / sum(counts)
+    return np.vstack([pooled, *(s / n for s, n in zip(sums, counts, strict=True))]), beta, b

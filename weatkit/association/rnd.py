@@ -107,7 +107,7 @@ def rnd(
     sizes = (len(t), len(a), len(b))
 
     def statistic(weights: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        return _rnd(t.rows, a.rows, b.rows, weights, distance, reduction == "mean")
+        return weighted_rnd(t.rows, a.rows, b.rows, weights, distance, reduction == "mean")
 
     observed, per_word = statistic(unit_weights(sizes))
     boot = None
@@ -122,7 +122,7 @@ def rnd(
     )
 
 
-def _rnd(
+def weighted_rnd(
     t: np.ndarray,
     a: np.ndarray,
     b: np.ndarray,
@@ -130,7 +130,10 @@ def _rnd(
     distance: str,
     mean: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """RND of every resample ``(R,)`` and δ of every target in the first one ``(n_t, 1)``."""
+    """RND of every resample ``(R,)`` and δ of every target in the first one ``(n_t, 1)``:
+    ``weights`` are the counts of T, A and B, ``(R, n)`` each (the bootstrap's, the jackknife's
+    or the null's: :mod:`weatkit.association.influence`, :mod:`weatkit.association.null`);
+    ``mean`` divides by Σ_v w_v."""
     w_t, w_a, w_b = weights
     out = np.empty(w_t.shape[0])
     first = np.empty((len(t), 1))
@@ -138,7 +141,7 @@ def _rnd(
         m_a = w_a[part] @ a / w_a[part].sum(axis=1, keepdims=True)  # (r, dim)
         m_b = w_b[part] @ b / w_b[part].sum(axis=1, keepdims=True)
         delta = _distance(t, m_a, distance) - _distance(t, m_b, distance)  # (n_t, r)
-        out[part] = (w_t[part] * delta.T).sum(axis=1) / (len(t) if mean else 1)
+        out[part] = (w_t[part] * delta.T).sum(axis=1) / (w_t[part].sum(axis=1) if mean else 1)
         if part.start == 0:
             first = delta[:, :1]
     return out, first

@@ -145,15 +145,18 @@ def rnsb(
     rows = np.concatenate([t.rows for t in t_sets])
     ones = [np.ones((1, len(t))) for t in t_sets]
 
-    fits = [_fit(inputs, neg.rows, pos.rows, seed + i, holdout, params) for i in range(n_seeds)]
-    probability = np.stack([_negative(model, rows) for model, _ in fits])
-    kls = np.array([_kl(p, ones, over)[0] for p in probability])
+    fits = [
+        fit_classifier(inputs, neg.rows, pos.rows, seed + i, holdout, params)
+        for i in range(n_seeds)
+    ]
+    probability = np.stack([prob_negative(model, rows) for model, _ in fits])
+    kls = np.array([kl_to_uniform(p, ones, over)[0] for p in probability])
     mean_p = probability.mean(axis=0)
     boot = _bootstrap(inputs, t_sets, neg, pos, holdout, params, over, n_bootstrap, seed)
     names = [t.name for t in t_sets] if over == "sets" else [w for t in t_sets for w in t.words]
     return RnsbResult(
         **resampled(kls.mean(), boot, n_bootstrap, confidence_level, seed),  # type: ignore[arg-type]
-        distribution=dict(zip(names, _kl(mean_p, ones, over)[1].tolist(), strict=True)),
+        distribution=dict(zip(names, kl_to_uniform(mean_p, ones, over)[1].tolist(), strict=True)),
         negative_probability=dict(
             zip([w for t in t_sets for w in t.words], mean_p.tolist(), strict=True)
         ),
@@ -185,14 +188,15 @@ def _bootstrap(
     rows = np.concatenate([t.rows for t in t_sets])
     out = np.empty(n_bootstrap)
     for r in range(n_bootstrap):
-        model, _ = _fit(
+        model, _ = fit_classifier(
             inputs, neg.rows[draws[-2][r]], pos.rows[draws[-1][r]], seed + r, holdout, params
         )
-        out[r] = _kl(_negative(model, rows), [c[r : r + 1] for c in counts], over)[0]
+        weights = [c[r : r + 1] for c in counts]
+        out[r] = kl_to_uniform(prob_negative(model, rows), weights, over)[0]
     return out
 
 
-def _fit(
+def fit_classifier(
     inputs: Inputs,
     neg: np.ndarray,
     pos: np.ndarray,
@@ -225,12 +229,12 @@ def _fit(
     return model, float(model.score(x_test, y_test))
 
 
-def _negative(model: Any, rows: np.ndarray) -> np.ndarray:
+def prob_negative(model: Any, rows: np.ndarray) -> np.ndarray:
     """The probability of the negative class (−1) of every row."""
     return model.predict_proba(rows)[:, list(model.classes_).index(-1)]
 
 
-def _kl(p: np.ndarray, weights: list[np.ndarray], over: str) -> tuple[float, np.ndarray]:
+def kl_to_uniform(p: np.ndarray, weights: list[np.ndarray], over: str) -> tuple[float, np.ndarray]:
     """KL(P ‖ U) and P, for the negative probabilities ``p`` of the target words (sets after
     one another) each counted as often as its set's weights ``(1, n_k)`` say."""
     w = np.concatenate([c[0] for c in weights])

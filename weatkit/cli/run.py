@@ -67,7 +67,8 @@ _SELECTION = ("lists", "langs", "tests")
     type=click.Choice(
         [
             *("results", "summary", "isomorphism", "correlations", "pooled", "influence", "null"),
-            *("association", "association_items"),
+            *("association", "association_items", "association_influence"),
+            "association_pooled",
         ]
     ),
     default="results",
@@ -110,7 +111,7 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
             result.manifest["compat"]["line"], markup=False, highlight=False, soft_wrap=True
         )
     _report(result, opts["verbose"])
-    if config.engine.influence:
+    if config.engine.influence and "weat" in config.metrics:
         _print_influence(result.influence, written_to=opts["out_dir"])
     if config.engine.null:
         where = "null.csv has every draw" if opts["out_dir"] else "--out writes null.csv"
@@ -130,6 +131,8 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
                 "null": "--null K",
                 "association": "--metrics with a metric other than weat",
                 "association_items": "--metrics with a metric other than weat",
+                "association_influence": "--metrics with a metric other than weat --influence",
+                "association_pooled": "--metrics with a metric other than weat --pool LEVELS",
             }.get(opts["table"], "--isomorphism LANG")
             raise WeatkitError(f"--table {opts['table']} needs {needs}")
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))

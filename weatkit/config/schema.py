@@ -173,7 +173,7 @@ ENGINE = Section(
             "bool",
             False,
             "Jackknife influence of every item on d (influence.csv; the items that move d most "
-            "are printed).",
+            "are printed) and on each association metric (association_influence.csv).",
             "--influence",
         ),
     ),
@@ -190,7 +190,8 @@ ENGINE = Section(
             "int",
             0,
             "Null baseline: d of this many frequency-matched random target-list pairs per test "
-            "(null_mean, null_sd, null_percentile, p_null in results; null.csv); 0: off.",
+            "(null_mean, null_sd, null_percentile, p_null in results; null.csv), and the "
+            "association metrics that read X and Y on them (in association.csv); 0: off.",
             "--null",
         ),
     ),
@@ -474,7 +475,8 @@ POOLING = Section(
             "names",
             (),
             "Random-effects pooling of d (DerSimonian-Laird) over lists, languages and/or "
-            "layers; comma-separated; writes pooled.csv.",
+            "layers; comma-separated; writes pooled.csv (association_pooled.csv for the "
+            "association metrics).",
             "--pool",
         ),
     ),

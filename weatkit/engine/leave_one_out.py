@@ -12,6 +12,8 @@ X∪Y without it has too few words for the standard deviation (n_x + n_y − 1 �
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 
@@ -22,18 +24,32 @@ from weatkit.stats.resampling import Sizes, jackknife_weights
 SET_NAMES = ("X", "Y", "A", "B")
 
 
-def leave_one_out_weights(sizes: Sizes, like: torch.Tensor) -> Weights:
-    """The weights of every leave-one-out sample of a test: ``R = n_x + n_y + n_a + n_b`` rows,
-    X's items left out first, then Y's, A's and B's (each row all ones but one 0)."""
+def leave_one_out_blocks(sizes: Sequence[int]) -> list[np.ndarray]:
+    """The leave-one-out samples of sets of ``sizes`` as count weights, one ``(R, n_j)`` block
+    per set with ``R = Σ n_j`` rows: the first set's items left out first, then the next set's
+    (each row all ones but one 0; :func:`weatkit.stats.resampling.jackknife_weights`). The
+    association metrics take them as they take the bootstrap's counts
+    (:mod:`weatkit.association.influence`)."""
     total = sum(sizes)
     blocks = []
     start = 0
     for n in sizes:
         block = np.ones((total, n))
         block[start : start + n] = jackknife_weights(n)
-        blocks.append(torch.as_tensor(block, dtype=like.dtype, device=like.device))
+        blocks.append(block)
         start += n
-    return Weights(*blocks)
+    return blocks
+
+
+def leave_one_out_weights(sizes: Sizes, like: torch.Tensor) -> Weights:
+    """The weights of every leave-one-out sample of a test: ``R = n_x + n_y + n_a + n_b`` rows,
+    X's items left out first, then Y's, A's and B's (:func:`leave_one_out_blocks`)."""
+    return Weights(
+        *(
+            torch.as_tensor(block, dtype=like.dtype, device=like.device)
+            for block in leave_one_out_blocks(sizes)
+        )
+    )
 
 
 def leave_one_out(sim: torch.Tensor, sizes: Sizes, ddof: int) -> tuple[torch.Tensor, torch.Tensor]:

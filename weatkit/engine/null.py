@@ -289,28 +289,32 @@ def summarize_null(
     return NullSummary(float(values.mean()), sd, 100.0 * le / k, float(p), k)
 
 
-def null_for_tests(
-    tests: Sequence[tuple[str, Mapping[str, Sequence[str]], np.ndarray, np.ndarray]],
+@dataclass(frozen=True)
+class NullSample:
+    """The K draws of one test with their vectors: ``vectors[rows[k, :n_x]]`` are X'_k and
+    ``vectors[rows[k, n_x:]]`` Y'_k; a row −1 is a drawn word without a vector (that draw's
+    statistic is NaN), and ``vectors`` is None when no drawn word has one. The WEAT null
+    (:func:`null_effect_sizes`) and the association metrics' (:mod:`weatkit.association.null`)
+    read the same draws."""
+
+    vectors: np.ndarray | None = field(repr=False)
+    rows: np.ndarray = field(repr=False)
+    n_x: int
+
+
+def null_samples(
+    tests: Sequence[tuple[str, Mapping[str, Sequence[str]]]],
     candidates: Candidates,
     embed: Callable[[list[str]], WordVectors],
     *,
     n_draws: int,
     seed: int,
-    metric: str = "cosine",
-    csls_k: int = 10,
-    ddof: int = 1,
-    device: str | torch.device = "auto",
-) -> list[np.ndarray]:
-    """The null d's of several tests of one space and language, ``(K,)`` each.
-
-    Args:
-        tests: ``(label, items, A, B)`` per test: its X, Y, A, B words and A's, B's vectors.
-        candidates: the space's candidate vocabulary for the language.
-        embed: the vectors of some candidate words (all drawn words of all tests at once: a
-            model encodes them in one go); words it leaves out give NaN draws.
-    """
+) -> list[NullSample]:
+    """The draws of several tests of one space and language (``tests``: ``(label, items)``,
+    items their X, Y, A, B words), their words embedded at once: ``embed`` gives the vectors
+    of some candidate words (a model encodes them in one go; words it leaves out are −1)."""
     draws = [
-        draw_null(candidates, items, n_draws, seed=seed, label=label) for label, items, *_ in tests
+        draw_null(candidates, items, n_draws, seed=seed, label=label) for label, items in tests
     ]
     used = np.unique(np.concatenate([d.plan.ravel() for d in draws]))
     space = embed([candidates.words[i] for i in used])
@@ -318,18 +322,27 @@ def null_for_tests(
     present = [i for i in used if candidates.words[i] in space]
     row_of[present] = np.arange(len(present))
     vectors = space.lookup([candidates.words[i] for i in present]) if present else None
-    out = []
-    for draw, (_, _, A, B) in zip(draws, tests, strict=True):
-        if vectors is None:
-            out.append(np.full(len(draw.plan), np.nan))
-            continue
-        out.append(
-            null_effect_sizes(
-                vectors, row_of[draw.plan], draw.n_x, A, B,
-                metric=metric, csls_k=csls_k, ddof=ddof, device=device,
-            )
-        )
-    return out
+    return [NullSample(vectors, row_of[d.plan], d.n_x) for d in draws]
+
+
+def null_d_of(
+    sample: NullSample,
+    A: np.ndarray,
+    B: np.ndarray,
+    *,
+    metric: str = "cosine",
+    csls_k: int = 10,
+    ddof: int = 1,
+    device: str | torch.device = "auto",
+) -> np.ndarray:
+    """The null d's ``(K,)`` of one test's draws (:func:`null_effect_sizes`; all NaN without
+    vectors)."""
+    if sample.vectors is None:
+        return np.full(len(sample.rows), np.nan)
+    return null_effect_sizes(
+        sample.vectors, sample.rows, sample.n_x, A, B,
+        metric=metric, csls_k=csls_k, ddof=ddof, device=device,
+    )
 
 
 @dataclass(frozen=True)

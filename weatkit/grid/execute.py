@@ -59,6 +59,7 @@ def execute_job(config: GridConfig, job: Job, extractors: ExtractorPool) -> dict
         "null": _records(result.null),
         "association": _records(result.association),
         "association_items": _records(result.association_items),
+        "association_influence": _records(result.association_influence),
         "skipped_metrics": result.skipped_metrics,
         "skipped": result.skipped,
         "report": result.report,

@@ -15,7 +15,9 @@ uninterrupted one's. Output files (written atomically, all at the end):
 * ``influence.csv``: with ``engine: {influence: true}`` (:mod:`weatkit.engine.influence`);
 * ``null.csv``: with ``engine: {null: K}`` (:mod:`weatkit.engine.null`);
 * ``association.csv``, ``association_items.csv``: with ``metrics`` naming an association metric
-  (:mod:`weatkit.association.query`);
+  (:mod:`weatkit.association.query`); ``association_influence.csv`` with ``influence``
+  (:mod:`weatkit.association.influence`), ``association_pooled.csv`` with ``pool``
+  (:func:`weatkit.report.tables.association_pooled_frame`);
 * ``asymmetry.csv``, ``asymmetry_correlations.csv``: with an ``asymmetry`` section
   (:mod:`weatkit.asymmetry`);
 * ``manifest.json``: versions, the experiment (path, SHA-256, parsed options), every job with
@@ -49,10 +51,12 @@ from weatkit.lists.sources import select_lists
 from weatkit.pipeline import environment, layer_models, skipped_by_language
 from weatkit.progress import progress
 from weatkit.report.tables import (
+    ASSOCIATION_INFLUENCE_COLUMNS,
     INFLUENCE_COLUMNS,
     NULL_COLUMNS,
     RESULT_COLUMNS,
     association_frames,
+    association_pooled_frame,
     manifest_bytes,
     pooled_frame,
     render,
@@ -88,6 +92,8 @@ class GridResult:
     null: pd.DataFrame = field(default_factory=pd.DataFrame)  # engine.null
     association: pd.DataFrame = field(default_factory=pd.DataFrame)  # metrics
     association_items: pd.DataFrame = field(default_factory=pd.DataFrame)
+    association_influence: pd.DataFrame = field(default_factory=pd.DataFrame)  # influence
+    association_pooled: pd.DataFrame = field(default_factory=pd.DataFrame)  # pool
 
     def skipped_by_language(self) -> list[str]:
         """The skipped tests counted per embeddings × language, one line each, as
@@ -125,6 +131,8 @@ class GridResult:
             "null": self.null,
             "association": self.association,
             "association_items": self.association_items,
+            "association_influence": self.association_influence,
+            "association_pooled": self.association_pooled,
         }
         config = self.manifest.get("config", {})
         always = ("results", "summary", *(("pooled",) if config.get("pool") else ()))
@@ -263,6 +271,12 @@ def collate(
     association, association_items = association_frames(
         rows("weat", "association"), rows("weat", "association_items")
     )
+    association_pooled = pd.DataFrame()
+    if config.run.pool and config.run.association_metrics:
+        layers = layer_models(s.spec for s in config.sources)
+        association_pooled = association_pooled_frame(
+            association, config.run.pool, config.run.engine.confidence_level, layers
+        )
     return GridResult(
         results=results[RESULT_COLUMNS],
         summary=summary,
@@ -278,6 +292,10 @@ def collate(
         null=pd.DataFrame(rows("weat", "null"), columns=NULL_COLUMNS),
         association=association,
         association_items=association_items,
+        association_influence=pd.DataFrame(
+            rows("weat", "association_influence"), columns=ASSOCIATION_INFLUENCE_COLUMNS
+        ),
+        association_pooled=association_pooled,
     )
 
 

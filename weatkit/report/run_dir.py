@@ -4,7 +4,8 @@ A run directory holds ``results.csv`` and ``summary.csv`` (see :mod:`weatkit.rep
 ``manifest.json``, and optionally ``isomorphism.csv`` and ``correlations.csv`` (``weatkit run
 --isomorphism LANG``), ``pooled.csv`` (``weatkit run --pool LEVELS`` or a grid's ``pool``),
 ``influence.csv`` (``weatkit run --influence``), ``null.csv`` (``weatkit run --null K``),
-``association.csv`` and ``association_items.csv`` (``weatkit run --metrics rnd,...``),
+``association.csv`` and ``association_items.csv`` (``weatkit run --metrics rnd,...``; with
+``--influence`` also ``association_influence.csv``, with ``--pool`` ``association_pooled.csv``),
 ``comparisons.csv`` and ``asymmetry.csv``
 (``weatkit grid``). Absent tables read as empty frames. Identifier columns (languages, list
 ids, ...) are always read as strings, so ``1`` or ``NA`` stay the strings they were written as;
@@ -52,6 +53,8 @@ TABLE_NAMES = (
     "null",
     "association",
     "association_items",
+    "association_influence",
+    "association_pooled",
 )
 
 #: Columns a table must have to be used; any others are kept as they are.
@@ -104,6 +107,19 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
         "item",
         "value",
     ],
+    "association_influence": [
+        "embeddings",
+        "lang",
+        "list_set",
+        "list_id",
+        "test",
+        "metric",
+        "row_set",
+        "set",
+        "item",
+        "delta",
+    ],
+    "association_pooled": ["level", "embeddings", "list_set", "test", "metric", "set", "k"],
 }
 
 #: Identifier and text columns, read as strings wherever they occur.
@@ -121,6 +137,8 @@ _WRITTEN_BY = {
     "null": "weatkit run --null K",
     "association": "weatkit run --metrics with a metric other than weat",
     "association_items": "weatkit run --metrics with a metric other than weat",
+    "association_influence": "weatkit run --metrics with a metric other than weat --influence",
+    "association_pooled": "weatkit run --metrics with a metric other than weat --pool LEVELS",
 }
 
 
@@ -131,8 +149,8 @@ class RunTables:
     Attributes:
         path: the run directory.
         results, summary, isomorphism, correlations, comparisons, asymmetry,
-            asymmetry_correlations, pooled, influence, null, association, association_items: the
-            tables.
+            asymmetry_correlations, pooled, influence, null, association, association_items,
+            association_influence, association_pooled: the tables.
         manifest: ``manifest.json`` as a dict (empty when absent).
     """
 
@@ -149,6 +167,8 @@ class RunTables:
     null: pd.DataFrame = field(default_factory=pd.DataFrame)
     association: pd.DataFrame = field(default_factory=pd.DataFrame)
     association_items: pd.DataFrame = field(default_factory=pd.DataFrame)
+    association_influence: pd.DataFrame = field(default_factory=pd.DataFrame)
+    association_pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
     manifest: dict = field(default_factory=dict)
 
     def table(self, name: str) -> pd.DataFrame:
@@ -173,21 +193,27 @@ def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
     ``correlations`` when the run measured isomorphism (``RunConfig.isomorphism``), and
     ``pooled`` when it pooled (``RunConfig.pool``), ``influence`` with
     ``RunConfig.engine.influence``, ``null`` with ``RunConfig.engine.null``, ``association``
-    and ``association_items`` when ``RunConfig.metrics`` names an association metric."""
+    and ``association_items`` when ``RunConfig.metrics`` names an association metric (with
+    ``association_influence`` and ``association_pooled`` when they are asked for too)."""
     tables = {"results": result.results, "summary": result.summary}
     config = result.manifest.get("config")
     if isinstance(config, dict) and config.get("isomorphism"):
         tables.update(isomorphism=result.isomorphism, correlations=result.correlations)
-    if isinstance(config, dict) and config.get("pool"):
+    metrics = config.get("metrics") if isinstance(config, dict) else None
+    on_d = not isinstance(metrics, list | tuple) or "weat" in metrics  # d's tables
+    if isinstance(config, dict) and config.get("pool") and on_d:
         tables["pooled"] = result.pooled
     engine = config.get("engine") if isinstance(config, dict) else None
-    if isinstance(engine, dict) and engine.get("influence"):
+    if isinstance(engine, dict) and engine.get("influence") and on_d:
         tables["influence"] = result.influence
-    if isinstance(engine, dict) and engine.get("null"):
+    if isinstance(engine, dict) and engine.get("null") and on_d:
         tables["null"] = result.null
-    metrics = config.get("metrics") if isinstance(config, dict) else None
     if isinstance(metrics, list | tuple) and any(m != "weat" for m in metrics):
         tables.update(association=result.association, association_items=result.association_items)
+        if isinstance(engine, dict) and engine.get("influence"):
+            tables["association_influence"] = result.association_influence
+        if isinstance(config, dict) and config.get("pool"):
+            tables["association_pooled"] = result.association_pooled
     return tables
 
 

@@ -57,8 +57,14 @@ item                        the word (SC-WEAT); empty otherwise
 statistic                   the metric's value (SC-WEAT: the word's effect size)
 ci_low, ci_high             its bootstrap percentile interval at the run's confidence level
                             (empty with ``--bootstrap 0``)
+se                          its bootstrap standard error: SD (ddof 1) of the defined resamples
+                            (empty with ``--bootstrap 0``); ``--pool`` weights by se²
 p_value                     ECT: Spearman's p of ρ = 0; SC-WEAT: the permutation p of the
                             run's ``alternative``; empty for the others
+null_mean, null_sd,         with ``--null K``: the statistic on the K draws of WEAT's null
+null_percentile, p_null,    (frequency-matched random X', Y'), summarised as d's
+null_k                      (:mod:`weatkit.association.null`); empty for RIPA and DirectBias,
+                            which do not read X and Y, and without ``--null``
 n_x, n_y, n_a, n_b          the test's set sizes after OOV removal (and equalisation)
 n_pairs                     definitional pairs used (RIPA, DirectBias); empty otherwise
 n_bootstrap                 resamples drawn (RNSB: at most ``rnsb_bootstrap``)
@@ -71,6 +77,18 @@ the words of A and B, DirectBias's cos(w, g) of the words of A and B, RNSB's neg
 probability p(t), MAC's mean cosine distance of the words of X and Y, and ECT's cos(m_X, a)
 and cos(m_Y, a) of the words a of A and B (``set`` ``A:X``, ``A:Y``, ``B:X``, ``B:Y``: the
 attribute set, then the target set of the mean).
+
+``association_influence`` (``--metrics ... --influence``) — one row per word of each set an
+``association`` row reads: the test's keys, ``metric``, ``row_set``, ``row_item`` (the row's
+``metric``, ``set``, ``item``), ``set`` and ``item`` (the word left out; a definitional pair is
+``x-y`` in set ``pairs``), ``statistic_without`` (the row's statistic without it) and ``delta``
+(statistic_without − statistic); see :mod:`weatkit.association.influence`.
+
+``association_pooled`` (``--metrics ... --pool LEVELS``) — ``pooled`` for each association
+metric's statistic, per ``metric`` and ``set`` (after ``test``), with ``statistic``, ``se``,
+``ci_low`` and ``ci_high`` in place of ``effect_size``, ``effect_size_se``,
+``effect_size_ci_low`` and ``effect_size_ci_high``; SC-WEAT is not pooled (its rows are words);
+see :func:`association_pooled_frame`.
 
 ``summary`` — one row per embeddings × language × list set × test. With several lists (CA-WEAT)
 ``statistic`` and ``effect_size`` are the medians over the lists and the CI is the
@@ -202,7 +220,13 @@ ASSOCIATION_COLUMNS = [
     "statistic",
     "ci_low",
     "ci_high",
+    "se",
     "p_value",
+    "null_mean",
+    "null_sd",
+    "null_percentile",
+    "p_null",
+    "null_k",
     "n_x",
     "n_y",
     "n_a",
@@ -212,6 +236,32 @@ ASSOCIATION_COLUMNS = [
     "n_undefined",
 ]
 ASSOCIATION_ITEM_COLUMNS = [*KEY_COLUMNS, "metric", "set", "item", "value"]
+ASSOCIATION_INFLUENCE_COLUMNS = [
+    *KEY_COLUMNS,
+    "metric",
+    "row_set",
+    "row_item",
+    "set",
+    "item",
+    "statistic_without",
+    "delta",
+]
+#: ``pooled``'s columns that ``association_pooled`` names as ``association`` does.
+_ASSOCIATION_POOLED_NAMES = {
+    "effect_size": "statistic",
+    "effect_size_se": "se",
+    "effect_size_ci_low": "ci_low",
+    "effect_size_ci_high": "ci_high",
+}
+ASSOCIATION_POOLED_COLUMNS = [
+    *POOLED_COLUMNS[: POOLED_COLUMNS.index("test") + 1],
+    "metric",
+    "set",
+    *(_ASSOCIATION_POOLED_NAMES.get(c, c) for c in POOLED_COLUMNS[POOLED_COLUMNS.index("k") :]),
+]
+#: The association metrics ``association_pooled`` leaves out: SC-WEAT's rows are words, which
+#: differ from one list (or language) to another.
+UNPOOLED_METRICS = ("sc_weat",)
 NULL_COLUMNS = [*KEY_COLUMNS, "draw", "d"]
 FORMATS = ("csv", "json", "parquet", "markdown")
 
@@ -240,6 +290,8 @@ COLUMN_TYPES: dict[str, str] = {
             "units",
             "set",
             "item",
+            "row_set",
+            "row_item",
             "metric",
             "flag",  # why a correlation cannot be read as significant (too few units)
         ],
@@ -275,6 +327,8 @@ COLUMN_TYPES: dict[str, str] = {
             "q_pvalue",
             "sign_stability",
             "d_without",
+            "statistic_without",
+            "se",
             "delta",
             "null_mean",
             "null_sd",
@@ -348,7 +402,8 @@ def association_frames(
     """The ``association`` and ``association_items`` tables from their rows, in
     :data:`ASSOCIATION_COLUMNS` and :data:`ASSOCIATION_ITEM_COLUMNS` order."""
     table = pd.DataFrame(list(rows), columns=ASSOCIATION_COLUMNS)
-    table["n_pairs"] = pd.to_numeric(table["n_pairs"], errors="coerce").astype("Int64")
+    for column in ("n_pairs", "null_k"):  # empty for some metrics, or without --null
+        table[column] = pd.to_numeric(table[column], errors="coerce").astype("Int64")
     return table, pd.DataFrame(list(items), columns=ASSOCIATION_ITEM_COLUMNS)
 
 
@@ -389,6 +444,10 @@ def pooled_frame(
     levels: Sequence[str],
     confidence_level: float = 0.95,
     layers: Mapping[str, tuple[str, int]] | None = None,
+    *,
+    by: Sequence[str] = (),
+    value: str = "effect_size",
+    se: str = "effect_size_se",
 ) -> pd.DataFrame:
     """The ``pooled`` table (module docstring) of ``results`` at each of ``levels``.
 
@@ -398,6 +457,10 @@ def pooled_frame(
         confidence_level: of the intervals.
         layers: embeddings name → (model, layer) of the layers of ``hf:`` models (``layers``
             pools the names sharing a model; other embeddings are not pooled over).
+        by: more columns that tell the statistics of a test apart, kept in every group
+            (``association``'s ``metric``, ``set``: :func:`association_pooled_frame`); their
+            columns follow ``test``.
+        value, se: the columns of the statistic and of its bootstrap standard error.
 
     Raises:
         WeatkitError: an unknown level.
@@ -410,21 +473,21 @@ def pooled_frame(
     rows: list[dict[str, object]] = []
     # stage 1: one estimate (d, SE) per embeddings × language × list set × test
     estimates: list[dict[str, object]] = []
-    keys = ["embeddings", "lang", "list_set", "test"]
+    keys = ["embeddings", "lang", "list_set", "test", *by]
     for group_keys, group in results.groupby(keys, sort=False):
         key = dict(zip(keys, group_keys, strict=True))
-        d, se, ids = _units(group, "list_id")
+        d, se_, ids = _units(group, "list_id", value, se)
         if len(d) >= 2:
-            pooled = random_effects(d, se**2, confidence_level)
+            pooled = random_effects(d, se_**2, confidence_level)
             estimates.append({**key, "d": pooled.estimate, "se": pooled.se})
             if "lists" in levels:
                 rows.append(_pooled_row("lists", key, ids, pooled))
         elif len(d) == 1:
-            estimates.append({**key, "d": d[0], "se": se[0]})
+            estimates.append({**key, "d": d[0], "se": se_[0]})
     stage1 = pd.DataFrame(estimates, columns=[*keys, "d", "se"])
     for level in levels:
         if level == "languages":
-            by, unit = ["embeddings", "list_set", "test"], "lang"
+            group_by, unit = ["embeddings", "list_set", "test", *by], "lang"
             frame = stage1
         elif level == "layers":
             models = layers or {}
@@ -433,23 +496,43 @@ def pooled_frame(
             frame["layer"] = [models[name][1] for name in frame["embeddings"]]
             frame["embeddings"] = [models[name][0] for name in frame["embeddings"]]
             frame = frame.sort_values("layer", kind="stable")
-            by, unit = ["embeddings", "lang", "list_set", "test"], "layer_name"
+            group_by, unit = ["embeddings", "lang", "list_set", "test", *by], "layer_name"
         else:
             continue
-        for group_keys, group in frame.groupby(by, sort=False):
+        for group_keys, group in frame.groupby(group_by, sort=False):
             if len(group) < 2:
                 continue
-            key = dict(zip(by, group_keys, strict=True))
-            d, se = group["d"].to_numpy(float), group["se"].to_numpy(float)
-            pooled = random_effects(d, se**2, confidence_level)
+            key = dict(zip(group_by, group_keys, strict=True))
+            d, se_ = group["d"].to_numpy(float), group["se"].to_numpy(float)
+            pooled = random_effects(d, se_**2, confidence_level)
             rows.append(_pooled_row(level, key, group[unit].astype(str).tolist(), pooled))
-    return pd.DataFrame(rows, columns=POOLED_COLUMNS)
+    at = POOLED_COLUMNS.index("k")
+    return pd.DataFrame(rows, columns=[*POOLED_COLUMNS[:at], *by, *POOLED_COLUMNS[at:]])
 
 
-def _units(group: pd.DataFrame, unit: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def association_pooled_frame(
+    association: pd.DataFrame,
+    levels: Sequence[str],
+    confidence_level: float = 0.95,
+    layers: Mapping[str, tuple[str, int]] | None = None,
+) -> pd.DataFrame:
+    """The ``association_pooled`` table: :func:`pooled_frame` of every association metric's
+    statistic (``association``'s ``statistic`` weighted by its bootstrap ``se``²), per
+    ``metric`` and ``set``, at the same levels as d; SC-WEAT (:data:`UNPOOLED_METRICS`) is
+    left out. Columns :data:`ASSOCIATION_POOLED_COLUMNS`."""
+    rows = association[~association["metric"].isin(UNPOOLED_METRICS)]
+    frame = pooled_frame(
+        rows, levels, confidence_level, layers, by=("metric", "set"), value="statistic", se="se"
+    )
+    return frame.rename(columns=_ASSOCIATION_POOLED_NAMES)[ASSOCIATION_POOLED_COLUMNS]
+
+
+def _units(
+    group: pd.DataFrame, unit: str, value: str, se_column: str
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """The d, SE and name of the rows of ``group`` that can be pooled (finite d, SE > 0)."""
-    d = pd.to_numeric(group["effect_size"], errors="coerce").to_numpy(np.float64)
-    se = pd.to_numeric(group["effect_size_se"], errors="coerce").to_numpy(np.float64)
+    d = pd.to_numeric(group[value], errors="coerce").to_numpy(np.float64)
+    se = pd.to_numeric(group[se_column], errors="coerce").to_numpy(np.float64)
     ok = np.isfinite(d) & np.isfinite(se) & (se > 0)
     return d[ok], se[ok], group[unit].astype(str)[ok].tolist()
 
