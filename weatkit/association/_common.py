@@ -39,6 +39,7 @@ from weatkit.stats.resampling import bootstrap_draws, counts_from_indices
 
 if TYPE_CHECKING:  # pragma: no cover
     from weatkit.embeddings.vectors import WordVectors
+    from weatkit.engine.null import NullSample
 
 #: One word set: words (looked up in ``vectors=``) or an ``(n, dim)`` array.
 WordSet = Sequence[str] | np.ndarray
@@ -307,3 +308,26 @@ def resampled(
         "seed": seed,
         "bootstrap_statistic": distribution,
     }
+
+
+@dataclass(frozen=True)
+class Query:
+    """One test as the metrics read it.
+
+    Attributes:
+        label: names the test in messages (``weat1 (weat, list weat, en) on glove-6b-50d``).
+        sets: the words of X, Y, A and B kept by the run (after OOV removal, equalisation).
+        pairs: the test's definitional pairs ``(x, y)`` (all of them; those in the vocabulary
+            are used).
+        vectors: the vectors the words are looked up in.
+        min_coverage: the share of the pairs that must be in the vocabulary.
+        null: the test's frequency-matched random draws of X and Y (``--null``;
+            :mod:`weatkit.association.null`), None without.
+    """
+
+    label: str
+    sets: Mapping[str, tuple[str, ...]]
+    pairs: tuple[tuple[str, str], ...]
+    vectors: WordVectors
+    min_coverage: float = 0.0
+    null: NullSample | None = None

@@ -43,13 +43,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from weatkit.association._common import Inputs, Vectors, cosines, unit_weights
+from weatkit.association._common import Inputs, Query, Vectors, cosines, unit_weights
 from weatkit.engine.leave_one_out import leave_one_out_blocks
 from weatkit.errors import WeatkitError
 
 if TYPE_CHECKING:  # pragma: no cover
     from weatkit.association.options import AssociationOptions
-    from weatkit.association.query import Query
     from weatkit.engine.weat import EngineOptions
 
 #: Columns of the influence rows of one test (after the test's keys in

@@ -39,12 +39,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from weatkit.association._common import Inputs, cosines
+from weatkit.association._common import Inputs, Query, cosines
 from weatkit.stats.resampling import counts_from_indices
 
 if TYPE_CHECKING:  # pragma: no cover
     from weatkit.association.options import AssociationOptions
-    from weatkit.association.query import Query
     from weatkit.engine.null import NullSample
     from weatkit.engine.weat import EngineOptions
 

@@ -47,41 +47,16 @@ import numpy as np
 
 from weatkit.association import influence as infl
 from weatkit.association import null as nul
-from weatkit.association._common import standard_error
+from weatkit.association._common import Query, standard_error
 from weatkit.association.options import AssociationOptions
 from weatkit.engine.null import NO_NULL, summarize_null
 from weatkit.errors import WeatkitError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from weatkit.embeddings.vectors import WordVectors
-    from weatkit.engine.null import NullSample
     from weatkit.engine.weat import EngineOptions
 
 #: Why RIPA and DirectBias are skipped on a test without pairs.
 NO_PAIRS = "no definitional pairs (give its list file a pairs section)"
-
-
-@dataclass(frozen=True)
-class Query:
-    """One test as the metrics read it.
-
-    Attributes:
-        label: names the test in messages (``weat1 (weat, list weat, en) on glove-6b-50d``).
-        sets: the words of X, Y, A and B kept by the run (after OOV removal, equalisation).
-        pairs: the test's definitional pairs ``(x, y)`` (all of them; those in the vocabulary
-            are used).
-        vectors: the vectors the words are looked up in.
-        min_coverage: the share of the pairs that must be in the vocabulary.
-        null: the test's frequency-matched random draws of X and Y (``--null``;
-            :mod:`weatkit.association.null`), None without.
-    """
-
-    label: str
-    sets: Mapping[str, tuple[str, ...]]
-    pairs: tuple[tuple[str, str], ...]
-    vectors: WordVectors
-    min_coverage: float = 0.0
-    null: NullSample | None = None
 
 
 @dataclass(frozen=True)
