@@ -28,25 +28,24 @@ def parse_rows(rests: list[bytes], dim: int) -> np.ndarray | None:
     """
     if not rests:
         return np.zeros((0, dim), dtype=np.float32)
-    data = b"\n".join(rests)
-    if not data:
-        return None
+    data = b"\n".join([b"", *rests])  # a separator first: each token start follows one
     b = np.frombuffer(data, dtype=np.uint8)
     sep = b <= _SPACE
     control = b[b < _SPACE]
-    if control.size and ((control < _TAB) | (control > _CR)).any():
+    if ((control < _TAB) | (control > _CR)).any():
         return None  # a control byte that bytes.split() keeps inside a token
-    starts = np.flatnonzero(sep[:-1] > sep[1:]) + 1  # a separator, then a token byte
-    if not sep[0]:
-        starts = np.concatenate([[0], starts])
-    row_starts = np.zeros(len(rests) + 1, dtype=np.int64)
-    np.cumsum([len(r) + 1 for r in rests], out=row_starts[1:])
-    if (np.diff(np.searchsorted(starts, row_starts)) != dim).any():
+    # token starts (a separator, then a token byte), then the end of the data
+    flags = np.empty(len(b), dtype=bool)
+    np.greater(sep[:-1], sep[1:], out=flags[:-1])
+    flags[-1] = True
+    offsets = np.flatnonzero(flags)
+    offsets += 1
+    row_starts = np.cumsum([1] + [len(r) + 1 for r in rests])
+    if (np.diff(np.searchsorted(offsets[:-1], row_starts)) != dim).any():
         return None
     # token i runs from its start to the next one; the trailing whitespace is trimmed by Arrow
-    offsets = np.append(starts, len(data)).astype(np.int64)
     tokens = pa.LargeStringArray.from_buffers(
-        len(starts), pa.py_buffer(offsets), pa.py_buffer(data)
+        len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(data)
     )
     try:
         values = pc.cast(pc.ascii_rtrim_whitespace(tokens), pa.float64()).to_numpy()
