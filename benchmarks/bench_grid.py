@@ -33,8 +33,8 @@ import numpy as np
 import yaml
 from common import Figure, print_table
 
+from weatkit._io.fingerprint import _fingerprint_by_stat
 from weatkit.grid import GridConfig, RayExecutor, load_grid_config, run_grid
-from weatkit.grid.jobs import _cached_fingerprint
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import run
 
@@ -80,7 +80,7 @@ def experiment(root: Path, n_spaces: int, device: str) -> Path:
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     """Wall time of ``fn()``, without fingerprints remembered from an earlier call (as in a new
     process)."""
-    _cached_fingerprint.cache_clear()
+    _fingerprint_by_stat.cache_clear()
     t0 = time.perf_counter()
     out = fn()
     return out, time.perf_counter() - t0

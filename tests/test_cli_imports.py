@@ -1,4 +1,5 @@
-"""``weatkit --help`` and ``weatkit lists`` stay light: they import no heavy library.
+"""``weatkit --help`` and ``weatkit lists`` stay light: they import no heavy library; ``weatkit
+run`` on static vectors imports no transformers, plotting or Ray.
 
 Each check runs in a fresh interpreter (``python -c``) that invokes the command line and then
 looks at ``sys.modules``, so a module imported at the top of any module on the way fails it.
@@ -10,14 +11,19 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
 
+from tests.grid_fixtures import make_grid
 from weatkit.cli import COMMANDS, main
 
 #: Modules that ``--help`` and ``lists`` must not import.
 HEAVY = ("torch", "transformers", "scipy", "scipy.stats", "pandas", "matplotlib", "sklearn")
+
+#: Modules that ``run`` on static vectors must not import (they serve models, plots, clusters).
+NOT_FOR_STATIC_RUNS = ("transformers", "tokenizers", "matplotlib", "ray", "sklearn", "gensim")
 
 _PROBE = """
 import json, sys
@@ -33,10 +39,10 @@ print(json.dumps({{"code": code, "heavy": sorted(m for m in {heavy!r} if m in sy
 """
 
 
-def _probe(args: list[str]) -> dict[str, object]:
+def _probe(args: list[str], heavy: tuple[str, ...] = HEAVY) -> dict[str, object]:
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     proc = subprocess.run(
-        [sys.executable, "-c", _PROBE.format(args=args, heavy=HEAVY)],
+        [sys.executable, "-c", _PROBE.format(args=args, heavy=heavy)],
         capture_output=True,
         text=True,
         env=env,
@@ -54,6 +60,16 @@ def test_light_commands_import_no_heavy_library(args: list[str]) -> None:
     outcome = _probe(args)
     assert outcome["code"] in (0, None)
     assert outcome["heavy"] == []
+
+
+def test_a_static_vector_run_imports_no_model_plot_or_cluster_library(tmp_path: Path) -> None:
+    make_grid(tmp_path)
+    vectors = f"mono={tmp_path / 'mono.{lang}.vec'}"
+    args = ["run", "--lists", "x-weat,ca-weat", "--lang", "en,de", "--embeddings", vectors]
+    args += ["--bootstrap", "10", "--permutations", "10", "--no-progress"]
+    outcome = _probe([*args, "--out", str(tmp_path / "out")], NOT_FOR_STATIC_RUNS)
+    assert outcome == {"code": 0, "heavy": []}
+    assert (tmp_path / "out" / "results.csv").is_file()
 
 
 def test_a_heavy_import_would_be_seen() -> None:

@@ -22,7 +22,7 @@ import pandas as pd
 import torch
 
 import weatkit
-from weatkit._io.fingerprint import file_fingerprint
+from weatkit._io.fingerprint import content_fingerprint
 from weatkit.association.options import (
     ASSOCIATION_KEYS,
     COMPAT,
@@ -35,6 +35,7 @@ from weatkit.association.query import Query, measure_query
 from weatkit.compat_report import preset_report
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.coverage import EQUALIZE_MODES, CoverageError, CoveredTest, cover_test
+from weatkit.embeddings.run_cache import LoadedFiles
 from weatkit.embeddings.spec import (
     HF_PREFIX,
     EmbeddingsSpec,
@@ -434,13 +435,14 @@ class _Source:
         words: set[str],
         config: RunConfig,
         extractors: ExtractorPool,
+        files: LoadedFiles,
         show_progress: bool | None,
         first_n: int = 0,
     ) -> WordVectors:
         if self.vectors is not None:
             return self.vectors
         assert self.spec is not None
-        return load_embeddings(
+        return files.load(
             self.spec,
             lang,
             words=sorted(words),
@@ -463,7 +465,7 @@ class _Source:
             assert self.spec is not None
             info["layer"] = self.spec.layer
         elif self.spec is not None and not self.spec.is_default:
-            info["fingerprint"] = file_fingerprint(wv.source)
+            info["fingerprint"] = {"path": wv.source, **content_fingerprint(wv.source)}
         return info
 
 
@@ -527,6 +529,7 @@ def run(
     null_spaces: list[dict[str, object]] = []
     unrunnable: dict[Normalization, list[tuple[AssociationTest, str]]] = {}
     extractors = extractors or ExtractorPool()
+    files = LoadedFiles()  # a file named by several entries is read once
     for spec in specs:
         lower = spec.uncased if config.lower is None else config.lower
         # models read phrases as text
@@ -545,7 +548,7 @@ def run(
             for test, reason in unrunnable[norm]
         ]
         t0 = time.perf_counter()
-        loaded = _load_for_tests(spec, selections[norm], config, extractors, show_progress)
+        loaded = _load_for_tests(spec, selections[norm], config, extractors, files, show_progress)
         for wv, tests in loaded:
             inputs.append(spec.describe(wv))
             first_job = len(jobs)
@@ -706,6 +709,7 @@ def _load_for_tests(
     tests: Sequence[AssociationTest],
     config: RunConfig,
     extractors: ExtractorPool,
+    files: LoadedFiles,
     show_progress: bool | None,
 ) -> list[tuple[WordVectors, list[AssociationTest]]]:
     """Load each file once with the vocabulary of the tests that use it."""
@@ -718,7 +722,9 @@ def _load_for_tests(
     ):
         words = set().union(*(t.vocabulary() for t in group))
         first_n = N_CANDIDATES if config.engine.null else 0  # the null's candidate rows
-        wv = spec.load(lang or group[0].lang, words, config, extractors, show_progress, first_n)
+        wv = spec.load(
+            lang or group[0].lang, words, config, extractors, files, show_progress, first_n
+        )
         loaded.append((wv, group))
     return loaded
 

@@ -20,12 +20,11 @@ import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
 import weatkit
-from weatkit._io.fingerprint import file_fingerprint
+from weatkit._io.fingerprint import content_fingerprint
 from weatkit.association.options import DEFAULT_METRICS
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.default import DEFAULT_EMBEDDINGS
@@ -270,17 +269,8 @@ def _iso_inputs(config: GridConfig, spec: EmbeddingsSpec, lang: str) -> dict[str
 
 
 def file_identity(path: str) -> dict[str, object]:
-    """A file's fingerprint (:func:`weatkit._io.fingerprint.file_fingerprint`), or that it is
+    """A file's fingerprint (:func:`weatkit._io.fingerprint.content_fingerprint`), or that it is
     missing."""
-    p = Path(path)
-    if not p.exists():
+    if not Path(path).exists():
         return {"path": path, "missing": True}  # the job reports the error when it runs
-    stat = p.stat()
-    return _cached_fingerprint(str(p.resolve()), stat.st_size, stat.st_mtime_ns)
-
-
-@cache
-def _cached_fingerprint(path: str, size: int, mtime_ns: int) -> dict[str, object]:
-    """Fingerprint once per planning for a file unchanged since (size and mtime in the key)."""
-    fingerprint = file_fingerprint(path)
-    return {k: v for k, v in fingerprint.items() if k != "path"}
+    return content_fingerprint(path)

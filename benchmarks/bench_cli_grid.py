@@ -1,0 +1,82 @@
+"""Time the CA-WEAT paper's grid through the command line, the whole process: start-up, imports,
+loading, engine, tables.
+
+16 embeddings entries name the same generated 300-d file per language (the X-WEAT and CA-WEAT
+v1 items of the 9 X-WEAT languages, as ``bench_grid.py`` writes them; about 15 MB in all):
+``weatkit run --lists x-weat,ca-weat --test weat1,weat2`` runs 2 tests × 91 lists × 16
+embeddings = 2,912 WEATs with 5,000 bootstraps and 10,000 permutations each.
+
+Each ``--code`` directory (a checkout: put first on ``PYTHONPATH``) runs once per round, in
+turn, so that versions compared see the same machine load; the load average is printed beside
+each time, with the process's CPU time (less sensitive to other processes on a shared machine)
+and the loading and engine times of its manifest; every version's ``results.csv`` must be
+identical.
+
+    python benchmarks/bench_cli_grid.py --code /path/to/before --code . [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_grid import LANGS, write_spaces
+
+
+def command(root: Path, out: Path, n_entries: int, extra: list[str]) -> list[str]:
+    entries = [f"--embeddings=S{i}={root / 'space0.{lang}.vec'}" for i in range(n_entries)]
+    return [
+        sys.executable, "-m", "weatkit", "run", "--lists", "x-weat,ca-weat", "--lang",
+        ",".join(LANGS), "--test", "weat1,weat2", *entries, "--no-progress", "--format", "csv",
+        "--out", str(out), "--force", *extra,
+    ]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--code", action="append", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--entries", type=int, default=16)
+    parser.add_argument("extra", nargs="*", help="more options for weatkit run (after --)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_spaces(root, 1, 0)
+        results: dict[Path, bytes] = {}
+        for r in range(args.rounds):
+            for code in args.code:
+                out = root / f"out-{len(results)}"
+                env = {**os.environ, "PYTHONPATH": str(code.resolve())}
+                load = os.getloadavg()[0]
+                cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                subprocess.run(
+                    command(root, out, args.entries, args.extra),
+                    env=env,
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                )
+                seconds = time.perf_counter() - t0
+                cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
+                timings = json.loads((out / "manifest.json").read_text())["timings_s"]
+                loading = sum(v for k, v in timings.items() if k.startswith("load:"))
+                print(
+                    f"round {r + 1}  {code}: {seconds:.2f} s, CPU {cpu:.2f} s (load average "
+                    f"{load:.2f}); manifest: loading {loading:.2f} s, engine "
+                    f"{timings.get('engine', 0):.2f} s, run {timings['total']:.2f} s"
+                )
+                table = (out / "results.csv").read_bytes()
+                assert results.setdefault(code, table) == table
+                assert table == next(iter(results.values())), "results differ between versions"
+
+
+if __name__ == "__main__":
+    main()
