@@ -56,9 +56,15 @@ def associations(sim: torch.Tensor, n_a: int, w_a: torch.Tensor, w_b: torch.Tens
         ``(R, T, n_t)`` association scores: one matrix product ``signed @ simᵀ`` with the tests
         side by side, so that the target weights of a resample broadcast over the tests.
     """
+    t, n_t, _ = sim.shape
+    return (attribute_weights(w_a, w_b) @ flat_similarities(sim)).view(-1, t, n_t)
+
+
+def flat_similarities(sim: torch.Tensor) -> torch.Tensor:
+    """``(n_a + n_b, T · n_t)``: the tests' similarity matrices side by side, transposed, the
+    right factor of :func:`associations`."""
     t, n_t, n_att = sim.shape
-    flat = sim.permute(2, 0, 1).reshape(n_att, t * n_t)
-    return (attribute_weights(w_a, w_b) @ flat).view(-1, t, n_t)
+    return sim.permute(2, 0, 1).reshape(n_att, t * n_t)
 
 
 def statistic_and_effect_size(

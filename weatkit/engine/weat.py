@@ -21,6 +21,7 @@ from weatkit.engine.association import (
     Weights,
     associations,
     attribute_weights,
+    flat_similarities,
     pad_weights,
     padded_positions,
     statistic_and_effect_size,
@@ -508,28 +509,30 @@ def _bootstrap(
 
     Computed in blocks of tests × resamples of at most ``_block_budget`` associations: on a
     CPU a block stays in cache, which matters more than its size."""
-    n_boot, n_t = options.n_bootstrap, widths[0] + widths[1]
+    n_boot, n_t, ddof = options.n_bootstrap, widths[0] + widths[1], options.ddof
     budget = _block_budget(sim.device)
     out_s = torch.empty(sim.shape[0], n_boot, dtype=sim.dtype, device=sim.device)
     out_d = torch.empty_like(out_s)
     for t0, t1 in _blocks(segments, max(1, budget // (n_t * min(n_boot, 256)))):
         step = max(1, budget // (n_t * (t1 - t0)))
         shapes = sizes_of[t0:t1]
+        shared = len(set(shapes)) == 1
+        flat = flat_similarities(sim[t0:t1]) if shared else sim[t0:t1].mT
         for r0 in range(0, n_boot, step):
             weights = {
                 sizes: pad_weights(_rows(plans[sizes].boot, r0, r0 + step), widths)
                 for sizes in dict.fromkeys(shapes)
             }
-            if len(weights) == 1:
-                s, d = weighted_statistics(
-                    sim[t0:t1], widths[0], widths[2], weights[shapes[0]], options.ddof
-                )
+            att = {k: attribute_weights(w.A, w.B) for k, w in weights.items()}
+            tw = {k: torch.cat([w.X, w.Y], dim=1) for k, w in weights.items()}
+            if shared:  # one product for the block: (r, n_att) @ (n_att, tests · n_t)
+                assoc = (att[shapes[0]] @ flat).view(-1, t1 - t0, n_t)
+                s, d = statistic_and_effect_size(assoc, widths[0], tw[shapes[0]][:, None], ddof)
+                s, d = s.T, d.T
             else:  # each test its own weights: a batched product
-                att = {k: attribute_weights(w.A, w.B) for k, w in weights.items()}
-                tw = {k: torch.cat([w.X, w.Y], dim=1) for k, w in weights.items()}
-                assoc = torch.bmm(torch.stack([att[k] for k in shapes]), sim[t0:t1].mT)
+                assoc = torch.bmm(torch.stack([att[k] for k in shapes]), flat)
                 s, d = statistic_and_effect_size(
-                    assoc, widths[0], torch.stack([tw[k] for k in shapes]), options.ddof
+                    assoc, widths[0], torch.stack([tw[k] for k in shapes]), ddof
                 )
             out_s[t0:t1, r0 : r0 + step] = s
             out_d[t0:t1, r0 : r0 + step] = d
