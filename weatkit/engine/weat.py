@@ -48,8 +48,8 @@ ALTERNATIVES = ("greater", "less", "two-sided")
 PERMUTATION_COUNTS = ("ge", "gt")
 CI_METHODS = ("percentile", "bca")
 _MEMORY_BUDGET = 2**22  # float64 elements of stacked vectors (32 MiB)
-#: float64 elements of a batch's padded similarities and bootstrap distributions (512 MiB).
-_BATCH_BUDGET = 2**26
+#: float64 elements of a batch's padded similarities and bootstrap distributions (128 MiB).
+_BATCH_BUDGET = 2**24
 
 
 @dataclass(frozen=True)
@@ -394,6 +394,7 @@ def _run_batch(
     eff_ci: list[tuple[float, float] | None] = [None] * n
     influence: list[dict[str, np.ndarray] | None] = [None] * n
     pvalues: list[float | None] = [None] * n
+    eff_se: list[float | None] = [None] * n
     for a, b, sizes in segments:
         plan = plans[sizes]
         jk_stat = jk_eff = None
@@ -422,6 +423,7 @@ def _run_batch(
             stat_ci[a:b], eff_ci[a:b] = (
                 [(float(lo), float(hi)) for lo, hi in zip(*ci, strict=True)] for ci in cis
             )
+            eff_se[a:b] = _bootstrap_se(boot_eff[a:b]).tolist()
         if plan.permutations is not None:
             ones = pad_weights(unit_weights(sizes, sim), widths)
             s_obs = associations(sim[a:b], widths[2], ones.A, ones.B)[0]
@@ -429,7 +431,6 @@ def _run_batch(
             p = _permutation_pvalues(s_obs, stat[a:b], plan.permutations, options, dtype)
             pvalues[a:b] = [float(v) for v in p]
 
-    eff_se = None if boot_eff is None else _bootstrap_se(boot_eff)
     keep = options.keep_distributions and boot_stat is not None
     results = []
     for i, sizes in enumerate(sizes_of):
@@ -451,7 +452,7 @@ def _run_batch(
                 options=options,
                 bootstrap_statistic=boot_stat[i] if keep and boot_stat is not None else None,
                 bootstrap_effect_size=boot_eff[i] if keep and boot_eff is not None else None,
-                effect_size_se=None if eff_se is None else float(eff_se[i]),
+                effect_size_se=eff_se[i],
                 sign_stability=None if stability is None else float(stability[i]),
                 influence=influence[i],
             )
