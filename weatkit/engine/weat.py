@@ -3,8 +3,14 @@
 For each test the similarities of its targets to its attributes are computed once
 (:mod:`weatkit.engine.similarity`). Every resample then reuses them: bootstrap and permutation
 distributions are matrix products of resample weight/membership matrices with the similarity
-matrix (:mod:`weatkit.engine.association`), batched over all tests of the same shape, on the GPU
-when there is one. Resample plans depend only on the seed and the set sizes
+matrix (:mod:`weatkit.engine.association`), on the GPU when there is one.
+
+Batches: tests are ordered by shape and each batch pads every set to the batch's largest size
+with members of weight 0, so one batch holds tests of every shape. The bootstrap goes through it
+in blocks of tests × resamples (:func:`_bootstrap`): a shape with enough tests gets blocks of
+its own, where each resample's weights serve all its tests (one matrix product); smaller shapes
+share blocks, each test with its own weights (a batched product). On a CPU a block is sized to
+stay in a core's cache. Resample plans depend only on the seed and the set sizes
 (:mod:`weatkit.stats.resampling`), so results do not depend on how tests are batched or on the
 device.
 """
@@ -399,8 +405,8 @@ def _run_batch(
         plan = plans[sizes]
         jk_stat = jk_eff = None
         if options.influence or (boot_stat is not None and options.ci_method == "bca"):
-            real = sim[a:b][:, padded_positions(sizes[:2], widths[:2])]
-            real = real[:, :, padded_positions(sizes[2:], widths[2:])]
+            real = sim[a:b][:, padded_positions(sizes[:2], widths[:2]).to(device)]
+            real = real[:, :, padded_positions(sizes[2:], widths[2:]).to(device)]
             jk_stat, jk_eff = (
                 split_by_set(v.cpu().numpy(), sizes)
                 for v in leave_one_out(real, sizes, options.ddof)
@@ -427,7 +433,7 @@ def _run_batch(
         if plan.permutations is not None:
             ones = pad_weights(unit_weights(sizes, sim), widths)
             s_obs = associations(sim[a:b], widths[2], ones.A, ones.B)[0]
-            s_obs = s_obs[:, padded_positions(sizes[:2], widths[:2])]
+            s_obs = s_obs[:, padded_positions(sizes[:2], widths[:2]).to(device)]
             p = _permutation_pvalues(s_obs, stat[a:b], plan.permutations, options, dtype)
             pvalues[a:b] = [float(v) for v in p]
 
