@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -215,6 +217,70 @@ def test_cpu_and_cuda_agree() -> None:
         assert a.effect_size == pytest.approx(b.effect_size, abs=1e-10)
         assert a.effect_size_ci == pytest.approx(b.effect_size_ci, abs=1e-10)
         assert a.statistic_ci == pytest.approx(b.statistic_ci, abs=1e-10)
+        assert a.pvalue == b.pvalue
+
+
+def mixed_tests() -> list[WeatInput]:
+    """40 tests of one shape (blocks of their own in the padded batch) and 12 of assorted shapes
+    and widths (blocks shared by several shapes), as after out-of-vocabulary removal."""
+    tests = [WeatInput(*random_sets(s, sizes=(8, 8, 7, 7))) for s in range(40)]
+    rng = np.random.default_rng(5)
+    for s in range(12):
+        sizes = tuple(int(n) for n in rng.integers(6, 9, size=4))
+        tests.append(WeatInput(*random_sets(100 + s, sizes=sizes, dim=12 if s % 3 else 9)))
+    return tests
+
+
+MIXED_OPTIONS = EngineOptions(
+    n_bootstrap=300,
+    n_permutations=200,
+    max_exact=1000,
+    seed=3,
+    ci_method="bca",
+    influence=True,
+    keep_distributions=True,
+)
+
+
+def test_padded_batch_equals_per_shape_batches() -> None:
+    from weatkit.engine import weat as engine
+
+    tests = mixed_tests()
+    order = sorted(range(len(tests)), key=lambda i: (engine._cells(tests[i].sizes), tests[i].sizes))
+    sizes = [tests[i].sizes for i in order]
+    assert engine._batches(sizes, MIXED_OPTIONS) == [slice(0, len(tests))]  # one padded batch
+    blocks = engine._blocks(engine._segments(sizes), 2**18 // (16 * 256))
+    one_shape = [len(set(sizes[a:b])) == 1 for a, b in blocks]
+    assert any(one_shape) and not all(one_shape)  # blocks of one shape and of several
+    padded = run_weat(tests, MIXED_OPTIONS)
+    for shape in dict.fromkeys(t.sizes for t in tests):
+        members = [i for i, t in enumerate(tests) if t.sizes == shape]
+        alone = run_weat([tests[i] for i in members], MIXED_OPTIONS)
+        for i, a in zip(members, alone, strict=True):
+            b = padded[i]
+            assert (b.n_x, b.n_y, b.n_a, b.n_b) == shape
+            assert b.statistic == pytest.approx(a.statistic, abs=1e-12)
+            assert b.effect_size == pytest.approx(a.effect_size, abs=1e-12)
+            assert b.statistic_ci == pytest.approx(a.statistic_ci, abs=1e-12)
+            assert b.effect_size_ci == pytest.approx(a.effect_size_ci, abs=1e-12)
+            assert b.effect_size_se == pytest.approx(a.effect_size_se, abs=1e-12)
+            assert b.pvalue == a.pvalue and b.permutation_method == a.permutation_method
+            assert b.sign_stability == a.sign_stability
+            np.testing.assert_allclose(b.bootstrap_effect_size, a.bootstrap_effect_size, atol=1e-12)
+            for key in "XYAB":
+                np.testing.assert_allclose(b.influence[key], a.influence[key], atol=1e-12)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available on this machine")
+def test_padded_batch_cpu_and_cuda_agree() -> None:
+    tests = mixed_tests()
+    cpu = run_weat(tests, replace(MIXED_OPTIONS, device="cpu"))
+    gpu = run_weat(tests, replace(MIXED_OPTIONS, device="cuda"))
+    for a, b in zip(cpu, gpu, strict=True):
+        assert a.statistic == pytest.approx(b.statistic, abs=1e-10)
+        assert a.effect_size == pytest.approx(b.effect_size, abs=1e-10)
+        assert a.statistic_ci == pytest.approx(b.statistic_ci, abs=1e-10)
+        assert a.effect_size_ci == pytest.approx(b.effect_size_ci, abs=1e-10)
         assert a.pvalue == b.pvalue
 
 

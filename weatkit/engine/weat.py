@@ -3,22 +3,37 @@
 For each test the similarities of its targets to its attributes are computed once
 (:mod:`weatkit.engine.similarity`). Every resample then reuses them: bootstrap and permutation
 distributions are matrix products of resample weight/membership matrices with the similarity
-matrix (:mod:`weatkit.engine.association`), batched over all tests of the same shape, on the GPU
-when there is one. Resample plans depend only on the seed and the set sizes
+matrix (:mod:`weatkit.engine.association`), on the GPU when there is one.
+
+Batches: tests are ordered by shape and each batch pads every set to the batch's largest size
+with members of weight 0, so one batch holds tests of every shape. The bootstrap goes through it
+in blocks of tests × resamples (:func:`_bootstrap`): a shape with enough tests gets blocks of
+its own, where each resample's weights serve all its tests (one matrix product); smaller shapes
+share blocks, each test with its own weights (a batched product). On a CPU a block is sized to
+stay in a core's cache. Resample plans depend only on the seed and the set sizes
 (:mod:`weatkit.stats.resampling`), so results do not depend on how tests are batched or on the
 device.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
-from weatkit.engine.association import Weights, associations, unit_weights, weighted_statistics
+from weatkit.engine.association import (
+    Weights,
+    associations,
+    attribute_weights,
+    flat_similarities,
+    pad_weights,
+    padded_positions,
+    statistic_and_effect_size,
+    unit_weights,
+    weighted_statistics,
+)
 from weatkit.engine.device import engine_dtype, resolve_device
 from weatkit.engine.leave_one_out import leave_one_out, split_by_set
 from weatkit.engine.similarity import METRICS, similarity_matrix
@@ -38,7 +53,9 @@ ALTERNATIVES = ("greater", "less", "two-sided")
 #: Which re-splits the permutation test counts: at least as extreme (``ge``) or strictly more.
 PERMUTATION_COUNTS = ("ge", "gt")
 CI_METHODS = ("percentile", "bca")
-_MEMORY_BUDGET = 2**22  # float64 elements per intermediate tensor (32 MiB)
+_MEMORY_BUDGET = 2**22  # float64 elements of stacked vectors (32 MiB)
+#: float64 elements of a batch's padded similarities and bootstrap distributions (128 MiB).
+_BATCH_BUDGET = 2**24
 
 
 @dataclass(frozen=True)
@@ -210,32 +227,58 @@ def run_weat(
     options: EngineOptions | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[WeatResult]:
-    """Run many tests in shape-grouped batches. ``progress(n)`` is called as tests finish."""
+    """Run many tests in padded batches. ``progress(n)`` is called as tests finish.
+
+    Tests are ordered by shape and cut into batches bounded by memory; in a batch every set is
+    padded to the batch's largest size with members of weight 0 (:func:`_run_batch`), so one
+    batch holds every shape.
+    """
     options = options or EngineOptions()
     options.validate()
     device = resolve_device(options.device)
     dtype = engine_dtype(device)
     for i, t in enumerate(tests):
         _check_input(t, i, options.ddof)
-    groups: dict[tuple[Sizes, int], list[int]] = defaultdict(list)
-    for i, t in enumerate(tests):
-        groups[(t.sizes, t.X.shape[1])].append(i)
+    order = sorted(range(len(tests)), key=lambda i: (_cells(tests[i].sizes), tests[i].sizes))
     results: list[WeatResult | None] = [None] * len(tests)
     plans: dict[Sizes, _Plan] = {}
-    for (sizes, dim), members in groups.items():
-        if sizes not in plans:
-            plans[sizes] = _Plan.build(sizes, options, device, dtype)
-        plan = plans[sizes]
-        n_elems = (sizes[0] + sizes[1]) * (sizes[2] + sizes[3] + dim + max(plan.chunk, 1))
-        step = max(1, _MEMORY_BUDGET // max(n_elems, 1))
-        for start in range(0, len(members), step):
-            idx = members[start : start + step]
-            chunk_results = _run_batch([tests[i] for i in idx], sizes, plan, options, device, dtype)
-            for i, res in zip(idx, chunk_results, strict=True):
-                results[i] = res
-            if progress is not None:
-                progress(len(idx))
+    for batch in _batches([tests[i].sizes for i in order], options):
+        idx = order[batch]
+        shapes = dict.fromkeys(tests[i].sizes for i in idx)
+        plans = {s: plans.get(s) or _Plan.build(s, options, device, dtype) for s in shapes}
+        batch_results = _run_batch([tests[i] for i in idx], plans, options, device, dtype)
+        for i, res in zip(idx, batch_results, strict=True):
+            results[i] = res
+        if progress is not None:
+            progress(len(idx))
     return [r for r in results if r is not None]
+
+
+def _cells(sizes: Sizes) -> int:
+    """Similarities of a test: (n_x + n_y)(n_a + n_b)."""
+    return (sizes[0] + sizes[1]) * (sizes[2] + sizes[3])
+
+
+def _batches(sizes: Sequence[Sizes], options: EngineOptions) -> list[slice]:
+    """Consecutive runs of tests (ordered by :func:`_cells`) whose padded similarities and
+    bootstrap distributions fit ``_BATCH_BUDGET`` elements, and where padding at most doubles
+    a test's similarities."""
+    out: list[slice] = []
+    start, widths = 0, sizes[0] if sizes else (0, 0, 0, 0)
+    per_resample = 2 * max(options.n_bootstrap, 1)
+    for i, shape in enumerate(sizes):
+        grown = tuple(max(a, b) for a, b in zip(widths, shape, strict=True))
+        n = i - start + 1
+        if i > start and (
+            n * (_cells(grown) + per_resample) > _BATCH_BUDGET
+            or 2 * _cells(sizes[start]) < _cells(grown)  # type: ignore[arg-type]
+        ):
+            out.append(slice(start, i))
+            start, grown = i, shape
+        widths = grown
+    if sizes:
+        out.append(slice(start, len(sizes)))
+    return out
 
 
 def _check_input(t: WeatInput, i: int, ddof: int) -> None:
@@ -262,7 +305,6 @@ class _Plan:
     sizes: Sizes
     boot: Weights | None
     permutations: PermutationPlan | None
-    chunk: int
 
     @classmethod
     def build(
@@ -281,89 +323,147 @@ class _Plan:
             perm = permutation_plan(
                 sizes[0], sizes[1], options.n_permutations, options.max_exact, options.seed, sizes
             )
-        chunk = min(max(options.n_bootstrap, 1), 2048)
-        return cls(sizes, boot, perm, chunk)
+        return cls(sizes, boot, perm)
+
+
+def _segments(sizes: Sequence[Sizes]) -> list[tuple[int, int, Sizes]]:
+    """``(start, stop, shape)`` of each run of consecutive tests of one shape."""
+    out: list[tuple[int, int, Sizes]] = []
+    for i, shape in enumerate(sizes):
+        if out and out[-1][2] == shape:
+            out[-1] = (out[-1][0], i + 1, shape)
+        else:
+            out.append((i, i + 1, shape))
+    return out
+
+
+def _padded_similarity(
+    tests: Sequence[WeatInput],
+    widths: Sizes,
+    options: EngineOptions,
+    dtype: torch.dtype,
+    device: torch.device,
+) -> torch.Tensor:
+    """``(T, N_X + N_Y, N_A + N_B)``: each test's similarities at its items' padded positions
+    (:func:`padded_positions`), 0 at the padding. Computed per run of one shape and width, on
+    the real vectors only (a padding member has no vector: its similarity is never used)."""
+    sim = torch.zeros(
+        len(tests), widths[0] + widths[1], widths[2] + widths[3], dtype=dtype, device=device
+    )
+    keys = [(t.sizes, t.X.shape[1]) for t in tests]
+    for start, stop, (sizes, dim) in _segments(keys):  # type: ignore[arg-type]
+        rows = padded_positions(sizes[:2], widths[:2]).to(device)
+        cols = padded_positions(sizes[2:], widths[2:]).to(device)
+        step = max(1, _MEMORY_BUDGET // (sum(sizes) * dim))
+        for c0 in range(start, stop, step):
+            part = tests[c0 : min(c0 + step, stop)]
+
+            def stack(keys: str, part: Sequence[WeatInput] = part) -> torch.Tensor:
+                rows = [np.concatenate([getattr(t, k) for k in keys]) for t in part]
+                return torch.as_tensor(np.stack(rows), dtype=dtype, device=device)
+
+            block = similarity_matrix(stack("XY"), stack("AB"), options.metric, options.csls_k)
+            sim[c0 : c0 + len(part), rows[:, None], cols] = block
+    return sim
 
 
 def _run_batch(
     tests: Sequence[WeatInput],
-    sizes: Sizes,
-    plan: _Plan,
+    plans: dict[Sizes, _Plan],
     options: EngineOptions,
     device: torch.device,
     dtype: torch.dtype,
 ) -> list[WeatResult]:
-    n_x, n_y, n_a, _ = sizes
+    """The tests of one padded batch: every set padded to the batch's largest size with members
+    of weight 0 (:mod:`weatkit.engine.association`); tests of one shape are consecutive."""
+    sizes_of = [t.sizes for t in tests]
+    widths: Sizes = tuple(max(s[k] for s in sizes_of) for k in range(4))  # type: ignore[assignment]
+    sim = _padded_similarity(tests, widths, options, dtype, device)
+    segments = _segments(sizes_of)
+    stat_t = torch.empty(len(tests), dtype=dtype, device=device)
+    eff_t = torch.empty_like(stat_t)
+    for a, b, sizes in segments:
+        ones = pad_weights(unit_weights(sizes, sim), widths)
+        s_seg, e_seg = weighted_statistics(sim[a:b], widths[0], widths[2], ones, options.ddof)
+        stat_t[a:b], eff_t[a:b] = s_seg[:, 0], e_seg[:, 0]
+    stat, eff = stat_t.cpu().numpy(), eff_t.cpu().numpy()
 
-    def stack(keys: str) -> torch.Tensor:
-        rows = [np.concatenate([getattr(t, k) for k in keys]) for t in tests]
-        return torch.as_tensor(np.stack(rows), dtype=dtype, device=device)
-
-    sim = similarity_matrix(stack("XY"), stack("AB"), options.metric, options.csls_k)
-    ones = unit_weights(sizes, sim)
-    stat, eff = (
-        v[:, 0].cpu().numpy() for v in weighted_statistics(sim, n_x, n_a, ones, options.ddof)
-    )
-
-    jk_stat = jk_eff = None
-    if options.influence or (plan.boot is not None and options.ci_method == "bca"):
-        jk_stat, jk_eff = (
-            split_by_set(v.cpu().numpy(), sizes) for v in leave_one_out(sim, sizes, options.ddof)
-        )
-
-    stat_ci = eff_ci = None
-    boot_stat = boot_eff = eff_se = stability = None
-    if plan.boot is not None:
+    boot_stat = boot_eff = None
+    stability: np.ndarray | None = None
+    if options.n_bootstrap > 0:
         boot_stat, boot_eff, stability = _bootstrap(
-            sim, n_x, n_a, plan.boot, plan.chunk, options.ddof, eff
+            sim, widths, sizes_of, segments, plans, options, eff
         )
-        eff_se = _bootstrap_se(boot_eff)
-        if jk_stat is not None and jk_eff is not None and options.ci_method == "bca":
-            stat_ci = bca_interval(boot_stat, stat, jk_stat, options.confidence_level)
-            eff_ci = bca_interval(boot_eff, eff, jk_eff, options.confidence_level)
-        else:
-            stat_ci = percentile_interval(boot_stat, options.confidence_level)
-            eff_ci = percentile_interval(boot_eff, options.confidence_level)
 
-    pvalues: np.ndarray | None = None
-    if plan.permutations is not None:
-        s_obs = associations(sim, n_a, ones.A, ones.B)[..., 0]
-        pvalues = _permutation_pvalues(s_obs, stat, plan.permutations, options, dtype)
+    n = len(tests)
+    stat_ci: list[tuple[float, float] | None] = [None] * n
+    eff_ci: list[tuple[float, float] | None] = [None] * n
+    influence: list[dict[str, np.ndarray] | None] = [None] * n
+    pvalues: list[float | None] = [None] * n
+    eff_se: list[float | None] = [None] * n
+    for a, b, sizes in segments:
+        plan = plans[sizes]
+        jk_stat = jk_eff = None
+        if options.influence or (boot_stat is not None and options.ci_method == "bca"):
+            real = sim[a:b][:, padded_positions(sizes[:2], widths[:2]).to(device)]
+            real = real[:, :, padded_positions(sizes[2:], widths[2:]).to(device)]
+            jk_stat, jk_eff = (
+                split_by_set(v.cpu().numpy(), sizes)
+                for v in leave_one_out(real, sizes, options.ddof)
+            )
+            if options.influence:
+                influence[a:b] = [
+                    {k: jk_eff[j][i] for j, k in enumerate("XYAB")} for i in range(b - a)
+                ]
+        if boot_stat is not None and boot_eff is not None:
+            if jk_stat is not None and jk_eff is not None and options.ci_method == "bca":
+                cis = (
+                    bca_interval(boot_stat[a:b], stat[a:b], jk_stat, options.confidence_level),
+                    bca_interval(boot_eff[a:b], eff[a:b], jk_eff, options.confidence_level),
+                )
+            else:
+                cis = (
+                    percentile_interval(boot_stat[a:b], options.confidence_level),
+                    percentile_interval(boot_eff[a:b], options.confidence_level),
+                )
+            stat_ci[a:b], eff_ci[a:b] = (
+                [(float(lo), float(hi)) for lo, hi in zip(*ci, strict=True)] for ci in cis
+            )
+            eff_se[a:b] = _bootstrap_se(boot_eff[a:b]).tolist()
+        if plan.permutations is not None:
+            ones = pad_weights(unit_weights(sizes, sim), widths)
+            s_obs = associations(sim[a:b], widths[2], ones.A, ones.B)[0]
+            s_obs = s_obs[:, padded_positions(sizes[:2], widths[:2]).to(device)]
+            p = _permutation_pvalues(s_obs, stat[a:b], plan.permutations, options, dtype)
+            pvalues[a:b] = [float(v) for v in p]
 
-    method = None
-    if plan.permutations is not None:
-        method = "exact" if plan.permutations.exact else "monte-carlo"
     keep = options.keep_distributions and boot_stat is not None
-
-    def interval(ci: tuple[np.ndarray, np.ndarray] | None, i: int) -> tuple[float, float] | None:
-        return None if ci is None else (float(ci[0][i]), float(ci[1][i]))
-
-    return [
-        WeatResult(
-            statistic=float(stat[i]),
-            effect_size=float(eff[i]),
-            pvalue=None if pvalues is None else float(pvalues[i]),
-            statistic_ci=interval(stat_ci, i),
-            effect_size_ci=interval(eff_ci, i),
-            n_x=n_x,
-            n_y=n_y,
-            n_a=n_a,
-            n_b=sizes[3],
-            permutation_method=method,
-            n_permutations=0 if plan.permutations is None else plan.permutations.n,
-            options=options,
-            bootstrap_statistic=boot_stat[i] if keep else None,
-            bootstrap_effect_size=boot_eff[i] if keep else None,
-            effect_size_se=None if eff_se is None else float(eff_se[i]),
-            sign_stability=None if stability is None else float(stability[i]),
-            influence=(
-                {k: jk_eff[j][i] for j, k in enumerate("XYAB")}
-                if options.influence and jk_eff is not None
-                else None
-            ),
+    results = []
+    for i, sizes in enumerate(sizes_of):
+        perm = plans[sizes].permutations
+        method = None if perm is None else ("exact" if perm.exact else "monte-carlo")
+        results.append(
+            WeatResult(
+                statistic=float(stat[i]),
+                effect_size=float(eff[i]),
+                pvalue=pvalues[i],
+                statistic_ci=stat_ci[i],
+                effect_size_ci=eff_ci[i],
+                n_x=sizes[0],
+                n_y=sizes[1],
+                n_a=sizes[2],
+                n_b=sizes[3],
+                permutation_method=method,
+                n_permutations=0 if perm is None else perm.n,
+                options=options,
+                bootstrap_statistic=boot_stat[i] if keep and boot_stat is not None else None,
+                bootstrap_effect_size=boot_eff[i] if keep and boot_eff is not None else None,
+                effect_size_se=eff_se[i],
+                sign_stability=None if stability is None else float(stability[i]),
+                influence=influence[i],
+            )
         )
-        for i in range(len(tests))
-    ]
+    return results
 
 
 def _bootstrap_se(distribution: np.ndarray) -> np.ndarray:
@@ -379,25 +479,86 @@ def _bootstrap_se(distribution: np.ndarray) -> np.ndarray:
         return np.where(n >= 2, np.sqrt(sq / (n - 1)), np.nan)
 
 
+def _blocks(segments: Sequence[tuple[int, int, Sizes]], n_tests: int) -> list[tuple[int, int]]:
+    """Runs of at most ``n_tests`` consecutive tests of a padded batch: a shape with at least
+    half as many tests gets blocks of its own (its tests share each resample's weights: one
+    matrix product); smaller shapes share blocks (each test's weights gathered)."""
+    out: list[tuple[int, int]] = []
+    pending: int | None = None  # start of a block of small shapes
+    for a, b, _ in segments:
+        if b - a >= max(n_tests // 2, 1):
+            if pending is not None:
+                out.append((pending, a))
+                pending = None
+            out.extend((t0, min(t0 + n_tests, b)) for t0 in range(a, b, n_tests))
+            continue
+        if pending is not None and b - pending > n_tests:
+            out.append((pending, a))
+            pending = None
+        if pending is None:
+            pending = a
+    if pending is not None:
+        out.append((pending, segments[-1][1]))
+    return out
+
+
 def _bootstrap(
-    sim: torch.Tensor, n_x: int, n_a: int, w: Weights, chunk: int, ddof: int, eff: np.ndarray
+    sim: torch.Tensor,
+    widths: Sizes,
+    sizes_of: Sequence[Sizes],
+    segments: Sequence[tuple[int, int, Sizes]],
+    plans: dict[Sizes, _Plan],
+    options: EngineOptions,
+    eff: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Bootstrap distributions of S and d, ``(T, R)`` each, in chunks of resamples, and the
-    sign stability of d: #{r : sign(d_r) = sign(d)} / #{r : d_r defined}, ``(T,)``."""
-    stats, effs = [], []
+    """Bootstrap distributions of S and d, ``(T, R)`` each, and the sign stability of d:
+    #{r : sign(d_r) = sign(d)} / #{r : d_r defined}, ``(T,)``.
+
+    Computed in blocks of tests × resamples of at most ``_block_budget`` associations: on a
+    CPU a block stays in cache, which matters more than its size."""
+    n_boot, n_t, ddof = options.n_bootstrap, widths[0] + widths[1], options.ddof
+    budget = _block_budget(sim.device)
+    out_s = torch.empty(sim.shape[0], n_boot, dtype=sim.dtype, device=sim.device)
+    out_d = torch.empty_like(out_s)
+    for t0, t1 in _blocks(segments, max(1, budget // (n_t * min(n_boot, 256)))):
+        step = max(1, budget // (n_t * (t1 - t0)))
+        shapes = sizes_of[t0:t1]
+        shared = len(set(shapes)) == 1
+        flat = flat_similarities(sim[t0:t1]) if shared else sim[t0:t1].mT
+        for r0 in range(0, n_boot, step):
+            weights = {
+                sizes: pad_weights(_rows(plans[sizes].boot, r0, r0 + step), widths)
+                for sizes in dict.fromkeys(shapes)
+            }
+            att = {k: attribute_weights(w.A, w.B) for k, w in weights.items()}
+            tw = {k: torch.cat([w.X, w.Y], dim=1) for k, w in weights.items()}
+            if shared:  # one product for the block: (r, n_att) @ (n_att, tests · n_t)
+                assoc = (att[shapes[0]] @ flat).view(-1, t1 - t0, n_t)
+                s, d = statistic_and_effect_size(assoc, widths[0], tw[shapes[0]][:, None], ddof)
+                s, d = s.T, d.T
+            else:  # each test its own weights: a batched product
+                assoc = torch.bmm(torch.stack([att[k] for k in shapes]), flat)
+                s, d = statistic_and_effect_size(
+                    assoc, widths[0], torch.stack([tw[k] for k in shapes]), ddof
+                )
+            out_s[t0:t1, r0 : r0 + step] = s
+            out_d[t0:t1, r0 : r0 + step] = d
     observed = torch.sign(torch.as_tensor(eff, dtype=sim.dtype, device=sim.device))[:, None]
-    same = torch.zeros(len(eff), dtype=torch.int64, device=sim.device)
-    defined = torch.zeros_like(same)
-    for r0 in range(0, w.X.shape[0], chunk):
-        part = Weights(*(getattr(w, k)[r0 : r0 + chunk] for k in "XYAB"))
-        s, d = weighted_statistics(sim, n_x, n_a, part, ddof)
-        same += (torch.sign(d) == observed).sum(dim=1)
-        defined += (~torch.isnan(d)).sum(dim=1)
-        stats.append(s.cpu().numpy())
-        effs.append(d.cpu().numpy())
-    stability = same.cpu().numpy() / np.maximum(defined.cpu().numpy(), 1)
-    stability[(defined.cpu().numpy() == 0) | ~(np.abs(eff) > 0)] = np.nan
-    return np.concatenate(stats, axis=1), np.concatenate(effs, axis=1), stability
+    same = (torch.sign(out_d) == observed).sum(dim=1).cpu().numpy()
+    defined = (~torch.isnan(out_d)).sum(dim=1).cpu().numpy()
+    stability = same / np.maximum(defined, 1)
+    stability[(defined == 0) | ~(np.abs(eff) > 0)] = np.nan
+    return out_s.cpu().numpy(), out_d.cpu().numpy(), stability
+
+
+def _rows(w: Weights | None, r0: int, r1: int) -> Weights:
+    assert w is not None
+    return Weights(w.X[r0:r1], w.Y[r0:r1], w.A[r0:r1], w.B[r0:r1])
+
+
+def _block_budget(device: torch.device) -> int:
+    """Associations per block: 2 MiB of float64 on a CPU (a core's cache), 512 MiB on a GPU."""
+    return 2**18 if device.type == "cpu" else 2**26
 
 
 def _permutation_pvalues(
@@ -414,7 +575,7 @@ def _permutation_pvalues(
     tol = 1e-9 * torch.clamp(observed.abs(), min=1.0)
     ge = torch.zeros(len(stat), dtype=torch.int64, device=s_obs.device)
     le = torch.zeros_like(ge)
-    step = max(1, _MEMORY_BUDGET // max(s_obs.shape[0] * s_obs.shape[1], 1))
+    step = max(1, _block_budget(s_obs.device) // max(s_obs.shape[0] * s_obs.shape[1], 1))
     for p0 in range(0, plan.n, step):
         m = torch.as_tensor(plan.membership[p0 : p0 + step], dtype=dtype, device=s_obs.device)
         s_perm = 2.0 * (s_obs @ m.T) - total
