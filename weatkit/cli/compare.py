@@ -73,6 +73,8 @@ def compare_command(**opts: Any) -> None:
         _print(result)
     for line in [*_sample_lines(result), *_cache_lines(result)]:
         note(line)
+    if result.validity_note:
+        note(result.validity_note)
     n_na = int((result.skipped["status"] == "not applicable").sum())
     if n_na:
         note(f"{n_na} model × language × method combination(s) not applicable (skipped.csv)")
@@ -167,6 +169,7 @@ def print_compare(result: CompareResult, console: Console) -> None:
     _print_intervals(result, console, short)
     _print_seeds(result, console, short)
     _print_correlations(result, console, short)
+    _print_validity(result, console, short)
 
 
 def _print_intervals(result: CompareResult, console: Console, short: dict[str, str]) -> None:
@@ -289,6 +292,35 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
         console.print(line, highlight=False, markup=False)
 
 
+def _print_validity(result: CompareResult, console: Console, short: dict[str, str]) -> None:
+    """The verdict of every convergent pair of the MTMM matrix, then one line on the
+    discriminant pairs (the whole matrix is in validity.csv)."""
+    pairs = result.validity
+    if pairs.empty:
+        return
+    console.print(
+        "Validity (multitrait–multimethod matrix, Campbell & Fiske 1959; validity.csv):",
+        highlight=False,
+        markup=False,
+    )
+    convergent = pairs[pairs["kind"] == "convergent"]
+    for r in convergent.itertuples(index=False):
+        x, y = short.get(r.measure_x, r.measure_x), short.get(r.measure_y, r.measure_y)
+        console.print(f"  {x} ~ {y}: {r.verdict}", highlight=False, markup=False)
+    verdicts = convergent["verdict"]
+    valid = int((verdicts.str.contains(", significant;") & verdicts.str.contains("; above")).sum())
+    discriminant = pairs[pairs["kind"].str.startswith("heterotrait")]
+    below = int(discriminant["verdict"].str.contains("; below every convergent").sum())
+    console.print(
+        f"  {valid} of {len(convergent)} convergent correlation(s) significant and above every "
+        f"discriminant one of their row and column; {below} of {len(discriminant)} "
+        "discriminant correlation(s) (different traits) below every convergent one of their "
+        "measures.",
+        highlight=False,
+        markup=False,
+    )
+
+
 def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:
     """Each measure's printed name: itself, or ``M1``, ``M2``, ... when longer than ``budget``."""
     codes: dict[str, str] = {}
@@ -302,4 +334,3 @@ def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:
 
 def _fmt(value: Any) -> str:
     return "" if pd.isna(value) else f"{float(value):.3f}"
-

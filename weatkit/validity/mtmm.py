@@ -22,8 +22,10 @@ side is stereotypical): a convergent correlation should be significant (:func:`w
 correlation.is_significant`: p ≤ α, the CI excludes 0, not flagged) and above every
 discriminant (heterotrait) correlation in the rows and columns of its two measures; a
 discriminant correlation should be below every convergent correlation of its two measures.
-Each pair's ``verdict`` says so in words, e.g. ``convergent: ρ = 0.62 [0.21, 0.85], p = 0.010;
-above every discriminant correlation of its row and column (4; largest |ρ| = 0.40)``.
+Each pair's ``verdict`` says so in words, e.g. ``convergent: ρ = 0.62 [0.21, 0.85], p = 0.010,
+significant; above every discriminant correlation of its row and column (4; largest |ρ| =
+0.40)`` (``(flagged)`` after ``significant`` when the ``flag`` column gives a reason not to read
+the row as significant).
 
 Reference: Campbell, D. T., & Fiske, D. W. (1959). Convergent and discriminant validation by the
 multitrait-multimethod matrix. Psychological Bulletin 56(2), 81–105.
@@ -217,7 +219,8 @@ def _verdicts(pairs: pd.DataFrame, confidence_level: float) -> list[str]:
         size = abs(r.value)
         if r.kind == "convergent":
             significant = is_significant(r.p, r.flag, confidence_level, (r.ci_low, r.ci_high))
-            head += "" if significant else f" (not significant: {r.flag or 'p or CI'})"
+            head += ", significant" if significant else ", not significant"
+            head += " (flagged)" if isinstance(r.flag, str) and r.flag else ""
             rivals = others[others["trait_x"] != others["trait_y"]]
             out.append(f"{head}; {_against(size, rivals, symbol, 'discriminant', above=True)}")
         elif r.kind.startswith("heterotrait"):
@@ -237,14 +240,10 @@ def _against(size: float, rivals: pd.DataFrame, symbol: str, what: str, *, above
     magnitudes = rivals["value"].abs().to_numpy()
     if above:
         worse = int((magnitudes >= size).sum())
-        top = rivals.iloc[int(np.argmax(magnitudes))]
         largest = f"largest |{symbol}| = {magnitudes.max():.2f}"
         if worse == 0:
             return f"above every {what} correlation {where} ({len(rivals)}; {largest})"
-        return (
-            f"not above {worse} of {len(rivals)} {what} correlations {where} "
-            f"({largest}: {top['measure_x']} ~ {top['measure_y']})"
-        )
+        return f"not above {worse} of {len(rivals)} {what} correlations {where} ({largest})"
     worse = int((magnitudes <= size).sum())
     smallest = f"smallest |{symbol}| = {magnitudes.min():.2f}"
     if worse == 0:
