@@ -48,8 +48,10 @@ def compare_command(**opts: Any) -> None:
     scores.csv (long, with bootstrap CIs over the items and a test of the neutral value),
     table.csv (one row per model × language), correlations.csv (Spearman and Kendall between
     measures across models, bootstrap CIs, permutation p, a flag for too few units),
-    skipped.csv, seeds.csv (models given as several checkpoints), manifest.json and
-    correlations.png into the output directory. Prints blocks that fit the terminal. Exits 1
+    skipped.csv, seeds.csv (models given as several checkpoints), validity.csv (the
+    multitrait–multimethod matrix of the measures the file's validity.traits names, with a
+    verdict per pair; docs/measures/validity.md), manifest.json and correlations.png into the
+    output directory. Prints blocks that fit the terminal. Exits 1
     when a method failed for some model.
 
     The work is one job per model × method × language. Finished jobs are kept in OUTPUT/jobs/;
