@@ -167,3 +167,126 @@ def test_a_bad_validity_section_is_a_one_line_error(
     assert message in cli.output
     assert len(cli.output.strip().splitlines()) == 1, cli.output
     assert not (tmp_path / "o").exists()
+
+
+# --- test–retest reliability over the seeds of `checkpoints` entries ------------------------
+
+SEEDED = """\
+output: out
+languages: [en, de]
+models:
+  - {name: A, checkpoints: [org/a1, org/a2, org/a3]}
+  - {name: B, checkpoints: [org/b1, org/b2, org/b3, org/b4]}
+  - {name: C, checkpoints: [org/c1, org/c2, org/c3]}
+  - {name: D, model: org/d}
+crows: {}
+correlation: {n_bootstrap: 150, seed: 5}
+"""
+
+
+def _seeded_scores() -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    rows = []
+    for entry, k in (("A", 3), ("B", 4), ("C", 3), ("D", 0)):
+        for lang in ("en", "de"):
+            level = rng.normal()
+            for seed in range(1, k + 1) if k else [0]:
+                model = f"{entry}#{seed}" if k else entry
+                for measure in ("crows:pll", "other"):
+                    value = level + 0.3 * rng.normal()
+                    if (measure, entry, lang, seed) == ("crows:pll", "C", "de", 2):
+                        value = np.nan  # this unit lacks a seed: left out of crows:pll
+                    rows.append({"model": model, "lang": lang, "method": "crows",
+                                 "measure": measure, "value": value})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_reliability_over_seeds_equals_the_table_built_by_hand(tmp_path: Path) -> None:
+    from weatkit.crossmethod import load_compare_config
+    from weatkit.crossmethod.validity import RELIABILITY_COLUMNS, seed_reliability
+    from weatkit.validity import icc, split_half
+
+    (tmp_path / "seeded.yaml").write_text(SEEDED)
+    config = load_compare_config(tmp_path / "seeded.yaml")
+    scores = _seeded_scores()
+    table, note = seed_reliability(scores, config)
+    assert note == "" and list(table.columns) == RELIABILITY_COLUMNS
+    assert list(table["measure"]) == ["crows:pll", "other"]
+    for row in table.itertuples():
+        units = []
+        for entry in ("A", "B", "C"):  # D has no checkpoints; B's 4th seed is beyond K = 3
+            for lang in ("en", "de"):
+                values = [
+                    scores.loc[(scores["model"] == f"{entry}#{s}") & (scores["lang"] == lang)
+                               & (scores["measure"] == row.measure), "value"].item()
+                    for s in (1, 2, 3)
+                ]  # fmt: skip
+                if not np.isnan(values).any():
+                    units.append(values)
+        forms = np.array(units)
+        assert (row.n_units, row.n_seeds) == (len(forms), 3)
+        assert row.n_units == (5 if row.measure == "crows:pll" else 6)
+        half = split_half(forms, n_bootstrap=150, seed=5)
+        assert (row.split_half, row.split_half_ci_low, row.split_half_ci_high) == pytest.approx(
+            (half.statistic, *half.confidence_interval)
+        )
+        both = icc(forms)
+        assert (row.icc2, row.icc2_ci_low, row.icc2_ci_high, row.icc2_p) == pytest.approx(
+            (both["ICC2"].statistic, *both["ICC2"].confidence_interval, both["ICC2"].pvalue)
+        )
+        assert (row.icc2k, row.icc2k_ci_low, row.icc2k_ci_high) == pytest.approx(
+            (both["ICC2k"].statistic, *both["ICC2k"].confidence_interval)
+        )
+
+
+def test_reliability_over_seeds_with_too_few_units_is_a_note(tmp_path: Path) -> None:
+    from weatkit.crossmethod import load_compare_config
+    from weatkit.crossmethod.validity import seed_reliability
+
+    (tmp_path / "seeded.yaml").write_text(SEEDED.replace("[en, de]", "[en]"))
+    config = load_compare_config(tmp_path / "seeded.yaml")
+    scores = _seeded_scores()
+    table, note = seed_reliability(scores[scores["lang"] == "en"].iloc[:0], config)
+    assert table.empty and note == ""  # nothing scored: nothing to say
+    scores = scores[(scores["lang"] == "en") & ~scores["model"].str.startswith("C")]
+    table, note = seed_reliability(scores, config)
+    assert table.empty
+    assert note == (
+        "validity: no test–retest reliability over seeds: 3 checkpoints model(s) × 1 "
+        "language(s) give fewer than 3 units with a value at every seed for each measure"
+    )
+
+
+def test_reliability_is_written_and_printed(tmp_path: Path) -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from weatkit.cli.compare import print_compare
+    from weatkit.crossmethod import load_compare_config, write_compare
+    from weatkit.crossmethod.runner import CompareResult
+    from weatkit.crossmethod.validity import seed_reliability
+
+    (tmp_path / "seeded.yaml").write_text(SEEDED)
+    reliability, _ = seed_reliability(
+        _seeded_scores(), load_compare_config(tmp_path / "seeded.yaml")
+    )
+    table = pd.DataFrame({"model": ["A#1", "A#2"], "lang": ["en", "en"], "other": [1.0, 2.0]})
+    result = CompareResult(
+        scores=pd.DataFrame(), table=table, correlations=pd.DataFrame(),
+        skipped=pd.DataFrame(columns=["status"]), reliability=reliability,
+        manifest={"correlation": {"confidence_level": 0.95}},
+    )  # fmt: skip
+    write_compare(result, tmp_path / "o", plot=False)
+    written = pd.read_csv(tmp_path / "o" / "reliability.csv")
+    pd.testing.assert_frame_equal(written, reliability, check_dtype=False)
+    console = Console(width=80, file=StringIO(), record=True)
+    print_compare(result, console)
+    text = " ".join(console.export_text().split())
+    r = reliability.iloc[1]
+    assert "Test–retest reliability over seeds (95% CIs; reliability.csv):" in text
+    assert (
+        f"other: split-half r_SB = {r.split_half:.3f} [{r.split_half_ci_low:.3f}, "
+        f"{r.split_half_ci_high:.3f}], ICC(2,1) = {r.icc2:.3f} [{r.icc2_ci_low:.3f}, "
+        f"{r.icc2_ci_high:.3f}], ICC(2,k) = {r.icc2k:.3f}"
+    ) in text

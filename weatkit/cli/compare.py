@@ -48,7 +48,8 @@ def compare_command(**opts: Any) -> None:
     scores.csv (long, with bootstrap CIs over the items and a test of the neutral value),
     table.csv (one row per model × language), correlations.csv (Spearman and Kendall between
     measures across models, bootstrap CIs, permutation p, a flag for too few units),
-    skipped.csv, seeds.csv (models given as several checkpoints), validity.csv (the
+    skipped.csv, seeds.csv and reliability.csv (models given as several checkpoints: mean,
+    SD and test–retest reliability over the seeds), validity.csv (the
     multitrait–multimethod matrix of the measures the file's validity.traits names, with a
     verdict per pair; docs/measures/validity.md), manifest.json and correlations.png into the
     output directory. Prints blocks that fit the terminal. Exits 1
@@ -75,8 +76,8 @@ def compare_command(**opts: Any) -> None:
         _print(result)
     for line in [*_sample_lines(result), *_cache_lines(result)]:
         note(line)
-    if result.validity_note:
-        note(result.validity_note)
+    for line in result.validity_notes:
+        note(line)
     n_na = int((result.skipped["status"] == "not applicable").sum())
     if n_na:
         note(f"{n_na} model × language × method combination(s) not applicable (skipped.csv)")
@@ -172,6 +173,7 @@ def print_compare(result: CompareResult, console: Console) -> None:
     _print_seeds(result, console, short)
     _print_correlations(result, console, short)
     _print_validity(result, console, short)
+    _print_reliability(result, console, short)
 
 
 def _print_intervals(result: CompareResult, console: Console, short: dict[str, str]) -> None:
@@ -321,6 +323,28 @@ def _print_validity(result: CompareResult, console: Console, short: dict[str, st
         highlight=False,
         markup=False,
     )
+
+
+def _print_reliability(result: CompareResult, console: Console, short: dict[str, str]) -> None:
+    """One line per measure: its test–retest reliability over the seeds (reliability.csv)."""
+    if result.reliability.empty:
+        return
+    level = percent(float(result.manifest.get("correlation", {}).get("confidence_level", 0.95)))
+    console.print(
+        f"Test–retest reliability over seeds ({level} CIs; reliability.csv):",
+        highlight=False,
+        markup=False,
+    )
+    for r in result.reliability.itertuples(index=False):
+        console.print(
+            f"  {short.get(r.measure, r.measure)}: split-half r_SB = {_fmt(r.split_half)} "
+            f"[{_fmt(r.split_half_ci_low)}, {_fmt(r.split_half_ci_high)}], ICC(2,1) = "
+            f"{_fmt(r.icc2)} [{_fmt(r.icc2_ci_low)}, {_fmt(r.icc2_ci_high)}], ICC(2,k) = "
+            f"{_fmt(r.icc2k)} [{_fmt(r.icc2k_ci_low)}, {_fmt(r.icc2k_ci_high)}] "
+            f"({r.n_units} units, {r.n_seeds} seeds)",
+            highlight=False,
+            markup=False,
+        )
 
 
 def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:

@@ -13,6 +13,9 @@ Outputs (:func:`write_compare`):
 ``validity.csv``      only with ``validity.traits``: the multitrait–multimethod matrix of the
                       measures, one row per pair (convergent, discriminant) with its CI,
                       permutation p and verdict (:mod:`weatkit.crossmethod.validity`)
+``reliability.csv``   only with ``checkpoints`` entries: test–retest reliability of each
+                      measure over the seeds (split-half r_SB, ICC(2,1), ICC(2,k), with CIs;
+                      :func:`weatkit.crossmethod.validity.seed_reliability`)
 ``skipped.csv``       ``model, lang, method, status, reason``: ``not applicable`` (no data in
                       that language, a causal LM where a masked LM is needed) or ``failed``
 ``seeds.csv``         only with ``checkpoints`` entries: one row per model × language ×
@@ -48,7 +51,7 @@ from weatkit.crossmethod.execute import execute_compare_job, release_held, skip_
 from weatkit.crossmethod.jobs import CompareJob, ComparePlan, plan_compare
 from weatkit.crossmethod.methods import SCORE_COLUMNS
 from weatkit.crossmethod.plot import correlation_heatmap
-from weatkit.crossmethod.validity import validity_table
+from weatkit.crossmethod.validity import RELIABILITY_COLUMNS, seed_reliability, validity_table
 from weatkit.grid.executors import Executor, LocalExecutor
 from weatkit.grid.store import JobStore
 from weatkit.models.cache import CacheCount
@@ -72,8 +75,9 @@ class CompareResult:
     ``samples``), and the scores each step reused from the score cache or computed
     (``METHOD:MODEL:LANG`` -> :class:`~weatkit.models.cache.CacheCount`, steps that scored
     sentences; also in the manifest's ``cache``). ``validity`` is the MTMM table
-    (``validity.csv``, empty without one) and ``validity_note`` why there is none ('' when
-    there is)."""
+    (``validity.csv``, empty without one), ``reliability`` the reliability over seeds
+    (``reliability.csv``, empty without one) and ``validity_notes`` why either is missing
+    (one line each)."""
 
     scores: pd.DataFrame
     table: pd.DataFrame
@@ -84,7 +88,10 @@ class CompareResult:
     samples: dict[str, ItemSample] = field(default_factory=dict)
     cache: dict[str, CacheCount] = field(default_factory=dict)
     validity: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=MTMM_COLUMNS))
-    validity_note: str = ""
+    reliability: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=RELIABILITY_COLUMNS)
+    )
+    validity_notes: tuple[str, ...] = ()
 
     @property
     def n_failed(self) -> int:
@@ -291,6 +298,8 @@ def _collate(
         confidence_level=corr.confidence_level,
     )
     validity, validity_note = validity_table(table, scores, config.validity, corr)
+    reliability, reliability_note = seed_reliability(scores, config)
+    notes = tuple(note for note in (validity_note, reliability_note) if note)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = {
         "command": "weatkit compare",
@@ -302,7 +311,7 @@ def _collate(
         "methods": {m: asdict(getattr(config, m)) for m in config.methods},
         "contextual": asdict(config.contextual),
         "correlation": asdict(corr),
-        "validity": {**asdict(config.validity), "note": validity_note},
+        "validity": {**asdict(config.validity), "notes": list(notes)},
         "scores": asdict(config.scores),
         "resampling": {  # weatkit.stats.resampling: plans depend only on the seed and sizes
             # percentile bootstrap CIs of the sentence-level scores over their items, and the
@@ -358,7 +367,8 @@ def _collate(
         samples=samples,
         cache=cache,
         validity=validity,
-        validity_note=validity_note,
+        reliability=reliability,
+        validity_notes=notes,
     )
 
 
@@ -441,6 +451,8 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
         files["seeds.csv"] = render(result.seeds, "csv")
     if not result.validity.empty:
         files["validity.csv"] = render(result.validity, "csv")
+    if not result.reliability.empty:
+        files["reliability.csv"] = render(result.reliability, "csv")
     if plot and (result.correlations["scope"] == "all").any():
         level = result.manifest["correlation"]["confidence_level"]
         figure = correlation_heatmap(result.correlations, confidence_level=level)

@@ -28,6 +28,19 @@ its pairs, :data:`weatkit.validity.MTMM_COLUMNS`:
 
 Without traits, or with traits that give no convergent or no discriminant pair, there is no
 matrix: :func:`validity_table` returns an empty table and a one-line note saying why.
+
+**Test–retest reliability over seeds** (``reliability.csv``, :func:`seed_reliability`): where
+the file gives models as ``checkpoints`` (the same model trained with different seeds), the
+checkpoints are parallel forms of each measure. For a measure, the units are the ``checkpoints``
+entries × languages with a value at every one of the first K checkpoints (K: the fewest any
+entry has; units in the file's order of models, then languages), the forms checkpoints
+1 … K; :func:`weatkit.validity.split_half` (r_SB averaged
+over splits, bootstrap CI over the units) and :func:`weatkit.validity.icc` (ICC(2,1): one seed,
+ICC(2,k): the seed mean; F-based CIs) read that n × K table, with the ``correlation``
+section's resamples, seed and level. Columns (:data:`RELIABILITY_COLUMNS`): ``measure``,
+``n_units``, ``n_seeds``, ``split_half`` with ``split_half_ci_low``/``_high``, ``icc2`` with
+its CI and ``icc2_p`` (F test of ICC = 0), ``icc2k`` with its CI. A measure with fewer than
+:data:`MIN_RELIABILITY_UNITS` such units is left out (the note says so when every one is).
 """
 
 from __future__ import annotations
@@ -36,8 +49,22 @@ from fnmatch import fnmatchcase
 
 import pandas as pd
 
-from weatkit.crossmethod.config import CorrelationOptions, ValidityOptions
-from weatkit.validity import MTMM_COLUMNS, mtmm, mtmm_shortfall
+from weatkit.crossmethod.config import (
+    CHECKPOINT_MARK,
+    CompareConfig,
+    CorrelationOptions,
+    ValidityOptions,
+)
+from weatkit.errors import WeatkitError
+from weatkit.validity import MTMM_COLUMNS, icc, mtmm, mtmm_shortfall, split_half
+
+#: Columns of ``reliability.csv`` (:func:`seed_reliability`).
+RELIABILITY_COLUMNS = [
+    "measure", "n_units", "n_seeds", "split_half", "split_half_ci_low", "split_half_ci_high",
+    "icc2", "icc2_ci_low", "icc2_ci_high", "icc2_p", "icc2k", "icc2k_ci_low", "icc2k_ci_high",
+]  # fmt: skip
+#: Fewest units (checkpoint entries × languages) for a reliability over seeds.
+MIN_RELIABILITY_UNITS = 3
 
 
 def measure_traits(
@@ -82,3 +109,61 @@ def validity_table(
         confidence_level=correlation.confidence_level,
     )
     return result.pairs, ""
+
+
+def seed_reliability(scores: pd.DataFrame, config: CompareConfig) -> tuple[pd.DataFrame, str]:
+    """``(reliability.csv, note)``: test–retest reliability of every measure over the seeds of
+    the ``checkpoints`` entries (module docstring); an empty table and '' without such
+    entries, an empty table and a one-line note when no measure has enough units."""
+    empty = pd.DataFrame(columns=RELIABILITY_COLUMNS)
+    entries = [m for m in config.models if m.checkpoints]
+    if not entries or scores.empty:
+        return empty, ""
+    k = min(len(m.checkpoints) for m in entries)
+    corr = config.correlation
+    split = scores["model"].str.rpartition(CHECKPOINT_MARK)
+    seeded = scores.assign(entry=split[0], seed=split[2])
+    names = [m.name for m in entries]
+    units = pd.MultiIndex.from_tuples(  # the file's order: the bootstrap resamples positions
+        [(name, lang) for name in names for lang in config.languages], names=["entry", "lang"]
+    )
+    seeded = seeded[seeded["entry"].isin(names) & seeded["seed"].isin(map(str, range(1, k + 1)))]
+    rows = []
+    for measure, part in seeded.groupby("measure", sort=False):
+        wide = part.pivot_table(index=["entry", "lang"], columns="seed", values="value")
+        wide = wide.reindex(index=units, columns=[str(i) for i in range(1, k + 1)]).dropna()
+        if len(wide) < MIN_RELIABILITY_UNITS:
+            continue
+        try:
+            half = split_half(
+                wide.to_numpy(), n_bootstrap=corr.n_bootstrap, seed=corr.seed,
+                confidence_level=corr.confidence_level,
+            )  # fmt: skip
+        except WeatkitError:  # every split has a constant half: no correlation
+            continue
+        both = icc(wide.to_numpy(), confidence_level=corr.confidence_level)
+        single, mean = both["ICC2"], both["ICC2k"]
+        rows.append(
+            {
+                "measure": measure,
+                "n_units": len(wide),
+                "n_seeds": k,
+                "split_half": half.statistic,
+                "split_half_ci_low": half.confidence_interval[0],
+                "split_half_ci_high": half.confidence_interval[1],
+                "icc2": single.statistic,
+                "icc2_ci_low": single.confidence_interval[0],
+                "icc2_ci_high": single.confidence_interval[1],
+                "icc2_p": single.pvalue,
+                "icc2k": mean.statistic,
+                "icc2k_ci_low": mean.confidence_interval[0],
+                "icc2k_ci_high": mean.confidence_interval[1],
+            }
+        )
+    if not rows:
+        return empty, (
+            f"validity: no test–retest reliability over seeds: {len(entries)} checkpoints "
+            f"model(s) × {len(config.languages)} language(s) give fewer than "
+            f"{MIN_RELIABILITY_UNITS} units with a value at every seed for each measure"
+        )
+    return pd.DataFrame(rows, columns=RELIABILITY_COLUMNS), ""

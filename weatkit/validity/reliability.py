@@ -20,8 +20,10 @@ and r_SB slightly understates the reliability of the whole.
 
 **Interval.** A percentile bootstrap over the units (Efron & Tibshirani 1993): B resamples of
 the n units with replacement (:func:`weatkit.stats.resampling.one_sample_bootstrap`, seed
-``seed``), the same splits in every resample; resamples in which a half score is constant
-leave r undefined and are dropped (counted in ``n_degenerate``).
+``seed``), the same splits in every resample; a resample in which, for some split, a half
+score is constant (r undefined) or r = −1 (r_SB = −∞, e.g. two distinct units drawn) is
+dropped and counted in ``n_degenerate``. Such splits of the data themselves are left out of
+the mean.
 
 References: Spearman, C. (1910). Correlation calculated from faulty data. British Journal of
 Psychology 3, 271–295. Brown, W. (1910). Some experimental results in the correlation of mental
@@ -71,14 +73,15 @@ class SplitHalfResult:
     """Split-half reliability of k parallel forms on n units (module docstring).
 
     Attributes:
-        statistic: mean over the splits of r_SB = 2r / (1 + r).
+        statistic: mean over the splits of r_SB = 2r / (1 + r) (splits where it is undefined
+            left out).
         confidence_interval: percentile bootstrap interval over the units (NaN, NaN without
             resamples).
         confidence_level: its level.
         r_half: mean over the splits of the uncorrected half correlation r.
         n_units, n_forms: the table's shape.
         n_splits: splits averaged; ``exact`` whether they are every distinct split.
-        n_bootstrap: unit resamples; ``n_degenerate`` those where r was undefined.
+        n_bootstrap: unit resamples; ``n_degenerate`` those dropped (r undefined or −1).
         seed: seed of the splits and of the resamples.
     """
 
@@ -135,11 +138,12 @@ def split_half(
     other = 1.0 - plan
     half_b = (other @ values.T) / other.sum(axis=1, keepdims=True)
     r = pearson_rows(half_a, half_b)
-    if np.isnan(r).all():
+    stepped = _stepped_up(r)
+    if np.isnan(stepped).all():
         raise DataError(
-            "split-half reliability: a half score is constant over the units in every split"
+            "split-half reliability: every split has a constant half score over the units or r = -1"
         )
-    statistic = float(np.nanmean(spearman_brown(r)))
+    statistic = float(np.nanmean(stepped))
     low = high = float("nan")
     n_degenerate = 0
     if n_bootstrap:
@@ -147,10 +151,10 @@ def split_half(
         rows = one_sample_bootstrap(n, n_bootstrap, seed=seed)  # (B, n)
         a = half_a[:, rows].reshape(-1, n)  # (S·B, n): split s, resample b
         b = half_b[:, rows].reshape(-1, n)
-        resampled = pearson_rows(a, b).reshape(len(plan), n_bootstrap)
+        resampled = _stepped_up(pearson_rows(a, b)).reshape(len(plan), n_bootstrap)
         undefined = np.isnan(resampled).any(axis=0)
         n_degenerate = int(undefined.sum())
-        means = np.mean(spearman_brown(resampled[:, ~undefined]), axis=0)
+        means = resampled[:, ~undefined].mean(axis=0)
         if means.size:
             lo, hi = percentile_interval(means[None, :], confidence_level)
             low, high = float(lo[0]), float(hi[0])
@@ -158,7 +162,7 @@ def split_half(
         statistic=statistic,
         confidence_interval=(low, high),
         confidence_level=confidence_level,
-        r_half=float(np.nanmean(r)),
+        r_half=float(np.nanmean(r[np.isfinite(stepped)])),
         n_units=n,
         n_forms=k,
         n_splits=len(plan),
@@ -167,6 +171,13 @@ def split_half(
         n_degenerate=n_degenerate,
         seed=seed,
     )
+
+
+def _stepped_up(r: np.ndarray) -> np.ndarray:
+    """r_SB = 2r / (1 + r) of each split's r; NaN where r is undefined or −1 (r_SB = −∞)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stepped = 2.0 * r / (1.0 + r)
+    return np.where(np.isfinite(stepped), stepped, np.nan)
 
 
 def _is_exact(k: int, n_splits: int) -> bool:
