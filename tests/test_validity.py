@@ -289,3 +289,20 @@ def test_mtmm_too_few_units_and_bad_input() -> None:
 def test_weatkit_validity_is_the_public_module() -> None:
     assert weatkit.validity.split_half is split_half
     assert "validity" in dir(weatkit)
+
+
+def test_resamples_with_r_of_minus_one_are_dropped_not_a_nan_bound() -> None:
+    # units 0 and 1 are ordered oppositely by the two forms: a resample of only them has
+    # r = -1, so r_SB = -inf; it is dropped as degenerate, and the interval stays defined
+    forms = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 2.0]])
+    result = split_half(forms, n_bootstrap=400, seed=0)
+    rows = np.random.default_rng(0).integers(0, 4, (400, 4))
+    kept = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for row in rows:
+            r = np.corrcoef(forms[row, 0], forms[row, 1])[0, 1]
+            if np.isfinite(r) and r > -1 + 1e-12:
+                kept.append(2 * r / (1 + r))
+    assert len(kept) < 400 - np.sum([len(set(row)) == 1 for row in rows])  # some had r = -1
+    assert result.n_degenerate == 400 - len(kept)
+    np.testing.assert_allclose(result.confidence_interval, np.quantile(kept, [0.025, 0.975]))
