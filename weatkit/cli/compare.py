@@ -49,11 +49,11 @@ def compare_command(**opts: Any) -> None:
     table.csv (one row per model × language), correlations.csv (Spearman and Kendall between
     measures across models, bootstrap CIs, permutation p, a flag for too few units),
     skipped.csv, seeds.csv and reliability.csv (models given as several checkpoints: mean,
-    SD and test–retest reliability over the seeds), validity.csv (the
-    multitrait–multimethod matrix of the measures the file's validity.traits names, with a
-    verdict per pair; docs/measures/validity.md), manifest.json and correlations.png into the
-    output directory. Prints blocks that fit the terminal. Exits 1
-    when a method failed for some model.
+    SD and test–retest reliability over the seeds), validity.csv (the multitrait–multimethod
+    matrix of the measures the file's validity.traits names, with a verdict per pair;
+    docs/measures/validity.md), manifest.json and correlations.png into the output
+    directory. Prints blocks that fit the terminal. Exits 1 when a method failed for some
+    model.
 
     The work is one job per model × method × language. Finished jobs are kept in OUTPUT/jobs/;
     rerunning skips them unless their options or inputs changed, so an interrupted comparison
