@@ -203,6 +203,6 @@ def test_docs_build_strict(tmp_path: Path, data_dir: Path) -> None:  # the galle
     assert {("scatter", "iso_gh"), ("scatter", "count_difference")} <= kinds
     api_page = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     for name, target in weatkit._LAZY.items():  # every entry point of `import weatkit`
-        attribute = target.partition(":")[2]
-        heading = re.compile(rf'<h\d id="weatkit\.[\w.]*\.{attribute}"')
+        attribute = target.partition(":")[2] or target.rpartition(".")[2]  # or a module
+        heading = re.compile(rf'<h\d id="weatkit\.([\w.]*\.)?{attribute}"')
         assert heading.search(api_page), f"weatkit.{name} missing from the API reference"

@@ -40,6 +40,7 @@ DOCUMENTED = {
     "wefat": ("weatkit.association.wefat", "wefat"),
     "sc_weat": ("weatkit.association.sc_weat", "sc_weat"),
     "direct_bias": ("weatkit.association.direct_bias", "direct_bias"),
+    "validity": ("weatkit", "validity"),  # the module weatkit.validity
 }
 
 

@@ -22,7 +22,7 @@ from weatkit.errors import WeatkitError
 
 __version__ = "0.1.0"
 
-#: Public name -> ``module:attribute`` it is imported from on first use.
+#: Public name -> ``module:attribute`` it is imported from on first use (or ``module``).
 _LAZY: dict[str, str] = {
     "weat": "weatkit.engine.weat:weat",
     "influence": "weatkit.engine.influence:influence",
@@ -46,6 +46,7 @@ _LAZY: dict[str, str] = {
     "wefat": "weatkit.association.wefat:wefat",
     "sc_weat": "weatkit.association.sc_weat:sc_weat",
     "direct_bias": "weatkit.association.direct_bias:direct_bias",
+    "validity": "weatkit.validity",  # a module: reliability and validity statistics
 }
 
 __all__ = [
@@ -71,11 +72,13 @@ __all__ = [
     "run",
     "sc_weat",
     "stereoset",
+    "validity",
     "weat",
     "wefat",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from weatkit import validity
     from weatkit.association.direct_bias import direct_bias
     from weatkit.association.ect import ect
     from weatkit.association.mac import mac
@@ -95,7 +98,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name of :data:`_LAZY` on first access (PEP 562)."""
+    """Import a public name of :data:`_LAZY` on first access (PEP 562); a target without
+    ``:attribute`` is the module itself."""
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'weatkit' has no attribute {name!r}")
@@ -106,7 +110,7 @@ def __getattr__(name: str) -> Any:
         if err.name != module_name:
             raise
         raise AttributeError(f"weatkit.{name} needs {module_name}, which is missing") from err
-    value = getattr(module, attribute)
+    value = getattr(module, attribute) if attribute else module
     globals()[name] = value  # later accesses skip __getattr__
     return value
 

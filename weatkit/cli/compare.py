@@ -48,9 +48,12 @@ def compare_command(**opts: Any) -> None:
     scores.csv (long, with bootstrap CIs over the items and a test of the neutral value),
     table.csv (one row per model × language), correlations.csv (Spearman and Kendall between
     measures across models, bootstrap CIs, permutation p, a flag for too few units),
-    skipped.csv, seeds.csv (models given as several checkpoints), manifest.json and
-    correlations.png into the output directory. Prints blocks that fit the terminal. Exits 1
-    when a method failed for some model.
+    skipped.csv, seeds.csv and reliability.csv (models given as several checkpoints: mean,
+    SD and test–retest reliability over the seeds), validity.csv (the multitrait–multimethod
+    matrix of the measures the file's validity.traits names, with a verdict per pair;
+    docs/measures/validity.md), manifest.json and correlations.png into the output
+    directory. Prints blocks that fit the terminal. Exits 1 when a method failed for some
+    model.
 
     The work is one job per model × method × language. Finished jobs are kept in OUTPUT/jobs/;
     rerunning skips them unless their options or inputs changed, so an interrupted comparison
@@ -72,6 +75,8 @@ def compare_command(**opts: Any) -> None:
     else:
         _print(result)
     for line in [*_sample_lines(result), *_cache_lines(result)]:
+        note(line)
+    for line in result.validity_notes:
         note(line)
     n_na = int((result.skipped["status"] == "not applicable").sum())
     if n_na:
@@ -167,6 +172,8 @@ def print_compare(result: CompareResult, console: Console) -> None:
     _print_intervals(result, console, short)
     _print_seeds(result, console, short)
     _print_correlations(result, console, short)
+    _print_validity(result, console, short)
+    _print_reliability(result, console, short)
 
 
 def _print_intervals(result: CompareResult, console: Console, short: dict[str, str]) -> None:
@@ -289,6 +296,57 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
         console.print(line, highlight=False, markup=False)
 
 
+def _print_validity(result: CompareResult, console: Console, short: dict[str, str]) -> None:
+    """The verdict of every convergent pair of the MTMM matrix, then one line on the
+    discriminant pairs (the whole matrix is in validity.csv)."""
+    pairs = result.validity
+    if pairs.empty:
+        return
+    console.print(
+        "Validity (multitrait–multimethod matrix, Campbell & Fiske 1959; validity.csv):",
+        highlight=False,
+        markup=False,
+    )
+    convergent = pairs[pairs["kind"] == "convergent"]
+    for r in convergent.itertuples(index=False):
+        x, y = short.get(r.measure_x, r.measure_x), short.get(r.measure_y, r.measure_y)
+        console.print(f"  {x} ~ {y}: {r.verdict}", highlight=False, markup=False)
+    verdicts = convergent["verdict"]
+    valid = int((verdicts.str.contains(", significant;") & verdicts.str.contains("; above")).sum())
+    discriminant = pairs[pairs["kind"].str.startswith("heterotrait")]
+    below = int(discriminant["verdict"].str.contains("; below every convergent").sum())
+    console.print(
+        f"  {valid} of {len(convergent)} convergent correlation(s) significant and above every "
+        f"discriminant one of their row and column; {below} of {len(discriminant)} "
+        "discriminant correlation(s) (different traits) below every convergent one of their "
+        "measures.",
+        highlight=False,
+        markup=False,
+    )
+
+
+def _print_reliability(result: CompareResult, console: Console, short: dict[str, str]) -> None:
+    """One line per measure: its test–retest reliability over the seeds (reliability.csv)."""
+    if result.reliability.empty:
+        return
+    level = percent(float(result.manifest.get("correlation", {}).get("confidence_level", 0.95)))
+    console.print(
+        f"Test–retest reliability over seeds ({level} CIs; reliability.csv):",
+        highlight=False,
+        markup=False,
+    )
+    for r in result.reliability.itertuples(index=False):
+        console.print(
+            f"  {short.get(r.measure, r.measure)}: split-half r_SB = {_fmt(r.split_half)} "
+            f"[{_fmt(r.split_half_ci_low)}, {_fmt(r.split_half_ci_high)}], ICC(2,1) = "
+            f"{_fmt(r.icc2)} [{_fmt(r.icc2_ci_low)}, {_fmt(r.icc2_ci_high)}], ICC(2,k) = "
+            f"{_fmt(r.icc2k)} [{_fmt(r.icc2k_ci_low)}, {_fmt(r.icc2k_ci_high)}] "
+            f"({r.n_units} units, {r.n_seeds} seeds)",
+            highlight=False,
+            markup=False,
+        )
+
+
 def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:
     """Each measure's printed name: itself, or ``M1``, ``M2``, ... when longer than ``budget``."""
     codes: dict[str, str] = {}
@@ -302,4 +360,3 @@ def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:
 
 def _fmt(value: Any) -> str:
     return "" if pd.isna(value) else f"{float(value):.3f}"
-

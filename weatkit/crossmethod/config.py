@@ -36,6 +36,9 @@ from the file's directory. Example (YAML)::
     correlation: {n_bootstrap: 2000, seed: 0, confidence_level: 0.95, by_language: true,
                   seed_units: checkpoints}   # or mean: one unit per model (the seed mean)
     scores: {n_bootstrap: 1000, seed: 0, confidence_level: 0.95}   # CIs of sentence scores
+    validity:                            # the MTMM matrix (validity.csv): the bias type
+      traits: {"gest:g_s": gender, "mbe:*": gender, "*weat6*": gender, "*weat3*": race}
+      statistic: spearman                # or kendall, pearson
 
 ``limit: N`` in a sentence-level section (``gest``, ``stereoset``, ``crows``, ``mbe``) scores a
 seeded sample of N items stratified as ``--limit N`` of the method's command does
@@ -49,7 +52,10 @@ its 29 languages, with ``eurogest_code`` (upstream code version) and ``coincidin
 masculine and feminine strings coincide) as in ``weatkit gest --lang``; the templates apply to
 English only. ``scores`` sets the percentile bootstrap of every sentence-level score's CI
 (:mod:`weatkit.crossmethod.uncertainty`; 0 resamples: no CIs); ``correlation`` that of the
-correlations.
+correlations, and of the multitrait–multimethod matrix that ``validity`` asks for:
+``validity.traits`` maps patterns of the joined table's measure columns (``fnmatch``: ``*``,
+``?``; the first that matches wins) to the trait (bias type) they measure, the method of a
+measure being its family (``scores.csv``'s ``method``); see :mod:`weatkit.crossmethod.validity`.
 
 A ``path`` entry is static word vectors (as a grid's ``path``: a ``.vec``/``.bin``/... file,
 ``{lang}`` in it for one file per language, or ``glove-6b-50d``): only the word-level ``weat``
@@ -96,11 +102,15 @@ from weatkit.gest.eurogest import COINCIDING
 from weatkit.gest.eurogest import DEFAULT_CODE as EUROGEST_DEFAULT_CODE
 from weatkit.measures.registry import family_measures
 from weatkit.pipeline import RunConfig
+from weatkit.stats.correlation import STATISTICS as CORRELATION_STATISTICS
 from weatkit.stats.resampling import check_plan_size
 from weatkit.stats.sampling import SampleOptions
 
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
-_TOP_KEYS = {"output", "languages", "models", "contextual", "correlation", "scores", *METHODS}
+_TOP_KEYS = {
+    *("output", "languages", "models", "contextual", "correlation", "scores", "validity"),
+    *METHODS,
+}
 _MODEL_KEYS = {"name", "model", "checkpoints", "kind", "path"}
 #: Separates a model's name from its checkpoint number in a unit's name (``MultiBERTs#2``).
 CHECKPOINT_MARK = "#"
@@ -271,6 +281,28 @@ class ScoreOptions:
 
 
 @dataclass(frozen=True)
+class ValidityOptions:
+    """The multitrait–multimethod matrix of ``weatkit compare`` (:mod:`weatkit.crossmethod.
+    validity`): ``traits`` maps measure-column patterns (``fnmatch``) to the trait (bias type)
+    each measures, ``statistic`` is the correlation (``spearman``, ``kendall``, ``pearson``)."""
+
+    traits: dict[str, str] = field(default_factory=dict)
+    statistic: str = "spearman"
+
+    def validate(self) -> None:
+        if self.statistic not in CORRELATION_STATISTICS:
+            raise ConfigError(
+                f"choose {', '.join(CORRELATION_STATISTICS)}, not {self.statistic!r}",
+                field="statistic",
+            )
+        for pattern, trait in self.traits.items():
+            if not isinstance(trait, str) or not trait:
+                raise ConfigError(
+                    f"the trait of {pattern!r} must be a name, got {trait!r}", field="traits"
+                )
+
+
+@dataclass(frozen=True)
 class CompareConfig:
     """A validated comparison file (see the module docstring)."""
 
@@ -282,6 +314,7 @@ class CompareConfig:
     contextual: ContextualOptions
     correlation: CorrelationOptions
     scores: ScoreOptions = field(default_factory=ScoreOptions)
+    validity: ValidityOptions = field(default_factory=ValidityOptions)
     weat: WeatSection | None = None
     gest: GestSection | None = None
     stereoset: StereosetSection | None = None
@@ -342,6 +375,7 @@ def load_compare_config(path: str | os.PathLike, output: str | None = None) -> C
             CorrelationOptions, data.get("correlation", {}), source.key("correlation")
         ),
         scores=dataclass_from(ScoreOptions, data.get("scores", {}), source.key("scores")),
+        validity=dataclass_from(ValidityOptions, data.get("validity", {}), source.key("validity")),
         **sections,
     )
 

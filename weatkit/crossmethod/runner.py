@@ -10,6 +10,12 @@ Outputs (:func:`write_compare`):
                       model × language units, with bootstrap CIs, permutation p-values and
                       a flag for too few units
                       (:data:`weatkit.stats.correlation.CORRELATION_COLUMNS`)
+``validity.csv``      only with ``validity.traits``: the multitrait–multimethod matrix of the
+                      measures, one row per pair (convergent, discriminant) with its CI,
+                      permutation p and verdict (:mod:`weatkit.crossmethod.validity`)
+``reliability.csv``   only with ``checkpoints`` entries: test–retest reliability of each
+                      measure over the seeds (split-half r_SB, ICC(2,1), ICC(2,k), with CIs;
+                      :func:`weatkit.crossmethod.validity.seed_reliability`)
 ``skipped.csv``       ``model, lang, method, status, reason``: ``not applicable`` (no data in
                       that language, a causal LM where a masked LM is needed) or ``failed``
 ``seeds.csv``         only with ``checkpoints`` entries: one row per model × language ×
@@ -45,6 +51,7 @@ from weatkit.crossmethod.execute import execute_compare_job, release_held, skip_
 from weatkit.crossmethod.jobs import CompareJob, ComparePlan, plan_compare
 from weatkit.crossmethod.methods import SCORE_COLUMNS
 from weatkit.crossmethod.plot import correlation_heatmap
+from weatkit.crossmethod.validity import RELIABILITY_COLUMNS, seed_reliability, validity_table
 from weatkit.grid.executors import Executor, LocalExecutor
 from weatkit.grid.store import JobStore
 from weatkit.models.cache import CacheCount
@@ -54,6 +61,7 @@ from weatkit.report.figures import figure_bytes
 from weatkit.report.tables import manifest_bytes, render, write_outputs
 from weatkit.stats.correlation import EXACT_MAX_UNITS, N_PERMUTATIONS, correlation_table
 from weatkit.stats.sampling import ItemSample
+from weatkit.validity import MTMM_COLUMNS
 
 SKIPPED_COLUMNS = ["model", "lang", "method", "status", "reason"]
 #: Columns of ``seeds.csv`` (:func:`seed_table`).
@@ -66,7 +74,10 @@ class CompareResult:
     section has a ``limit`` (``METHOD:MODEL:LANG`` -> the sample; also in the manifest's
     ``samples``), and the scores each step reused from the score cache or computed
     (``METHOD:MODEL:LANG`` -> :class:`~weatkit.models.cache.CacheCount`, steps that scored
-    sentences; also in the manifest's ``cache``)."""
+    sentences; also in the manifest's ``cache``). ``validity`` is the MTMM table
+    (``validity.csv``, empty without one), ``reliability`` the reliability over seeds
+    (``reliability.csv``, empty without one) and ``validity_notes`` why either is missing
+    (one line each)."""
 
     scores: pd.DataFrame
     table: pd.DataFrame
@@ -76,6 +87,11 @@ class CompareResult:
     seeds: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SEED_COLUMNS))
     samples: dict[str, ItemSample] = field(default_factory=dict)
     cache: dict[str, CacheCount] = field(default_factory=dict)
+    validity: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=MTMM_COLUMNS))
+    reliability: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=RELIABILITY_COLUMNS)
+    )
+    validity_notes: tuple[str, ...] = ()
 
     @property
     def n_failed(self) -> int:
@@ -116,8 +132,8 @@ def compare(
             replaces ``config.output``.
         write: keep each finished job's record in ``OUTPUT/jobs/`` as it finishes (a killed
             study resumes; :func:`run_compare`'s ``records``), then write ``scores.csv``,
-            ``table.csv``, ``correlations.csv``, ``skipped.csv``,
-            ``manifest.json`` (and ``correlations.png`` with ``plot``) into it
+            ``table.csv``, ``correlations.csv``, ``skipped.csv``, ``manifest.json`` (and
+            ``correlations.png`` with ``plot``, ``validity.csv`` with ``validity.traits``) into it
             (:func:`write_compare`).
         plot: draw the correlation heatmap when writing.
         show_progress: progress bars (None: when on a terminal).
@@ -281,6 +297,9 @@ def _collate(
         seed=corr.seed,
         confidence_level=corr.confidence_level,
     )
+    validity, validity_note = validity_table(table, scores, config.validity, corr)
+    reliability, reliability_note = seed_reliability(scores, config)
+    notes = tuple(note for note in (validity_note, reliability_note) if note)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = {
         "command": "weatkit compare",
@@ -292,6 +311,7 @@ def _collate(
         "methods": {m: asdict(getattr(config, m)) for m in config.methods},
         "contextual": asdict(config.contextual),
         "correlation": asdict(corr),
+        "validity": {**asdict(config.validity), "notes": list(notes)},
         "scores": asdict(config.scores),
         "resampling": {  # weatkit.stats.resampling: plans depend only on the seed and sizes
             # percentile bootstrap CIs of the sentence-level scores over their items, and the
@@ -346,6 +366,9 @@ def _collate(
         seeds=seeds,
         samples=samples,
         cache=cache,
+        validity=validity,
+        reliability=reliability,
+        validity_notes=notes,
     )
 
 
@@ -393,9 +416,7 @@ def joined_table(scores: pd.DataFrame, config: CompareConfig) -> pd.DataFrame:
     the mean over its checkpoints (``seed_mean`` of :func:`seed_table`).
     """
     by_mean = config.correlation.seed_units == "mean"
-    names = [
-        u.name for m in config.models for u in ((m,) if by_mean else m.units())
-    ]
+    names = [u.name for m in config.models for u in ((m,) if by_mean else m.units())]
     units = pd.DataFrame(
         [(name, lang) for name in names for lang in config.languages],
         columns=["model", "lang"],
@@ -428,6 +449,10 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
     }
     if not result.seeds.empty:
         files["seeds.csv"] = render(result.seeds, "csv")
+    if not result.validity.empty:
+        files["validity.csv"] = render(result.validity, "csv")
+    if not result.reliability.empty:
+        files["reliability.csv"] = render(result.reliability, "csv")
     if plot and (result.correlations["scope"] == "all").any():
         level = result.manifest["correlation"]["confidence_level"]
         figure = correlation_heatmap(result.correlations, confidence_level=level)

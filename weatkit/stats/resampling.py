@@ -33,6 +33,12 @@ otherwise ``n_permutations`` distinct random splits (sampled without replacement
 CA-WEAT code does) from ``numpy.random.default_rng([seed, *sizes, 1])``, with
 p = (k + 1) / (B + 1) (Phipson & Smyth 2010).
 
+Split halves (:func:`split_half_plan`; split-half reliability, :mod:`weatkit.validity`): of k
+parallel forms, half A takes ⌊k/2⌋ and half B the rest. Every distinct split when there are at
+most ``n_splits`` of them (C(k, ⌊k/2⌋), halved for even k since A|B and B|A are one split);
+otherwise ``n_splits`` random splits from ``numpy.random.default_rng([seed, k, 3])`` (each a
+random permutation of the forms, its first ⌊k/2⌋ in half A; repeats allowed).
+
 Null baseline (:func:`null_plan`; Dobrzeniecka & Urbaniak 2024): K random target lists drawn
 from a candidate vocabulary split into frequency bands, each drawn word from the band of the
 target word it replaces, from ``numpy.random.default_rng([seed, n_targets, M, 2])`` (M the
@@ -61,6 +67,7 @@ BOOTSTRAP_SCHEMES: tuple[str, ...] = ("weat", "stratified")
 _BOOTSTRAP_STREAM = 0
 _PERMUTATION_STREAM = 1
 _NULL_STREAM = 2
+_SPLIT_STREAM = 3
 
 
 def _rng(seed: int, sizes: Sequence[int], stream: int) -> np.random.Generator:
@@ -267,6 +274,36 @@ def _row_keys(rows: np.ndarray) -> np.ndarray:
     if width == 8:
         return padded.view(np.uint64).ravel()
     return np.ascontiguousarray(padded).view(np.dtype((np.void, width))).ravel()
+
+
+def split_half_plan(n_forms: int, n_splits: int, *, seed: int) -> np.ndarray:
+    """``(S, n_forms)`` 0/1 membership of half A in each split of ``n_forms`` parallel forms.
+
+    Half A has ⌊k/2⌋ forms. Every distinct split (``exact``: in lexicographic order of half A,
+    and, for even k, only those with form 0 in half A) when there are at most ``n_splits``;
+    else ``n_splits`` random splits from ``default_rng([seed, k, 3])`` (module docstring).
+
+    Example:
+        >>> split_half_plan(4, 100, seed=0).tolist()
+        [[1, 1, 0, 0], [1, 0, 1, 0], [1, 0, 0, 1]]
+    """
+    if n_forms < 2:
+        raise DataError(f"a split-half needs at least 2 forms, got {n_forms}")
+    if n_splits < 1:
+        raise ConfigError(f"must be >= 1, got {n_splits}", field="n_splits")
+    half = n_forms // 2
+    distinct = math.comb(n_forms, half) // (2 if 2 * half == n_forms else 1)
+    if distinct <= n_splits:
+        combos = itertools.islice(itertools.combinations(range(n_forms), half), distinct)
+        membership = np.zeros((distinct, n_forms), dtype=np.uint8)
+        for row, combo in enumerate(combos):
+            membership[row, list(combo)] = 1
+        return membership
+    check_plan_size(n_splits, (n_forms,), field="n_splits", bytes_per_item=1)
+    rng = _rng(seed, (n_forms,), _SPLIT_STREAM)
+    base = np.zeros(n_forms, dtype=np.uint8)
+    base[:half] = 1
+    return rng.permuted(np.tile(base, (n_splits, 1)), axis=1)
 
 
 def null_plan(
