@@ -17,8 +17,10 @@ builds it; BOS = EOS = ``<|endoftext|>``, no special tokens added, like GPT-2's)
     logits, the two words' ids read from it; (2) a batched implementation: prefixes sorted by
     length and right-padded in batches of 64, full logits at every position, the last real
     position's row read. weatkit scores both completed texts (``prefix he``, ``prefix she``)
-    through the Scorer, so it does twice the forward passes of (1) and (2): the price of one
-    scoring layer for every backend (a server scores texts, not next-token distributions).
+    through the Scorer (one scoring layer for every backend: a server scores texts, not
+    next-token distributions); the hf backend runs the two as one row, the prefix, and its LM
+    head only at the word's position (``read_from``): one forward pass of the prefix per
+    sample, as (1) and (2), whose LM head runs at every position.
 (b) ``stereoset``: StereoSet intrasentence scores (``exp`` of the mean token log-probability
     after ``<|endoftext|>``) of the three sentences of the first ``--items`` English examples
     (:class:`weatkit.stereoset.scoring.IntrasentenceScorer`), against (1) one sentence per

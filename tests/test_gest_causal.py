@@ -84,6 +84,25 @@ def test_glm_gest_equals_a_plain_loop(causal: Path, monkeypatch: pytest.MonkeyPa
     assert max(lengths) > 1  # all the tokens of a word count
 
 
+def test_glm_gest_runs_the_lm_head_at_the_words_only(causal: Path) -> None:
+    """The LM head runs once per token of the two words (``read_from``), never over the
+    sentence: the cost of a template is one forward pass of its prefix."""
+    scorer = GestScorer(str(causal), options=NO_CACHE)
+    first = scorer.score_samples(SENTENCES, templates=[0])  # the head split's check runs here
+    seen: list[int] = []
+    head = scorer.handle.network("glm").get_output_embeddings()
+    hook = head.register_forward_pre_hook(lambda _m, args: seen.append(args[0].shape[0]))
+    try:
+        again = scorer.score_samples(SENTENCES, templates=[0])
+    finally:
+        hook.remove()
+    pd.testing.assert_frame_equal(again, first)
+    t = GLM_TEMPLATES[0]
+    words = sum(plain_word(causal, fill(t.text, "", s)[0], w)[1] for s in SENTENCES
+                for w in (t.masculine, t.feminine))  # fmt: skip
+    assert sum(seen) == words
+
+
 def _plain_r(model_dir: Path, m: str, f: str, code: str) -> float:
     """EuroGEST's r by a plain loop over ``tok(text)`` (the tokenizer's special tokens)."""
     tok, _ = _load(model_dir)

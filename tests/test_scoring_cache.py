@@ -109,6 +109,31 @@ def test_only_new_texts_are_scored(gpt2: Path, monkeypatch: pytest.MonkeyPatch) 
         np.testing.assert_allclose(a.logprobs, b.logprobs, rtol=0, atol=1e-5)  # other batches
 
 
+def test_a_text_read_from_an_offset_has_its_own_entries(
+    gpt2: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``read_from`` call (GEST) is served by a whole text's entry where one is cached; a text
+    it computes (NaN before its offset) is kept under a key of its own, served again to the
+    same call without the model, never to a call for every token nor one from another offset."""
+    get_scorer(str(gpt2), _options()).causal_logprobs(["He is a doctor"])
+    texts = ["He is a doctor", "She is a nurse", "She is a nurse"]
+    with counting() as count:
+        first = get_scorer(str(gpt2), _options()).causal_logprobs(texts, read_from=[6, 9, 6])
+    assert (count.cached, count.computed) == (1, 1)
+    assert not np.isnan(first[0].logprobs).any()  # the whole text's entry
+    read = np.array([end > 6 for _, end in first[1].offsets])  # the smaller offset of the two
+    assert np.isnan(first[1].logprobs[~read]).all() and not np.isnan(first[1].logprobs[read]).any()
+    assert len({s.parent for s in _shards()}) == 2
+    _no_forward(monkeypatch)
+    with counting() as count:
+        again = get_scorer(str(gpt2), _options()).causal_logprobs(texts, read_from=[6, 6, 6])
+    _same(again, first)
+    assert (count.cached, count.computed) == (2, 0)  # distinct texts
+    for read_from in (None, [3]):
+        with pytest.raises(AssertionError, match="the model ran"):
+            get_scorer(str(gpt2), _options()).causal_logprobs(texts[1:2], read_from=read_from)
+
+
 def test_the_dtype_is_in_the_key(gpt2: Path) -> None:
     get_scorer(str(gpt2), _options()).causal_logprobs(TEXTS)
     with counting() as count:

@@ -83,6 +83,34 @@ def test_texts_that_differ_in_their_last_token_share_one_row(causal: Path) -> No
     assert len(prefixes) == 3 and max(seen) == 3  # one batch of 3 rows (+ the head check's 1)
 
 
+def test_read_from_runs_the_head_where_read_only(causal: Path) -> None:
+    """With ``read_from`` (GEST's word after its prefix) the tokens ending after a text's offset
+    have the values of the whole call, those before are NaN, and the LM head runs once per
+    token read: the shared last position of '…, he' / '…, she', the tokens of a word of
+    several."""
+    texts = ['"I cook", he', '"I cook", she', '"I sing", sunflower', "a tree here"]
+    offsets = [9, 9, 9, 6]
+    scorer = get_scorer(f"hf:{causal}", ContextualOptions(device="cpu", cache=False))
+    whole = scorer.causal_logprobs(texts, show_progress=False)
+    seen: list[int] = []  # positions the head runs at (after the split's first check above)
+    hook = scorer.handle.network("glm").get_output_embeddings().register_forward_pre_hook(
+        lambda _m, args: seen.append(args[0].shape[0])
+    )
+    try:
+        got = scorer.causal_logprobs(texts, show_progress=False, read_from=offsets)
+    finally:
+        hook.remove()
+    n_read = 0
+    for full, part, offset in zip(whole, got, offsets, strict=True):
+        read = np.array([end > offset for _, end in full.offsets])
+        assert (part.tokens, part.offsets) == (full.tokens, full.offsets)
+        np.testing.assert_allclose(part.logprobs[read], full.logprobs[read], rtol=0, atol=1e-6)
+        assert np.isnan(part.logprobs[~read]).all() and read.any() and not read.all()
+        n_read += int(read.sum())
+    assert len(whole[2].logprobs) - np.isnan(got[2].logprobs).sum() > 1  # ' sunflower': several
+    assert sum(seen) == n_read
+
+
 def test_the_start_token_is_the_one_the_tokenizer_puts_in_front(tmp_path: Path) -> None:
     """XGLM's tokenizer starts a text with ``</s>`` (its BOS ``<s>`` is never seen in front of
     a document): ``bos-or-eos`` starts with ``</s>`` too, and the values equal a plain loop over

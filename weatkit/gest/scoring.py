@@ -338,6 +338,7 @@ class GestScorer:
                 [text for pair in pairs.values() for text in pair],
                 start="tokenizer",
                 show_progress=show_progress,
+                read_from={text: len(prefixes[s]) for s, pair in pairs.items() for text in pair},
             )
         out: dict[str, float | str] = {}
         for s, (m, f) in pairs.items():

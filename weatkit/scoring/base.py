@@ -34,7 +34,7 @@ of a GEST template) selects them by character span, never by a token index of an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -110,11 +110,17 @@ class Scorer(Protocol):
         *,
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
+        read_from: Sequence[int] | None = None,
     ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text under a causal LM, in the input order
         (``show_progress``: a progress bar where the backend has one; None: on a terminal;
         ``start``: one of :data:`STARTS`, module docstring). A backend that knows its model's
-        length raises :class:`~weatkit.errors.TextTooLongError` naming every text too long."""
+        length raises :class:`~weatkit.errors.TextTooLongError` naming every text too long.
+
+        ``read_from``: per text, a character offset; the caller reads only the tokens whose
+        span ends after it (GEST's word after its prefix), and a backend may give NaN for the
+        others (the hf backend then runs its LM head at the positions read only; a server
+        scores every token all the same). None: every token."""
         ...
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
@@ -128,16 +134,24 @@ def logprobs_by_text(
     *,
     start: str = DEFAULT_START,
     show_progress: bool | None = None,
+    read_from: Mapping[str, int] | None = None,
 ) -> tuple[dict[str, TokenLogprobs], dict[str, str]]:
     """``{text: TokenLogprobs}`` of the distinct ``texts``, and ``{text: reason}`` of those the
     model cannot take (``longer than the model's N tokens``, from a
-    :class:`~weatkit.errors.TextTooLongError`), which are left out instead of failing the call."""
+    :class:`~weatkit.errors.TextTooLongError`), which are left out instead of failing the call.
+    ``read_from``: ``{text: character offset}``, the :meth:`Scorer.causal_logprobs` argument of
+    each text (None: every token is read)."""
     todo = list(dict.fromkeys(texts))
     skipped: dict[str, str] = {}
+
+    def score(todo: list[str]) -> list[TokenLogprobs]:
+        since = {} if read_from is None else {"read_from": [read_from[text] for text in todo]}
+        return scorer.causal_logprobs(todo, show_progress=show_progress, start=start, **since)
+
     try:
-        scored = scorer.causal_logprobs(todo, show_progress=show_progress, start=start)
+        scored = score(todo)
     except TextTooLongError as err:
         skipped = dict.fromkeys(err.texts, f"longer than the model's {err.limit} tokens")
         todo = [text for text in todo if text not in skipped]
-        scored = scorer.causal_logprobs(todo, show_progress=show_progress, start=start)
+        scored = score(todo)
     return dict(zip(todo, scored, strict=True)), skipped

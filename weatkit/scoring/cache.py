@@ -24,6 +24,11 @@ safetensors file of three tensors and JSON metadata::
     lengths   int64   (N,)     tokens per text
     metadata  items (the N texts), tokens (JSON list of each text's token strings), runs
 
+A text scored with a ``read_from`` offset (GEST's word after its prefix: the log-probabilities
+of the tokens before it may be NaN) is served by the whole text's entry where one is cached; else
+it is computed with its offset and kept under the same key with ``read_from`` added, as the item
+``<offset>:<text>``.
+
 Values come back bit for bit. Rows served and computed are counted by
 :func:`weatkit.models.cache.counting` (``compare`` reports them). ``options.cache`` False (the
 ``--no-cache`` of every command) neither reads nor writes the cache.
@@ -33,6 +38,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -111,11 +117,12 @@ class CachedScorer:
     def __repr__(self) -> str:
         return repr(self.scorer)
 
-    def cache(self, start: str = DEFAULT_START) -> LogprobCache | None:
-        """The cache of the texts scored with ``start``; None when caching is off."""
+    def cache(self, start: str = DEFAULT_START, partial: bool = False) -> LogprobCache | None:
+        """The cache of the texts scored with ``start`` (``partial``: of those scored with a
+        ``read_from`` offset, module docstring); None when caching is off."""
         if not self._enabled:
             return None
-        if start not in self._caches:
+        if (start, partial) not in self._caches:
             backend = self.spec.backend
             if backend in LOADS_WEIGHTS:
                 model = model_inputs({"identity": self.identity}, self._options, backend)
@@ -123,12 +130,14 @@ class CachedScorer:
                 model = {"backend": backend, "identity": self.identity}
             key = {"task": "causal-logprobs", "version": CAUSAL_CACHE_VERSION,
                    "start": start, **model}  # fmt: skip
-            self._caches[start] = LogprobCache(
+            if partial:
+                key["read_from"] = True
+            self._caches[start, partial] = LogprobCache(
                 key,
                 root=ensure_cache_dir("scores") / "causal",
                 batch_size=getattr(self.scorer, "batch_size", None),
             )
-        return self._caches[start]
+        return self._caches[start, partial]
 
     def causal_logprobs(
         self,
@@ -136,25 +145,47 @@ class CachedScorer:
         *,
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
+        read_from: Sequence[int] | None = None,
     ) -> list[TokenLogprobs]:
         """The wrapped scorer's ``causal_logprobs``, each distinct text computed once ever (per
-        key): cached texts are read, the others scored in one call and stored. A call with a
-        text that cannot be a key (blank, not a string), or one string instead of a list, goes
-        to the backend as it is (its checks apply) and is not cached."""
+        key): cached texts are read, the others scored in one call and stored. With
+        ``read_from``, a text's entry is that of the whole text where one is cached, else that
+        of the text and its offset (module docstring). A call with a text that cannot be a key
+        (blank, not a string), or one string instead of a list, goes to the backend as it is
+        (its checks apply) and is not cached."""
         cache = self.cache(start)
+        since = {} if read_from is None else {"read_from": read_from}
         if cache is None or isinstance(texts, str) or not all(_keyable(t) for t in texts):
-            scored = self.scorer.causal_logprobs(texts, show_progress=show_progress, start=start)
+            scored = self.scorer.causal_logprobs(
+                texts, show_progress=show_progress, start=start, **since
+            )
             tally(None, [], len(scored))
             return scored
+        offsets: dict[str, int] = {}  # a text given twice is read from its smaller offset
+        for text, offset in zip(texts, read_from if read_from is not None else [], strict=False):
+            offsets[text] = min(offset, offsets.get(text, offset))
         distinct = list(dict.fromkeys(texts))
         found = cache.get(distinct, 0)
-        cached = list(found)
+        tally(cache, list(found), 0)
         missing = [t for t in distinct if t not in found]
+        partial = self.cache(start, partial=True) if offsets and missing else None
+        if partial is not None:  # the entry of a text read from an offset: "<offset>:<text>"
+            keys = {t: f"{offsets[t]}:{t}" for t in missing}
+            hits = partial.get(keys.values(), 0)
+            tally(partial, list(hits), 0)
+            found.update((t, replace(hits[keys[t]], text=t)) for t in missing if keys[t] in hits)
+            missing = [t for t in missing if keys[t] not in hits]
         if missing:
-            fresh = self.scorer.causal_logprobs(missing, show_progress=show_progress, start=start)
-            cache.put(missing, {0: fresh})
+            since = {"read_from": [offsets[t] for t in missing]} if offsets else {}
+            fresh = self.scorer.causal_logprobs(
+                missing, show_progress=show_progress, start=start, **since
+            )
+            if partial is not None:
+                partial.put([keys[t] for t in missing], {0: fresh})
+            else:
+                cache.put(missing, {0: fresh})
             found.update(zip(missing, fresh, strict=True))
-        tally(cache, cached, len(missing))
+        tally(None, [], len(missing))
         return [found[t] for t in texts]
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:

@@ -18,14 +18,15 @@ and, with no start token (``k = 0``: ``start="none"``, or a tokenizer without BO
 Each value is ``log softmax(z)[w_i]`` of the logits ``z`` at position ``k + i − 1``, in float32
 (logits of a float16/bfloat16 model are upcast a chunk of positions at a time), stored as
 float64; the LM head runs at those positions only, not at padding nor at the last position
-(:meth:`weatkit.models.handle.ModelHandle.token_log_probs`). The texts run in right-padded
-batches sorted by length (:func:`weatkit.models.batching.run_batches`) with an attention mask;
-padding is never attended, so a value does not depend on its batch beyond the last bits of
-float32 kernels. Texts whose ids differ only in their last token (GEST's completed templates
-``"…", he`` and ``"…", she``) share one row: the logits at a position depend only on the
-tokens up to it, so the last position of the shared prefix gives each text's last value.
-Texts longer than the model takes are a :class:`~weatkit.errors.TextTooLongError` naming all
-of them.
+(:meth:`weatkit.models.handle.ModelHandle.token_log_probs`), and with ``read_from`` not before
+the first token read either (GEST reads its word only: one position of ``"…", he``). The
+texts run in right-padded batches sorted by length (:func:`weatkit.models.batching.run_batches`)
+with an attention mask; padding is never attended, so a value does not depend on its batch
+beyond the last bits of float32 kernels. Texts whose ids differ only in their last token
+(GEST's completed templates ``"…", he`` and ``"…", she``) share one row: the logits at a
+position depend only on the tokens up to it, so the last position of the shared prefix gives
+each text's last value. Texts longer than the model takes are a
+:class:`~weatkit.errors.TextTooLongError` naming all of them.
 
 **Embeddings** (:meth:`HfScorer.embed`): the sentence embedding of an hf model is the mean of
 its last hidden state over the text's non-special tokens, ``e(t) = (1/|C|) Σ_{j∈C} h_L[j]``: a
@@ -93,8 +94,11 @@ class HfScorer:
         *,
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
+        read_from: Sequence[int] | None = None,
     ) -> list[TokenLogprobs]:
-        """``log P(w_i | s, w_<i)`` of every token of each text (module docstring)."""
+        """``log P(w_i | s, w_<i)`` of every token of each text (module docstring); with
+        ``read_from``, of the tokens whose span ends after each text's offset (NaN before:
+        the LM head runs where read only)."""
         if not self.causal:
             raise ModelError(
                 f"{self.spec.model} is a masked LM: it gives no causal token log-probabilities"
@@ -102,16 +106,22 @@ class HfScorer:
         encoded = self._encode_causal(texts, start)
         if not encoded:
             return []
+        firsts = (
+            [1] * len(encoded)
+            if read_from is None
+            else [_first_read(e, offset) for e, offset in zip(encoded, read_from, strict=True)]
+        )
         # texts that differ only in their last token (GEST's "…, he" / "…, she") share one row:
         # the logits at a position depend on the tokens up to it only (causal attention)
         groups: dict[tuple[int, ...], list[int]] = {}
         for i, (ids, _, _) in enumerate(encoded):
             if len(ids) > 1:
                 groups.setdefault(tuple(ids[:-1]), []).append(i)
-        items = [(list(prefix), [encoded[i][0][-1] for i in members])
+        items = [(list(prefix), [encoded[i][0][-1] for i in members],
+                  min(firsts[i] for i in members))
                  for prefix, members in groups.items()]  # fmt: skip
         width = max(len(ids) for ids, _, _ in encoded)
-        k = max((len(lasts) for _, lasts in items), default=0)
+        k = max((len(lasts) for _, lasts, _ in items), default=0)
         handle = self.handle
         values = np.zeros((0, width + k))
         if items:
@@ -189,27 +199,35 @@ def make_scorer(spec: ModelSpec, options: Any = None) -> HfScorer:
     return HfScorer(spec, options)
 
 
+def _first_read(encoded: Encoded, offset: int) -> int:
+    """The position in ``encoded``'s ids of its first token whose span ends after ``offset``
+    (the length when none does), 1 at least (position 0 has no conditional)."""
+    _, spans, lead = encoded
+    index = next((i for i, (_, end) in enumerate(spans) if end > offset), len(spans))
+    return max(lead + index, 1)
+
+
 def _causal_batch(
-    handle: ModelHandle, batch: Sequence[tuple[list[int], list[int]]], width: int, k: int
+    handle: ModelHandle, batch: Sequence[tuple[list[int], list[int], int]], width: int, k: int
 ) -> np.ndarray:
-    """``(len(batch), width + k)`` float64 for items ``(prefix, last tokens)``: column j < len
-    (prefix) of row r holds ``log P(prefix_j | prefix_<j)`` (NaN at j = 0), column width + m
+    """``(len(batch), width + k)`` float64 for items ``(prefix, last tokens, first)``: column
+    first ≤ j < len(prefix) of row r holds ``log P(prefix_j | prefix_<j)``, column width + m
     ``log P(last_m | prefix)``; NaN elsewhere."""
-    ids, mask = padded([prefix for prefix, _ in batch], handle.pad_id)
+    ids, mask = padded([prefix for prefix, _, _ in batch], handle.pad_id)
     # log P(w_j | w_<j) from the logits at position j − 1, at the positions read only
-    triples = [(r, j, prefix[j + 1]) for r, (prefix, _) in enumerate(batch)
-               for j in range(len(prefix) - 1)]  # fmt: skip
-    triples += [(r, len(prefix) - 1, last) for r, (prefix, lasts) in enumerate(batch)
+    triples = [(r, j, prefix[j + 1]) for r, (prefix, _, first) in enumerate(batch)
+               for j in range(first - 1, len(prefix) - 1)]  # fmt: skip
+    n_inner = len(triples)
+    triples += [(r, len(prefix) - 1, last) for r, (prefix, lasts, _) in enumerate(batch)
                 for last in lasts]  # fmt: skip
     rows, cols, targets = (torch.tensor(x, dtype=torch.long) for x in zip(*triples, strict=True))
     values, _ = handle.token_log_probs(
         "glm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols, targets=targets
     )
     out = np.full((len(batch), width + k), np.nan)
-    n_inner = sum(len(prefix) - 1 for prefix, _ in batch)
     inner = values[:n_inner].double().cpu().numpy()
     out[rows[:n_inner].numpy(), cols[:n_inner].numpy() + 1] = inner
-    members = [(r, width + m) for r, (_, lasts) in enumerate(batch) for m in range(len(lasts))]
+    members = [(r, width + m) for r, (_, lasts, _) in enumerate(batch) for m in range(len(lasts))]
     last_r, last_c = (np.array(x, dtype=np.int64) for x in zip(*members, strict=True))
     out[last_r, last_c] = values[n_inner:].double().cpu().numpy()
     return out

@@ -194,12 +194,14 @@ class OpenAIScorer:
         *,
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
+        read_from: Sequence[int] | None = None,
     ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text (see the module docstring); an empty text
         has no tokens and is not sent. ``show_progress`` is accepted for the protocol; requests
         are not shown. ``start`` too: the server encodes each prompt as its model's tokenizer
         does (the ``tokenizer`` start of :data:`weatkit.scoring.base.STARTS`); ``none`` is a
-        one-line :class:`ModelError` (module docstring)."""
+        one-line :class:`ModelError` (module docstring). ``read_from`` is accepted too: the
+        server scores every prompt token."""
         if start not in STARTS:
             raise ModelError(f"unknown start {start!r}: choose {', '.join(STARTS)}")
         if start == NO_START:

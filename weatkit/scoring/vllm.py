@@ -136,8 +136,10 @@ class VllmScorer:
         *,
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
+        read_from: Sequence[int] | None = None,
     ) -> list[TokenLogprobs]:
-        """``log P(w_i | s, w_<i)`` of every token of each text (module docstring)."""
+        """``log P(w_i | s, w_<i)`` of every token of each text (module docstring; vLLM scores
+        every prompt token, so ``read_from`` changes nothing)."""
         encoded = encode_causal(self.tokenizer, texts, start, model=self.spec.model,
                                 limit=self.max_length)  # fmt: skip
         if not encoded:
