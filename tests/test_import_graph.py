@@ -80,8 +80,8 @@ def import_graph() -> nx.DiGraph:
 
 def test_the_graph_sees_every_kind_of_import() -> None:
     graph = import_graph()
-    assert graph.has_edge("weatkit.pipeline", "weatkit.engine.weat")  # module level
-    assert graph.has_edge("weatkit.pipeline", "weatkit")  # import weatkit
+    assert graph.has_edge("weatkit.pipeline.execute", "weatkit.engine.weat")  # module level
+    assert graph.has_edge("weatkit.pipeline.manifest", "weatkit")  # import weatkit
     assert graph.has_edge("weatkit.lists.sources", "weatkit.data")  # from weatkit import data
     assert graph.has_edge("weatkit.models.batching", "weatkit.progress")  # ... import progress
     assert graph.has_edge("weatkit.config.files", "weatkit.models.hub")  # in a function
