@@ -46,6 +46,7 @@ the Bing Liu lexicon).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -187,13 +188,29 @@ def _bootstrap(
     counts = [counts_from_indices(d, len(t)) for d, t in zip(draws[:-2], t_sets, strict=True)]
     rows = np.concatenate([t.rows for t in t_sets])
     out = np.empty(n_bootstrap)
-    for r in range(n_bootstrap):
-        model, _ = fit_classifier(
-            inputs, neg.rows[draws[-2][r]], pos.rows[draws[-1][r]], seed + r, holdout, params
-        )
-        weights = [c[r : r + 1] for c in counts]
-        out[r] = kl_to_uniform(prob_negative(model, rows), weights, over)[0]
+    with unchecked():
+        for r in range(n_bootstrap):
+            model, _ = fit_classifier(
+                inputs,
+                neg.rows[draws[-2][r]],
+                pos.rows[draws[-1][r]],
+                seed + r,
+                holdout,
+                params,
+                score=False,
+            )
+            weights = [c[r : r + 1] for c in counts]
+            out[r] = kl_to_uniform(prob_negative(model, rows), weights, over)[0]
     return out
+
+
+def unchecked() -> AbstractContextManager[None]:
+    """scikit-learn without its checks of parameters and finite values, for the refits of a
+    classifier whose parameters and vectors were checked by a first fit (the same numbers: the
+    checks only raise; they are most of a small fit's time)."""
+    import sklearn
+
+    return sklearn.config_context(assume_finite=True, skip_parameter_validation=True)
 
 
 def fit_classifier(
@@ -203,9 +220,11 @@ def fit_classifier(
     seed: int,
     holdout: float,
     params: Mapping[str, Any],
+    *,
+    score: bool = True,
 ) -> tuple[Any, float]:
     """A logistic regression of positive (+1, first) against negative (−1) words, and its
-    accuracy (held-out with ``holdout``)."""
+    accuracy (held-out with ``holdout``; NaN unless ``score``)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
 
@@ -226,7 +245,7 @@ def fit_classifier(
         model = LogisticRegression(**{"random_state": seed, **params}).fit(x, y)
     except (TypeError, ValueError) as err:  # a parameter sklearn does not take
         raise inputs.error(f"classifier {dict(params)}: {str(err).splitlines()[0]}") from None
-    return model, float(model.score(x_test, y_test))
+    return model, float(model.score(x_test, y_test)) if score else float("nan")
 
 
 def prob_negative(model: Any, rows: np.ndarray) -> np.ndarray:
