@@ -249,8 +249,13 @@ def fit_classifier(
 
 
 def prob_negative(model: Any, rows: np.ndarray) -> np.ndarray:
-    """The probability of the negative class (−1) of every row."""
-    return model.predict_proba(rows)[:, list(model.classes_).index(-1)]
+    """The probability of the negative class (−1, ``classes_[0]``) of every row,
+    1 − expit(x·coef + intercept): what ``model.predict_proba(rows)[:, 0]`` computes for two
+    classes, by the same operations (the same bits), without its checks of ``rows``."""
+    from scipy.special import expit
+
+    scores = rows @ model.coef_.T + model.intercept_
+    return 1 - expit(scores.reshape(-1))
 
 
 def kl_to_uniform(p: np.ndarray, weights: list[np.ndarray], over: str) -> tuple[float, np.ndarray]:
