@@ -186,3 +186,27 @@ def test_the_percentile_intervals_cover_the_population_values() -> None:
         low, high = res.confidence_interval
         hits += low <= truth <= high
     assert hits / 100 >= 0.95
+
+
+def test_one_thread_holds_blas_and_openmp_to_one_thread_and_restores_them() -> None:
+    """measure_query runs the metrics with one BLAS/OpenMP thread (their products are small);
+    the thread counts of NumPy's BLAS and torch are given back on exit, and the numbers are those
+    of the metrics called outside it, to rounding."""
+    import torch
+    from threadpoolctl import threadpool_info
+
+    from weatkit.association._common import one_thread
+
+    before = {(p["user_api"], p["filepath"]): p["num_threads"] for p in threadpool_info()}
+    torch_threads = torch.get_num_threads()
+    rng = np.random.default_rng(2)
+    T, A, B = rng.normal(size=(6, 20)), rng.normal(size=(7, 20)), rng.normal(size=(5, 20))
+    free = weatkit.rnd(T, A, B, n_bootstrap=300)
+    with one_thread():
+        assert {p["num_threads"] for p in threadpool_info()} == {1}
+        assert torch.get_num_threads() == 1
+        held = weatkit.rnd(T, A, B, n_bootstrap=300)
+    assert {(p["user_api"], p["filepath"]): p["num_threads"] for p in threadpool_info()} == before
+    assert torch.get_num_threads() == torch_threads
+    assert held.statistic == pytest.approx(free.statistic, rel=1e-12)
+    np.testing.assert_allclose(held.bootstrap_statistic, free.bootstrap_statistic, rtol=1e-12)

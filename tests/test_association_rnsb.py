@@ -94,6 +94,19 @@ def test_rnsb_bootstrap_trains_one_classifier_per_resample() -> None:
     np.testing.assert_allclose(res.bootstrap_statistic, expected, rtol=1e-8)
 
 
+def test_rnsb_negative_probability_is_predict_proba_bit_for_bit() -> None:
+    """prob_negative computes predict_proba's operations without its checks: the same bits, for
+    WEFE's liblinear and for another solver."""
+    from weatkit.association.rnsb import prob_negative
+
+    rng = np.random.default_rng(3)
+    for seed, params in enumerate(({"solver": "liblinear"}, {"solver": "lbfgs", "C": 0.5})):
+        x, y = rng.normal(size=(30, 8)), np.repeat([1.0, -1.0], 15)
+        model = LogisticRegression(random_state=seed, **params).fit(x, y)
+        rows = rng.normal(size=(11, 8))
+        np.testing.assert_array_equal(prob_negative(model, rows), model.predict_proba(rows)[:, 0])
+
+
 def test_rnsb_errors() -> None:
     rng = np.random.default_rng(0)
     T, neg, pos = rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), rng.normal(size=(3, 4))

@@ -123,7 +123,13 @@ def rnsb_influence(
 ) -> list[dict[str, Any]]:
     """RNSB's row: the words of X and Y (re-weighted), of A (positive) and B (negative): the
     classifier refit without the word, one fit per attribute word."""
-    from weatkit.association.rnsb import CLASSIFIER, fit_classifier, kl_to_uniform, prob_negative
+    from weatkit.association.rnsb import (
+        CLASSIFIER,
+        fit_classifier,
+        kl_to_uniform,
+        prob_negative,
+        unchecked,
+    )
 
     inputs = Inputs("rnsb", query.vectors, normalize=False)
     x, y, pos, neg = (inputs.one(k, query.sets[k]) for k in "XYAB")
@@ -141,6 +147,7 @@ def rnsb_influence(
                     engine.seed,
                     options.rnsb_holdout,
                     CLASSIFIER,
+                    score=False,
                 )
             except WeatkitError:  # the holdout cannot split the words left: undefined
                 fitted[key] = np.full(len(rows), np.nan)
@@ -161,7 +168,8 @@ def rnsb_influence(
             ]
         )
 
-    return leave_one_out_rows("rnsb", ("all", ""), [x, y, pos, neg], statistic)
+    with unchecked():  # CLASSIFIER's parameters, finite vectors (Inputs checks them)
+        return leave_one_out_rows("rnsb", ("all", ""), [x, y, pos, neg], statistic)
 
 
 def mac_influence(query: Query) -> list[dict[str, Any]]:

@@ -125,7 +125,7 @@ def rnsb_null(
     inputs = Inputs("rnsb", query.vectors, normalize=False)
     pos, neg = inputs.one("A", query.sets["A"]), inputs.one("B", query.sets["B"])
     model, _ = fit_classifier(
-        inputs, neg.rows, pos.rows, engine.seed, options.rnsb_holdout, CLASSIFIER
+        inputs, neg.rows, pos.rows, engine.seed, options.rnsb_holdout, CLASSIFIER, score=False
     )
     table, draws = _drawn(sample)
     p = prob_negative(model, table)  # every drawn word at once

@@ -185,7 +185,7 @@ def sc_weat_words(
         plan = permutation_plan(
             len(a), len(b), n_permutations, max_exact, seed, (1, 0, len(a), len(b))
         )
-        pvalues = [permutation_pvalue(row, len(a), plan, alternative) for row in sim]
+        pvalues = permutation_pvalues(sim, len(a), plan, alternative).tolist()
         method, n_splits = "exact" if plan.exact else "monte-carlo", plan.n
     return {
         name: ScWeatResult(
@@ -201,15 +201,18 @@ def sc_weat_words(
     }
 
 
-def permutation_pvalue(sim: np.ndarray, n_a: int, plan: PermutationPlan, alternative: str) -> float:
-    """The permutation p of s(w, A, B) over the splits of ``plan`` (module docstring), ``sim`` the
-    ``(n_a + n_b,)`` cosines of w to A then B."""
-    observed = sim[:n_a].sum()
-    tol = 1e-9 * max(abs(observed), 1.0)
-    ge = le = 0
-    for part in chunks(plan.n, len(sim)):
-        sums = plan.membership[part] @ sim  # Σ_{A'} cos: s increases with it
-        ge += int((sums >= observed - tol).sum())
-        le += int((sums <= observed + tol).sum())
-    p = pvalue_from_counts(np.array([ge]), np.array([le]), plan.n, plan.exact, alternative)
-    return float(p[0])
+def permutation_pvalues(
+    sim: np.ndarray, n_a: int, plan: PermutationPlan, alternative: str
+) -> np.ndarray:
+    """The permutation p of s(w, A, B) over the splits of ``plan`` (module docstring) of every
+    word ``(n_w,)``, ``sim`` the ``(n_w, n_a + n_b)`` cosines of the words to A then B (the
+    splits' memberships converted once for all words)."""
+    observed = np.array([row[:n_a].sum() for row in sim])
+    tol = 1e-9 * np.maximum(np.abs(observed), 1.0)
+    ge = np.zeros(len(sim), dtype=np.int64)
+    le = np.zeros(len(sim), dtype=np.int64)
+    for part in chunks(plan.n, sim.size):
+        sums = plan.membership[part] @ sim.T  # (r, n_w): Σ_{A'} cos, s increases with it
+        ge += (sums >= observed - tol).sum(axis=0)
+        le += (sums <= observed + tol).sum(axis=0)
+    return pvalue_from_counts(ge, le, plan.n, plan.exact, alternative)
