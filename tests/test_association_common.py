@@ -189,13 +189,13 @@ def test_the_percentile_intervals_cover_the_population_values() -> None:
 
 
 def test_one_thread_holds_blas_and_openmp_to_one_thread_and_restores_them() -> None:
-    """measure_query runs the metrics with one BLAS/OpenMP thread (their products are small);
+    """A run measures its association metrics with one BLAS/OpenMP thread (small products);
     the thread counts of NumPy's BLAS and torch are given back on exit, and the numbers are those
     of the metrics called outside it, to rounding."""
     import torch
     from threadpoolctl import threadpool_info
 
-    from weatkit.association._common import one_thread
+    from weatkit.engine.device import one_thread
 
     before = {(p["user_api"], p["filepath"]): p["num_threads"] for p in threadpool_info()}
     torch_threads = torch.get_num_threads()

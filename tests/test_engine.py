@@ -296,3 +296,29 @@ def test_bad_inputs_raise_clear_errors() -> None:
         weat(X, Y, A, B, alternative="bigger")
     with pytest.raises(WeatkitError, match="device"):
         weat(X, Y, A, B, device="tpu")
+
+
+def test_cpu_engine_runs_with_one_thread_and_gives_the_threads_back() -> None:
+    """On the CPU the engine holds torch to one thread while it runs (its blocks are small; two
+    spinning OpenMP threads on shared cores made the paper grid many times slower), gives the
+    setting back after, and computes the same numbers as with torch's own threads."""
+    rng = np.random.default_rng(5)
+    tests = [WeatInput(*(rng.normal(size=(n, 8)) for n in (4, 5, 6, 6))) for _ in range(3)]
+    options = EngineOptions(n_bootstrap=200, n_permutations=200, device="cpu")
+    before = torch.get_num_threads()
+    seen: list[int] = []
+    held = run_weat(tests, options, progress=lambda n: seen.append(torch.get_num_threads()))
+    assert seen and set(seen) == {1}
+    assert torch.get_num_threads() == before
+    torch.set_num_threads(2)
+    try:
+        from weatkit.engine.device import resolve_device
+        from weatkit.engine.weat import _run_all
+
+        free = _run_all(tests, options, resolve_device("cpu"), None)
+    finally:
+        torch.set_num_threads(before)
+    for a, b in zip(held, free, strict=True):
+        assert a.effect_size == pytest.approx(b.effect_size, rel=1e-12)
+        np.testing.assert_allclose(a.effect_size_ci, b.effect_size_ci, rtol=1e-12)
+        assert a.pvalue == b.pvalue

@@ -27,11 +27,9 @@ over one list of 15 words was covered 93% of the time (``tests/test_association_
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -226,23 +224,6 @@ def chunks(n_resamples: int, per_resample: int) -> Iterator[slice]:
     step = max(1, _MEMORY_BUDGET // max(per_resample, 1))
     for start in range(0, n_resamples, step):
         yield slice(start, min(start + step, n_resamples))
-
-
-def one_thread() -> AbstractContextManager[Any]:
-    """BLAS and OpenMP (NumPy's, torch's) held to one thread: the metrics' products are of
-    tens of words by thousands of resamples, too small for threads to pay for their start
-    (on 2 shared cores every metric but RNSB ran 4 times slower with two threads). The
-    controller is built once, after torch is imported (so that its OpenMP is among the
-    pools); the settings are restored on exit."""
-    return _threadpools().limit(limits=1)
-
-
-@functools.cache
-def _threadpools() -> Any:
-    import torch  # noqa: F401  (loads torch's OpenMP runtime before the pools are listed)
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
 
 
 def interval(

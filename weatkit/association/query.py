@@ -47,7 +47,7 @@ import numpy as np
 
 from weatkit.association import influence as infl
 from weatkit.association import null as nul
-from weatkit.association._common import Query, one_thread, standard_error
+from weatkit.association._common import Query, standard_error
 from weatkit.association.options import AssociationOptions
 from weatkit.engine.null import NO_NULL, summarize_null
 from weatkit.errors import WeatkitError
@@ -88,18 +88,17 @@ def measure_query(
     engine: EngineOptions,
 ) -> Measured:
     """Every association metric of ``metrics`` (``weat`` is the engine's: left out) on
-    ``query`` (module docstring), with one BLAS thread (:func:`~weatkit.association._common.
-    one_thread`)."""
+    ``query`` (module docstring). A run measures its queries with one BLAS thread
+    (:func:`~weatkit.engine.device.one_thread`, in :mod:`weatkit.pipeline.metrics`)."""
     out = Measured()
-    with one_thread():
-        for metric in metrics:
-            if metric == "weat":
-                continue
-            try:
-                _METRICS[metric](query, options, engine, out)
-            except WeatkitError as err:
-                cause = str(err).removeprefix(f"{metric}: ")
-                out.skipped.append(Skip(metric, f"{metric} on {query.label}: {cause}", cause))
+    for metric in metrics:
+        if metric == "weat":
+            continue
+        try:
+            _METRICS[metric](query, options, engine, out)
+        except WeatkitError as err:
+            cause = str(err).removeprefix(f"{metric}: ")
+            out.skipped.append(Skip(metric, f"{metric} on {query.label}: {cause}", cause))
     return out
 
 

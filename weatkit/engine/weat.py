@@ -34,7 +34,7 @@ from weatkit.engine.association import (
     unit_weights,
     weighted_statistics,
 )
-from weatkit.engine.device import engine_dtype, resolve_device
+from weatkit.engine.device import cpu_threads, engine_dtype, resolve_device
 from weatkit.engine.leave_one_out import leave_one_out, split_by_set
 from weatkit.engine.similarity import METRICS, similarity_matrix
 from weatkit.errors import ConfigError, WeatkitError
@@ -236,6 +236,16 @@ def run_weat(
     options = options or EngineOptions()
     options.validate()
     device = resolve_device(options.device)
+    with cpu_threads(device):  # small blocks: one thread is faster and immune to contention
+        return _run_all(tests, options, device, progress)
+
+
+def _run_all(
+    tests: Sequence[WeatInput],
+    options: EngineOptions,
+    device: torch.device,
+    progress: Callable[[int], None] | None,
+) -> list[WeatResult]:
     dtype = engine_dtype(device)
     for i, t in enumerate(tests):
         _check_input(t, i, options.ddof)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from weatkit.association.query import Query, measure_query
+from weatkit.engine.device import one_thread
 from weatkit.pipeline.jobs import Job, row_keys
 from weatkit.pipeline.run_config import RunConfig
 from weatkit.progress import progress
@@ -26,7 +27,7 @@ def association_tables(
     influence: list[dict[str, object]] = []
     skipped: list[dict[str, str]] = []
     bar = progress(total=len(jobs), desc="association metrics", unit="test", show=show_progress)
-    with bar:
+    with bar, one_thread():  # small products: one thread (weatkit.engine.device.one_thread)
         for job in jobs:
             assert job.vectors is not None
             covered = job.covered
