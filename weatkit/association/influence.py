@@ -1,5 +1,6 @@
 """Which words drive each association metric: the leave-one-out influence of every word
-(``weatkit run --influence``, the ``association_influence`` table).
+(``weatkit run --influence``, the ``association_influence`` table; its columns are
+:data:`weatkit.report.tables.ASSOCIATION_INFLUENCE_COLUMNS`).
 
 For a row of ``association.csv`` (a metric's statistic θ on one test, one set or one word) and
 every word i of every set K that θ reads (Antoniak & Mimno 2021; Du et al. 2021, as WEAT's d in
@@ -50,20 +51,6 @@ from weatkit.errors import WeatkitError
 if TYPE_CHECKING:  # pragma: no cover
     from weatkit.association.options import AssociationOptions
     from weatkit.engine.weat import EngineOptions
-
-#: Columns of the influence rows of one test (after the test's keys in
-#: ``association_influence.csv``): the association row (``metric``, ``row_set``, ``row_item``
-#: as ``metric``, ``set``, ``item`` of ``association.csv``), the word left out (``set``,
-#: ``item``), θ without it and delta = θ_without − θ.
-INFLUENCE_ITEM_COLUMNS = [
-    "metric",
-    "row_set",
-    "row_item",
-    "set",
-    "item",
-    "statistic_without",
-    "delta",
-]
 
 #: A statistic of every resample ``(R,)`` from the count weights of its sets.
 Statistic = Callable[[list[np.ndarray]], np.ndarray]
