@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -25,9 +26,12 @@ def _text(page: str) -> str:
 
 
 def test_index_lists_every_registered_measure_with_its_neutral_value() -> None:
+    lines = _text("index.md").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| measure | neutral |"))
+    table = list(itertools.takewhile(lambda line: line.startswith("|"), lines[start:]))
     rows = {
         name: line
-        for line in _text("index.md").splitlines()
+        for line in table
         if line.startswith("| `")
         for name in re.findall(r"`([a-z-]+(?::[a-z0-9_-]+)?)`", line.split("|")[1])
     }
