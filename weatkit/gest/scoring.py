@@ -61,66 +61,50 @@ identity, kind, dtype and template (:class:`weatkit.models.cache.VectorCache` un
 ``$WEATKIT_CACHE/scores/gest``, natural logarithms in float32). A causal LM's token
 log-probabilities are cached by the scoring layer, per text (:mod:`weatkit.scoring.cache`). A run
 whose scores are all cached never loads the model's weights.
+
+The templates and the score table are in :mod:`weatkit.gest.templates`, the masked-LM inputs and
+forward passes in :mod:`weatkit.gest.masked`, the causal-LM word comparison in
+:mod:`weatkit.gest.causal`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
 
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import ModelError, WeatkitError
+from weatkit.gest.causal import leading_space_token_id, word_difference
+from weatkit.gest.masked import MaskedItem, encode_mlm, encode_pair, forward_scores, item_results
+from weatkit.gest.templates import (
+    COLUMNS,
+    PAIR_COLUMNS,
+    TEMPLATES,
+    GestTemplate,
+    check_texts,
+    fill,
+    log_scale,
+    score_frame,
+)
+from weatkit.gest.templates import GLM_TEMPLATES as GLM_TEMPLATES
+from weatkit.gest.templates import LOG_BASES as LOG_BASES
+from weatkit.gest.templates import MLM_TEMPLATES as MLM_TEMPLATES
 from weatkit.models.batching import run_batches
 from weatkit.models.cache import cached_rows, counting, score_cache
-from weatkit.models.handle import HEADS, ModelHandle, padded
+from weatkit.models.handle import HEADS, ModelHandle
 from weatkit.models.pool import get_model
-from weatkit.scoring.base import Scorer, TokenLogprobs, logprobs_by_text
+from weatkit.scoring.base import Scorer, logprobs_by_text
 from weatkit.scoring.registry import get_scorer, model_kind
 from weatkit.scoring.spec import ModelSpec, parse_model_spec
 
 KINDS = HEADS
-#: ln of each log base: a natural-log score divided by it is the score in that base.
-LOG_BASES = {"10": math.log(10.0), "e": 1.0}
 #: Bump when the meaning of cached scores changes.
 SCORING_VERSION = 1
-COLUMNS = ["sample_id", "template", "score", "skipped"]
-PAIR_COLUMNS = ["sample_id", "score", "skipped"]
-
-
-@dataclass(frozen=True)
-class GestTemplate:
-    """A prompt and its two gendered words.
-
-    Attributes:
-        text: for MLMs the whole prompt with ``{w}`` (the word) and ``{s}`` (the sample); for
-            GLMs the prefix with ``{s}``, the word coming after it and a space.
-        masculine: ``w_m``.
-        feminine: ``w_f``.
-    """
-
-    text: str
-    masculine: str
-    feminine: str
-
-
-MLM_TEMPLATES = (
-    GestTemplate('{w} said: "{s}"', "He", "She"),
-    GestTemplate('The {w} said: "{s}"', "man", "woman"),
-    GestTemplate('"{s}", {w} said.', "he", "she"),
-    GestTemplate('"{s}", the {w} said.', "man", "woman"),
-)
-GLM_TEMPLATES = (
-    GestTemplate('"{s}",', "he", "she"),
-    GestTemplate('"{s}", the', "man", "woman"),
-)
-TEMPLATES = {"mlm": MLM_TEMPLATES, "glm": GLM_TEMPLATES}
 
 
 @dataclass
@@ -141,41 +125,6 @@ class ScoringStats:
     n_computed: int = 0
     n_skipped: int = 0
     n_batches: int = 0
-
-
-@dataclass
-class _Item:
-    """One row of a masked LM's forward pass: the input and where the two words are read."""
-
-    key: str  # the cache item: the sample (or the JSON of a pair)
-    ids: list[int]  # the masked sentence
-    positions: list[int]  # positions whose distributions give the words' log-probabilities
-    masculine: list[int]  # token of w_m at each position
-    feminine: list[int]  # token of w_f at each position
-
-
-def fill(template: str, word: str, sentence: str) -> tuple[str, int, int]:
-    """``template`` with ``{w}`` → ``word`` and ``{s}`` → ``sentence``; the word's char span.
-
-    Placeholders are replaced in one pass, so braces inside the sentence are kept as they are.
-    """
-    out: list[str] = []
-    start = end = -1
-    rest = template
-    while rest:
-        cut = min((i for i in (rest.find("{w}"), rest.find("{s}")) if i >= 0), default=-1)
-        if cut < 0:
-            out.append(rest)
-            break
-        out.append(rest[:cut])
-        if rest[cut : cut + 3] == "{w}":
-            start = len("".join(out))
-            out.append(word)
-            end = start + len(word)
-        else:
-            out.append(sentence)
-        rest = rest[cut + 3 :]
-    return "".join(out), start, end
 
 
 def load_lm(handle: ModelHandle, kind: str) -> ModelHandle:
@@ -268,8 +217,8 @@ class GestScorer:
                 raise WeatkitError(
                     f"unknown {self.kind} template {t!r}: choose from 0..{len(table) - 1}"
                 )
-        scale = _log_scale(log_base)
-        texts = _check_texts(sentences)
+        scale = log_scale(log_base)
+        texts = check_texts(sentences)
         unique = list(dict.fromkeys(texts))
         frames = []
         for t in chosen:
@@ -282,8 +231,8 @@ class GestScorer:
                     encoded, {"template": int(t), **asdict(template)}, show_progress,
                     f"template {t}",
                 )  # fmt: skip
-                results = _results(encoded, scores)
-            frames.append(_frame(texts, results, scale, int(t)))
+                results = item_results(encoded, scores)
+            frames.append(score_frame(texts, results, scale, int(t)))
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
 
     def score_pairs(
@@ -300,20 +249,20 @@ class GestScorer:
         """
         if self.kind != "mlm":
             raise WeatkitError(f"{self.model_name}: sentence pairs need a masked LM (kind='mlm')")
-        scale = _log_scale(log_base)
+        scale = log_scale(log_base)
         checked = []
         for i, pair in enumerate(pairs):
             if not (isinstance(pair, tuple | list) and len(pair) == 2):
                 raise WeatkitError(f"pair {i} must be (masculine, feminine) sentences: {pair!r}")
-            checked.append(json.dumps(_check_texts(pair), ensure_ascii=False))
+            checked.append(json.dumps(check_texts(pair), ensure_ascii=False))
         unique = list(dict.fromkeys(checked))
         tok = self._tokenizer()
         mask = self._mask_id()
         limit = self.handle.max_length
-        encoded = {key: _encode_pair(tok, key, mask, limit) for key in unique}
+        encoded = {key: encode_pair(tok, key, mask, limit) for key in unique}
         self.stats.n_skipped += sum(isinstance(e, str) for e in encoded.values())
         scores = self._scores(encoded, {"pairs": True}, show_progress, "pairs")
-        frame = _frame(checked, _results(encoded, scores), scale, 0)
+        frame = score_frame(checked, item_results(encoded, scores), scale, 0)
         return frame[PAIR_COLUMNS]
 
     # -- encoding -------------------------------------------------------------------------------
@@ -352,7 +301,7 @@ class GestScorer:
 
     def _encode_template(
         self, template: GestTemplate, t: int, sentences: list[str]
-    ) -> dict[str, _Item | str]:
+    ) -> dict[str, MaskedItem | str]:
         if not sentences:
             return {}
         tok = self._tokenizer()
@@ -362,9 +311,9 @@ class GestScorer:
                 f"{self.model_name}: GEST masked-LM templates need a fast tokenizer "
                 "(character offsets); this one is slow"
             )
-        out = _encode_mlm(tok, template, sentences, self._mask_id(), limit)
+        out = encode_mlm(tok, template, sentences, self._mask_id(), limit)
         unk = tok.unk_token_id
-        for item in (e for e in out.values() if isinstance(e, _Item)):
+        for item in (e for e in out.values() if isinstance(e, MaskedItem)):
             for word, ids in (
                 (template.masculine, item.masculine),
                 (template.feminine, item.feminine),
@@ -390,13 +339,13 @@ class GestScorer:
 
     def _scores(
         self,
-        encoded: dict[str, _Item | str],
+        encoded: dict[str, MaskedItem | str],
         what: dict[str, object],
         show_progress: bool | None,
         label: str,
     ) -> dict[str, float]:
         """Natural-log scores of the encoded masked-LM items, from the cache or the model."""
-        items = {e.key: e for e in encoded.values() if isinstance(e, _Item)}
+        items = {e.key: e for e in encoded.values() if isinstance(e, MaskedItem)}
         cache = None
         if self.options.cache:
             cache = score_cache(
@@ -417,7 +366,9 @@ class GestScorer:
         self.stats.n_scored += len(items)
         return {k: float(v[0]) for k, v in rows.items()}
 
-    def _compute(self, items: list[_Item], show_progress: bool | None, label: str) -> np.ndarray:
+    def _compute(
+        self, items: list[MaskedItem], show_progress: bool | None, label: str
+    ) -> np.ndarray:
         handle = self._load()
         pad = handle.pad_id
         out, n_batches = run_batches(
@@ -515,179 +466,3 @@ def score_pairs(
     """
     scorer = GestScorer(model, kind="mlm", options=options)
     return scorer.score_pairs(pairs, log_base=log_base, show_progress=show_progress)
-
-
-def leading_space_token_id(tokenizer: Any, word: str) -> int:
-    """First token of ``word`` encoded without special tokens by a tokenizer loaded with
-    ``add_prefix_space=True`` (so ``he`` → ``Ġhe`` for byte-level BPE); WeatkitError when the
-    word gives no token or the unknown token (how a causal template's words are checked)."""
-    ids = list(tokenizer(word, add_special_tokens=False)["input_ids"])
-    unk = tokenizer.unk_token_id
-    if not ids or (unk is not None and ids[0] == unk):
-        raise WeatkitError(
-            f"the tokenizer cannot encode {word!r}: it gives "
-            f"{'no token' if not ids else 'the unknown token'}"
-        )
-    return int(ids[0])
-
-
-def word_difference(
-    masculine: TokenLogprobs, feminine: TokenLogprobs, end: int, template: GestTemplate
-) -> float | str:
-    """``log P(w_m | prefix) − log P(w_f | prefix)`` (natural log) from the two texts
-    ``prefix + " " + w``: the sum of the log-probabilities of the tokens after the prefix's
-    ``end`` (character), each text's own; or the reason the two cannot be compared (a word that
-    shares a token with the prefix, or a prefix tokenised differently before the two words)."""
-    totals = []
-    contexts = []
-    for scored, word in ((masculine, template.masculine), (feminine, template.feminine)):
-        inside = scored.within(end, len(scored.text))
-        before = np.array([b <= end for _, b in scored.offsets], dtype=bool)
-        if not inside.any() or not (inside | before).all():
-            return f"{word!r} shares a token with the prefix"
-        totals.append(float(np.sum(scored.logprobs[inside])))
-        contexts.append(tuple(t for t, keep in zip(scored.tokens, before, strict=True) if keep))
-    if contexts[0] != contexts[1]:
-        return (
-            f"the prefix tokenises differently before {template.masculine!r} and "
-            f"{template.feminine!r}"
-        )
-    return totals[0] - totals[1]
-
-
-def forward_scores(handle: ModelHandle, batch: Sequence[_Item], pad_id: int) -> np.ndarray:
-    """One right-padded forward pass of the masked LM; per item, the mean over its masked
-    positions ``p`` of ``log softmax(logits[p])[w_m] − log softmax(logits[p])[w_f]`` (natural
-    log, float32)."""
-    n = len(batch)
-    ids, mask = padded([e.ids for e in batch], pad_id)
-    rows: list[int] = []
-    cols: list[int] = []
-    masc: list[int] = []
-    fem: list[int] = []
-    for r, e in enumerate(batch):
-        rows += [r] * len(e.positions)
-        cols += e.positions
-        masc += e.masculine
-        fem += e.feminine
-    device = handle.device
-    row_t = torch.tensor(rows, device=device)
-    logp = handle.log_probs("mlm", input_ids=ids, attention_mask=mask, rows=row_t, cols=cols)
-    with torch.inference_mode():
-        diff = (
-            logp.gather(1, torch.tensor(masc, device=device)[:, None])
-            - logp.gather(1, torch.tensor(fem, device=device)[:, None])
-        )[:, 0]
-        total = torch.zeros(n, device=device).index_add_(0, row_t, diff)
-        count = torch.bincount(row_t, minlength=n).float()
-        return (total / count).cpu().numpy()
-
-
-# ----------------------------------------------------------------------------- encoding
-
-
-def _encode_mlm(
-    tok: Any, template: GestTemplate, sentences: list[str], mask: int, limit: int | None
-) -> dict[str, _Item | str]:
-    """Masked inputs of the samples under ``template`` (or the reason a sample is skipped)."""
-    m_filled = [fill(template.text, template.masculine, s) for s in sentences]
-    f_filled = [fill(template.text, template.feminine, s) for s in sentences]
-    kwargs = {"return_offsets_mapping": True, "return_special_tokens_mask": True}
-    enc_m = tok([x[0] for x in m_filled], **kwargs)
-    enc_f = tok([x[0] for x in f_filled], **kwargs)
-    out: dict[str, _Item | str] = {}
-    for i, s in enumerate(sentences):
-        ids_m, pos_m = _word_positions(enc_m, i, m_filled[i][1:])
-        ids_f, pos_f = _word_positions(enc_f, i, f_filled[i][1:])
-        if limit is not None and max(len(ids_m), len(ids_f)) > limit:
-            out[s] = f"longer than the model's {limit} tokens"
-        elif len(pos_m) != len(pos_f):
-            out[s] = (
-                f"{template.masculine!r} and {template.feminine!r} are {len(pos_m)} and "
-                f"{len(pos_f)} tokens here"
-            )
-        elif not pos_m or pos_m != pos_f or _without(ids_m, pos_m) != _without(ids_f, pos_f):
-            out[s] = f"the context tokenises differently with {template.masculine!r}"
-        else:
-            masked = [mask if j in pos_m else t for j, t in enumerate(ids_m)]
-            out[s] = _Item(s, masked, pos_m, [ids_m[p] for p in pos_m], [ids_f[p] for p in pos_f])
-    return out
-
-
-def _word_positions(enc: Any, i: int, span: tuple[int, int]) -> tuple[list[int], list[int]]:
-    """Token ids of row ``i`` and the positions of the tokens that overlap the char ``span``."""
-    ids = list(enc["input_ids"][i])
-    start, end = span
-    positions = [
-        j
-        for j, ((a, b), special) in enumerate(
-            zip(enc["offset_mapping"][i], enc["special_tokens_mask"][i], strict=True)
-        )
-        if not special and a < end and b > start
-    ]
-    return ids, positions
-
-
-def _without(ids: list[int], positions: list[int]) -> list[int]:
-    return [t for j, t in enumerate(ids) if j not in positions]
-
-
-def _encode_pair(tok: Any, key: str, mask: int, limit: int | None) -> _Item | str:
-    """The masked input of a (masculine, feminine) pair, or the reason it is skipped."""
-    masc, fem = json.loads(key)
-    ids_m = list(tok(masc)["input_ids"])
-    ids_f = list(tok(fem)["input_ids"])
-    if limit is not None and max(len(ids_m), len(ids_f)) > limit:
-        return f"longer than the model's {limit} tokens"
-    if len(ids_m) != len(ids_f):
-        return f"the sentences are {len(ids_m)} and {len(ids_f)} tokens long"
-    diff = [j for j, (a, b) in enumerate(zip(ids_m, ids_f, strict=True)) if a != b]
-    if len(diff) != 1:
-        return f"the sentences differ in {len(diff)} token positions, not 1"
-    p = diff[0]
-    if tok.unk_token_id is not None and tok.unk_token_id in (ids_m[p], ids_f[p]):
-        return "the differing token is the unknown token"
-    masked = [*ids_m[:p], mask, *ids_m[p + 1 :]]
-    return _Item(key, masked, [p], [ids_m[p]], [ids_f[p]])
-
-
-# ------------------------------------------------------------------------------- helpers
-
-
-def _log_scale(log_base: str) -> float:
-    key = str(log_base)
-    if key not in LOG_BASES:
-        raise WeatkitError(f"unknown log base {log_base!r}: choose 10 or e")
-    return LOG_BASES[key]
-
-
-def _check_texts(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise WeatkitError("give a list of sentences, not one string")
-    out = list(texts)
-    for text in out:
-        if not isinstance(text, str):
-            raise WeatkitError(f"sentences must be text, got {type(text).__name__}: {text!r}")
-    return out
-
-
-def _results(encoded: dict[str, _Item | str], scores: dict[str, float]) -> dict[str, float | str]:
-    """Each encoded key's natural-log score, or the reason it was skipped."""
-    return {k: scores[e.key] if isinstance(e, _Item) else e for k, e in encoded.items()}
-
-
-def _frame(
-    keys: list[str], results: dict[str, float | str], scale: float, template: int
-) -> pd.DataFrame:
-    """Rows in input order: the score in the log base of ``scale``, or NaN and the reason."""
-    values = [math.nan if isinstance(r := results[k], str) else r / scale for k in keys]
-    reasons = [r if isinstance(r := results[k], str) else "" for k in keys]
-    return pd.DataFrame(
-        {
-            "sample_id": np.arange(len(keys), dtype=np.int64),
-            "template": np.full(len(keys), template, dtype=np.int64),
-            "score": np.asarray(values, dtype=np.float64),
-            "skipped": reasons,
-        },
-        columns=COLUMNS,
-    )
