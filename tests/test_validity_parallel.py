@@ -1,16 +1,23 @@
 """``weatkit.validity.parallel_forms``: the ``reliability`` table of a run's results against a
 hand computation (every split enumerated, Pearson's r by ``numpy.corrcoef``; ICC(2,1) and
-ICC(2,k) by the Shrout & Fleiss formulas from the two-way ANOVA sums of squares)."""
+ICC(2,k) by the Shrout & Fleiss formulas from the two-way ANOVA sums of squares), and
+``weatkit run``'s ``reliability.csv`` on GloVe and two noisy copies of it."""
 
 from __future__ import annotations
 
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 import weatkit
+from weatkit.cli import main
+from weatkit.embeddings.default import default_files
+from weatkit.lists.sources import select_lists
+from weatkit.report.run_dir import read_run_dir
 from weatkit.validity import RELIABILITY_COLUMNS, parallel_forms, parallel_forms_shortfall
 
 #: d of 5 embeddings (rows) on 4 parallel lists (columns) of one test.
@@ -66,7 +73,7 @@ def test_reliability_row_equals_the_hand_computation() -> None:
     assert (row["lang"], row["list_set"], row["test"]) == ("ca", "ca-weat", "weat1")
     assert (row["n_units"], row["n_forms"], row["n_lists_dropped"]) == (5, 4, 0)
     assert row["units"] == "e0;e1;e2;e3;e4" and row["forms"] == "l0;l1;l2;l3"
-    assert row["n_splits"] == 3 and row["exact_splits"]
+    assert row["n_splits"] == 3
     assert row["split_half"] == pytest.approx(_split_half_by_hand(D), abs=1e-12)
     single, average = _icc2_by_hand(D)
     assert row["icc2"] == pytest.approx(single, abs=1e-12)
@@ -81,7 +88,7 @@ def test_reliability_interval_is_split_halfs_bootstrap() -> None:
     frame = pd.DataFrame(D, index=[f"e{i}" for i in range(5)], columns=[f"l{j}" for j in range(4)])
     expected = weatkit.validity.split_half(frame, n_bootstrap=200, seed=3, confidence_level=0.9)
     assert (row["split_half_ci_low"], row["split_half_ci_high"]) == expected.confidence_interval
-    assert row["n_degenerate"] == expected.n_degenerate and row["confidence_level"] == 0.9
+    assert row["n_degenerate"] == expected.n_degenerate and row["ci_level"] == 0.9
 
 
 def test_groups_by_language_and_test_and_drops_incomplete_lists() -> None:
@@ -118,3 +125,66 @@ def test_constant_half_scores_leave_split_half_nan_not_an_error() -> None:
     flat = np.full((3, 2), 0.4)
     row = parallel_forms(_results(flat), n_bootstrap=0).iloc[0]
     assert np.isnan(row["split_half"]) and row["n_splits"] == 0
+
+
+# --- weatkit run: reliability.csv -------------------------------------------------------------
+
+FAST = ["--bootstrap", "200", "--permutations", "200", "--no-progress"]
+CA_WEAT_EN = ["run", "--lists", "ca-weat", "--lang", "en", "--test", "weat1", *FAST]
+
+
+def _glove_variants(root: Path) -> list[str]:
+    """GloVe 6B 50d on the words of CA-WEAT's English weat1 lists, plus two noisy copies: three
+    embeddings, so that each list has 3 units."""
+    matrix_path, index_path = default_files()
+    index = {w: i for i, w in enumerate(pd.read_parquet(index_path).iloc[:, 0])}
+    tests = select_lists(["ca-weat"], ["en"], tests=["weat1"]).tests
+    words = sorted(w for w in set().union(*(t.vocabulary() for t in tests)) if w in index)
+    matrix = np.load(matrix_path, mmap_mode="r")
+    rng = np.random.default_rng(1)
+    specs = []
+    for name, noise in (("noisy", 0.3), ("noisier", 0.9)):
+        path = root / f"{name}.vec"
+        rows = [f"{len(words)} {matrix.shape[1]}"]
+        for w in words:
+            v = matrix[index[w]] + noise * rng.standard_normal(matrix.shape[1])
+            rows.append(w + " " + " ".join(repr(float(x)) for x in v))
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        specs += ["--embeddings", f"{name}={path}"]
+    return ["--embeddings", "glove-6b-50d", *specs]
+
+
+def test_run_writes_reliability_across_the_lists(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        main, [*CA_WEAT_EN, *_glove_variants(tmp_path), "--out", str(out)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    results = read_run_dir(out).results
+    assert results["embeddings"].nunique() == 3 and results["list_id"].nunique() >= 2
+    written = read_run_dir(out).reliability
+    expected = parallel_forms(results, n_bootstrap=200, seed=0, confidence_level=0.95)
+    assert len(written) == 1 and written.iloc[0]["n_units"] == 3
+    pd.testing.assert_frame_equal(
+        written.drop(columns=["forms"]), expected.drop(columns=["forms"]), check_dtype=False
+    )
+    row = written.iloc[0]
+    assert row["forms"] == expected.iloc[0]["forms"]
+    assert (
+        "reliability across parallel lists: 1 language × test row(s), 3 embeddings; median "
+        f"split-half r_SB {row['split_half']:.2f}, median ICC(2,k) {row['icc2k']:.2f} "
+        "(reliability.csv)"
+    ) in result.stderr
+
+
+def test_run_with_one_embeddings_notes_why_there_is_no_reliability(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, [*CA_WEAT_EN, "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "no reliability across parallel lists: it needs 3 embeddings scored on 2 lists" in (
+        result.stderr
+    )
+    assert not (out / "reliability.csv").exists()
+    res = CliRunner().invoke(main, [*CA_WEAT_EN, "--format", "csv", "--table", "reliability"])
+    assert res.exit_code == 1
+    assert "--table reliability needs 2 parallel lists of a test" in res.stderr

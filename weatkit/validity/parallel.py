@@ -53,7 +53,6 @@ RELIABILITY_COLUMNS = [
     "split_half_ci_high",
     "r_half",
     "n_splits",
-    "exact_splits",
     "n_degenerate",
     "icc2",
     "icc2_ci_low",
@@ -62,7 +61,7 @@ RELIABILITY_COLUMNS = [
     "icc2k",
     "icc2k_ci_low",
     "icc2k_ci_high",
-    "confidence_level",
+    "ci_level",
 ]
 
 
@@ -111,7 +110,7 @@ def parallel_forms(
             n_lists_dropped=n_dropped,
             units=";".join(scores.index),
             forms=";".join(scores.columns),
-            confidence_level=confidence_level,
+            ci_level=confidence_level,
         )
         row.update(_split_half_columns(scores, n_splits, n_bootstrap, seed, confidence_level))
         by_kind = icc(scores, confidence_level=confidence_level)
@@ -172,7 +171,6 @@ def _split_half_columns(
             "split_half_ci_high": nan,
             "r_half": nan,
             "n_splits": 0,
-            "exact_splits": False,
             "n_degenerate": 0,
         }
     return {
@@ -181,6 +179,5 @@ def _split_half_columns(
         "split_half_ci_high": result.confidence_interval[1],
         "r_half": result.r_half,
         "n_splits": result.n_splits,
-        "exact_splits": result.exact,
         "n_degenerate": result.n_degenerate,
     }
