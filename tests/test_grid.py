@@ -203,6 +203,12 @@ def test_grid_tables_equal_one_direct_run(finished) -> None:
     got_s = result.summary.sort_values(key[:2] + key[2:3] + key[4:]).reset_index(drop=True)
     want_s = direct.summary.sort_values(key[:2] + key[2:3] + key[4:]).reset_index(drop=True)
     pd.testing.assert_frame_equal(got_s, want_s)
+    # reliability across the lists, the three spaces as units: from the collated results
+    assert {(r.lang, r.test, r.n_units) for r in result.reliability.itertuples()} == {
+        (lang, test, 3) for lang in LANGS for test in ("weat1", "weat2")
+    }
+    pd.testing.assert_frame_equal(result.reliability, direct.reliability)
+    assert (config.output / "reliability.csv").stat().st_size > 0
     out = config.output
     for name in ("results.csv", "summary.csv", "comparisons.csv", "manifest.json"):
         assert (out / name).stat().st_size > 0

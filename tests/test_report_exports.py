@@ -23,6 +23,7 @@ from weatkit.errors import WeatkitError
 from weatkit.lists.sources import select_lists
 from weatkit.report.latex import escape_latex, latex_tables
 from weatkit.report.run_dir import TABLE_NAMES, read_run_dir, read_table
+from weatkit.validity import parallel_forms
 
 LANGS = ["de", "it", "en"]
 TOY = "toy_vec"  # an underscore, to check LaTeX escaping
@@ -34,7 +35,8 @@ def make_run_dir(root: Path) -> Path:
     GloVe and random
     per-language toy vectors (every list item present, so German and Italian run), plus
     grid-style comparisons.csv,
-    asymmetry.csv and asymmetry_correlations.csv built from its results."""
+    asymmetry.csv and asymmetry_correlations.csv built from its results, and reliability.csv
+    from its results and a third, made-up space."""
     if shared_data_dir() is None:
         pytest.skip("third-party data not found: set WEATKIT_DATA or check out ../shared/data")
     rng = np.random.default_rng(0)
@@ -74,6 +76,11 @@ def make_run_dir(root: Path) -> Path:
     columns += ["n_a", "n_b", "effect_size", "baseline_effect_size", "difference"]
     columns += ["difference_ci_low", "difference_ci_high"]
     comparisons[columns].to_csv(out / "comparisons.csv", index=False)
+    # a third space (the toy's d halved, plus noise) for a reliability table across the lists
+    third = toy.assign(embeddings="half", effect_size=toy["effect_size"] * 0.5 + 0.1)
+    parallel_forms(pd.concat([results, third]), n_bootstrap=50).to_csv(
+        out / "reliability.csv", index=False
+    )
     return out
 
 

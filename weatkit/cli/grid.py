@@ -26,7 +26,7 @@ from weatkit.cli.tables import (
 from weatkit.errors import WeatkitError
 from weatkit.grid.config import GridConfig, load_grid_config, missing_inputs
 from weatkit.grid.runner import PlannedJob, plan, run_grid
-from weatkit.pipeline import skipped_metric_lines
+from weatkit.pipeline import reliability_line, skipped_metric_lines
 
 
 @click.command("grid")
@@ -91,6 +91,10 @@ def grid_command(**opts: Any) -> None:
     if skipped:
         where = "reasons in manifest.json" + ("" if opts["verbose"] else "; --verbose prints them")
         note(f"{len(skipped)} test(s) skipped ({where})")
+    if len(result.reliability):
+        _err_line(f"{reliability_line(result.reliability)} (reliability.csv)")
+    elif "reliability" in result.manifest:
+        note(result.manifest["reliability"])
     err_console.print(f"wrote {config.output}", highlight=False)
     console = Console() if Console().is_terminal else Console(width=160)
     if "weat" in config.run.metrics:

@@ -32,7 +32,7 @@ from weatkit.config.schema import (
     click_options,
 )
 from weatkit.errors import WeatkitError
-from weatkit.pipeline import RunResult, run, skipped_metric_lines
+from weatkit.pipeline import RunResult, reliability_line, run, skipped_metric_lines
 from weatkit.report.run_dir import run_tables, write_run_dir
 from weatkit.report.tables import render
 
@@ -69,6 +69,7 @@ _SELECTION = ("lists", "langs", "tests")
             *("results", "summary", "isomorphism", "correlations", "pooled", "influence", "null"),
             *("association", "association_items", "association_influence"),
             "association_pooled",
+            "reliability",
         ]
     ),
     default="results",
@@ -119,6 +120,9 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
             f"null baseline: {config.engine.null} frequency-matched random X/Y pairs per test; "
             f"results have null_mean, null_sd, null_percentile, p_null; {where}"
         )
+    if len(result.reliability):
+        where = "reliability.csv" if opts["out_dir"] else "--out writes reliability.csv"
+        _err_line(f"{reliability_line(result.reliability)} ({where})")
     tables = run_tables(result)
     if opts["out_dir"]:
         written = write_run_dir(result, opts["out_dir"])
@@ -133,6 +137,8 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
                 "association_items": "--metrics with a metric other than weat",
                 "association_influence": "--metrics with a metric other than weat --influence",
                 "association_pooled": "--metrics with a metric other than weat --pool LEVELS",
+                "reliability": "2 parallel lists of a test (e.g. --lists ca-weat) and 3 "
+                "embeddings",
             }.get(opts["table"], "--isomorphism LANG")
             raise WeatkitError(f"--table {opts['table']} needs {needs}")
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))

@@ -18,6 +18,9 @@ uninterrupted one's. Output files (written atomically, all at the end):
   (:mod:`weatkit.association.query`); ``association_influence.csv`` with ``influence``
   (:mod:`weatkit.association.influence`), ``association_pooled.csv`` with ``pool``
   (:func:`weatkit.report.tables.association_pooled_frame`);
+* ``reliability.csv``: when some test has 2 parallel lists of a language scored by 3 of the
+  grid's embeddings (split-half r_SB and ICC(2,·) across the lists, the embeddings as units:
+  :mod:`weatkit.pipeline.reliability`); otherwise, with parallel lists, a note in the manifest;
 * ``asymmetry.csv``, ``asymmetry_correlations.csv``: with an ``asymmetry`` section
   (:mod:`weatkit.asymmetry`);
 * ``manifest.json``: versions, the experiment (path, SHA-256, parsed options), every job with
@@ -48,7 +51,7 @@ from weatkit.grid.jobs import Job, plan_jobs
 from weatkit.grid.store import JobStore
 from weatkit.isomorphism.across_languages import correlation_table, with_isomorphism
 from weatkit.lists.sources import select_lists
-from weatkit.pipeline import environment, layer_models, skipped_by_language
+from weatkit.pipeline import environment, layer_models, reliability_frame, skipped_by_language
 from weatkit.progress import progress
 from weatkit.report.tables import (
     ASSOCIATION_INFLUENCE_COLUMNS,
@@ -94,6 +97,7 @@ class GridResult:
     association_items: pd.DataFrame = field(default_factory=pd.DataFrame)
     association_influence: pd.DataFrame = field(default_factory=pd.DataFrame)  # influence
     association_pooled: pd.DataFrame = field(default_factory=pd.DataFrame)  # pool
+    reliability: pd.DataFrame = field(default_factory=pd.DataFrame)  # parallel lists
 
     def skipped_by_language(self) -> list[str]:
         """The skipped tests counted per embeddings × language, one line each, as
@@ -133,6 +137,7 @@ class GridResult:
             "association_items": self.association_items,
             "association_influence": self.association_influence,
             "association_pooled": self.association_pooled,
+            "reliability": self.reliability,
         }
         config = self.manifest.get("config", {})
         always = ("results", "summary", *(("pooled",) if config.get("pool") else ()))
@@ -277,6 +282,9 @@ def collate(
         association_pooled = association_pooled_frame(
             association, config.run.pool, config.run.engine.confidence_level, layers
         )
+    reliability, notes = reliability_frame(results, config.run.engine)
+    if notes:
+        manifest["reliability"] = notes[0]
     return GridResult(
         results=results[RESULT_COLUMNS],
         summary=summary,
@@ -296,6 +304,7 @@ def collate(
             rows("weat", "association_influence"), columns=ASSOCIATION_INFLUENCE_COLUMNS
         ),
         association_pooled=association_pooled,
+        reliability=reliability,
     )
 
 

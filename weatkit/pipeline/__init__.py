@@ -16,12 +16,15 @@ Modules, one job each:
 - :mod:`~weatkit.pipeline.robustness`: null baselines, influence and the pooled layers.
 - :mod:`~weatkit.pipeline.metrics`: the association metrics on every job.
 - :mod:`~weatkit.pipeline.manifest`: the manifest (:func:`environment`).
+- :mod:`~weatkit.pipeline.reliability`: the ``reliability`` table across parallel lists
+  (:func:`reliability_frame`, :func:`reliability_line`).
 """
 
 from __future__ import annotations
 
 from weatkit.pipeline.execute import FASTTEXT_OOV_HINT, run
 from weatkit.pipeline.manifest import environment
+from weatkit.pipeline.reliability import reliability_frame, reliability_line
 from weatkit.pipeline.result import RunResult, skipped_by_language, skipped_metric_lines
 from weatkit.pipeline.robustness import layer_models
 from weatkit.pipeline.run_config import RunConfig
@@ -32,6 +35,8 @@ __all__ = [
     "RunResult",
     "environment",
     "layer_models",
+    "reliability_frame",
+    "reliability_line",
     "run",
     "skipped_by_language",
     "skipped_metric_lines",

@@ -37,6 +37,7 @@ from weatkit.pipeline.jobs import (
 )
 from weatkit.pipeline.manifest import run_manifest
 from weatkit.pipeline.metrics import association_tables
+from weatkit.pipeline.reliability import reliability_frame
 from weatkit.pipeline.result import RunResult
 from weatkit.pipeline.robustness import (
     influence_table,
@@ -240,6 +241,11 @@ def run(
         pooled = pooled_frame(results_df, config.pool, level, layers)
         if config.association_metrics:
             association_pooled = association_pooled_frame(association, config.pool, level, layers)
+    t0 = time.perf_counter()
+    reliability, notes = reliability_frame(results_df, config.engine)
+    report += notes
+    if len(reliability):
+        timings["reliability"] = round(time.perf_counter() - t0, 3)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = run_manifest(config, device, sources, inputs, skipped, report, timings)
     if config.association_metrics:
@@ -257,5 +263,5 @@ def run(
     return RunResult(
         results_df, summary_df, skipped, report, manifest, iso_df, correlations, pooled,
         influence_df, null_table(jobs, nulls), association, association_items, skipped_metrics,
-        association_influence, association_pooled,
+        association_influence, association_pooled, reliability,
     )

@@ -51,6 +51,10 @@ class RunResult:
         association_pooled: random-effects pooling of the association metrics' statistics
             (empty unless ``RunConfig.pool``; see
             :func:`weatkit.report.tables.association_pooled_frame`).
+        reliability: split-half r_SB and ICC(2,1)/ICC(2,k) across the parallel lists of each
+            language × list set × test, the embeddings as units (empty unless some test has
+            2 lists scored by 3 embeddings; :mod:`weatkit.pipeline.reliability`, columns
+            :data:`weatkit.validity.RELIABILITY_COLUMNS`).
     """
 
     results: pd.DataFrame
@@ -68,6 +72,7 @@ class RunResult:
     skipped_metrics: list[dict[str, str]] = field(default_factory=list)
     association_influence: pd.DataFrame = field(default_factory=pd.DataFrame)
     association_pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
+    reliability: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def n_tests_run(self) -> int:

@@ -6,7 +6,8 @@ A run directory holds ``results.csv`` and ``summary.csv`` (see :mod:`weatkit.rep
 ``influence.csv`` (``weatkit run --influence``), ``null.csv`` (``weatkit run --null K``),
 ``association.csv`` and ``association_items.csv`` (``weatkit run --metrics rnd,...``; with
 ``--influence`` also ``association_influence.csv``, with ``--pool`` ``association_pooled.csv``),
-``comparisons.csv`` and ``asymmetry.csv``
+``reliability.csv`` (a run or grid with 2 parallel lists of a test scored by 3 embeddings:
+:mod:`weatkit.pipeline.reliability`), ``comparisons.csv`` and ``asymmetry.csv``
 (``weatkit grid``). Absent tables read as empty frames. Identifier columns (languages, list
 ids, ...) are always read as strings, so ``1`` or ``NA`` stay the strings they were written as;
 only empty fields are missing.
@@ -55,6 +56,7 @@ TABLE_NAMES = (
     "association_items",
     "association_influence",
     "association_pooled",
+    "reliability",
 )
 
 #: Columns a table must have to be used; any others are kept as they are.
@@ -120,6 +122,7 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
         "delta",
     ],
     "association_pooled": ["level", "embeddings", "list_set", "test", "metric", "set", "k"],
+    "reliability": ["lang", "list_set", "test", "n_units", "n_forms", "split_half", "icc2k"],
 }
 
 #: Identifier and text columns, read as strings wherever they occur.
@@ -139,6 +142,7 @@ _WRITTEN_BY = {
     "association_items": "weatkit run --metrics with a metric other than weat",
     "association_influence": "weatkit run --metrics with a metric other than weat --influence",
     "association_pooled": "weatkit run --metrics with a metric other than weat --pool LEVELS",
+    "reliability": "weatkit run or grid with 2 parallel lists of a test and 3 embeddings",
 }
 
 
@@ -150,7 +154,7 @@ class RunTables:
         path: the run directory.
         results, summary, isomorphism, correlations, comparisons, asymmetry,
             asymmetry_correlations, pooled, influence, null, association, association_items,
-            association_influence, association_pooled: the tables.
+            association_influence, association_pooled, reliability: the tables.
         manifest: ``manifest.json`` as a dict (empty when absent).
     """
 
@@ -169,6 +173,7 @@ class RunTables:
     association_items: pd.DataFrame = field(default_factory=pd.DataFrame)
     association_influence: pd.DataFrame = field(default_factory=pd.DataFrame)
     association_pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
+    reliability: pd.DataFrame = field(default_factory=pd.DataFrame)
     manifest: dict = field(default_factory=dict)
 
     def table(self, name: str) -> pd.DataFrame:
@@ -194,7 +199,8 @@ def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
     ``pooled`` when it pooled (``RunConfig.pool``), ``influence`` with
     ``RunConfig.engine.influence``, ``null`` with ``RunConfig.engine.null``, ``association``
     and ``association_items`` when ``RunConfig.metrics`` names an association metric (with
-    ``association_influence`` and ``association_pooled`` when they are asked for too)."""
+    ``association_influence`` and ``association_pooled`` when they are asked for too), and
+    ``reliability`` when it has rows (:mod:`weatkit.pipeline.reliability`)."""
     tables = {"results": result.results, "summary": result.summary}
     config = result.manifest.get("config")
     if isinstance(config, dict) and config.get("isomorphism"):
@@ -214,6 +220,8 @@ def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
             tables["association_influence"] = result.association_influence
         if isinstance(config, dict) and config.get("pool"):
             tables["association_pooled"] = result.association_pooled
+    if len(result.reliability):
+        tables["reliability"] = result.reliability
     return tables
 
 

@@ -173,8 +173,15 @@ def split_half(
     )
 
 
+#: r within this of −1 counts as −1: rounding leaves 1 + r ≈ 1e-16 where r is −1 (two distinct
+#: half-score points), which would give r_SB ≈ −1e16 instead of −∞.
+MINUS_ONE_TOLERANCE = 1e-12
+
+
 def _stepped_up(r: np.ndarray) -> np.ndarray:
-    """r_SB = 2r / (1 + r) of each split's r; NaN where r is undefined or −1 (r_SB = −∞)."""
+    """r_SB = 2r / (1 + r) of each split's r; NaN where r is undefined or −1 (r_SB = −∞), up to
+    :data:`MINUS_ONE_TOLERANCE`."""
+    r = np.where(r > -1.0 + MINUS_ONE_TOLERANCE, r, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         stepped = 2.0 * r / (1.0 + r)
     return np.where(np.isfinite(stepped), stepped, np.nan)
