@@ -53,6 +53,7 @@ def make_grid(root: Path, **overrides: object) -> Path:
         "lists": LISTS,
         "tests": TESTS,
         "min_coverage": 0.5,
+        "reliability": True,
         "engine": {"n_bootstrap": 200, "n_permutations": 200, "seed": 3},
         "embeddings": [
             {"name": "mono", "path": "mono.{lang}.vec"},

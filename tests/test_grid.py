@@ -56,7 +56,8 @@ def test_yaml_and_toml_give_the_same_config(tmp_path: Path) -> None:
     data = yaml.safe_load(path.read_text())
     lines = [f'output = "{data["output"]}"', f"languages = {json.dumps(data['languages'])}"]
     lines += [f"lists = {json.dumps(data['lists'])}", f"tests = {json.dumps(data['tests'])}"]
-    lines += ["min_coverage = 0.5", "[engine]", "n_bootstrap = 200", "n_permutations = 200"]
+    lines += ["min_coverage = 0.5", "reliability = true"]
+    lines += ["[engine]", "n_bootstrap = 200", "n_permutations = 200"]
     lines += ["seed = 3"]
     for entry in data["embeddings"]:
         lines.append("[[embeddings]]")

@@ -5,6 +5,7 @@ ICC(2,k) by the Shrout & Fleiss formulas from the two-way ANOVA sums of squares)
 
 from __future__ import annotations
 
+import json
 from itertools import combinations
 from pathlib import Path
 
@@ -142,6 +143,7 @@ def test_constant_half_scores_leave_split_half_nan_not_an_error() -> None:
 
 FAST = ["--bootstrap", "200", "--permutations", "200", "--no-progress"]
 CA_WEAT_EN = ["run", "--lists", "ca-weat", "--lang", "en", "--test", "weat1", *FAST]
+RELIABLE = [*CA_WEAT_EN, "--reliability"]
 
 
 def _glove_variants(root: Path) -> list[str]:
@@ -168,7 +170,7 @@ def _glove_variants(root: Path) -> list[str]:
 def test_run_writes_reliability_across_the_lists(tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = CliRunner().invoke(
-        main, [*CA_WEAT_EN, *_glove_variants(tmp_path), "--out", str(out)], catch_exceptions=False
+        main, [*RELIABLE, *_glove_variants(tmp_path), "--out", str(out)], catch_exceptions=False
     )
     assert result.exit_code == 0, result.output
     results = read_run_dir(out).results
@@ -190,12 +192,26 @@ def test_run_writes_reliability_across_the_lists(tmp_path: Path) -> None:
 
 def test_run_with_one_embeddings_notes_why_there_is_no_reliability(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    result = CliRunner().invoke(main, [*CA_WEAT_EN, "--out", str(out)], catch_exceptions=False)
+    result = CliRunner().invoke(main, [*RELIABLE, "--out", str(out)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "no reliability across parallel lists: it needs 3 embeddings scored on 2 lists" in (
         result.stderr
     )
     assert not (out / "reliability.csv").exists()
-    res = CliRunner().invoke(main, [*CA_WEAT_EN, "--format", "csv", "--table", "reliability"])
+    res = CliRunner().invoke(main, [*RELIABLE, "--format", "csv", "--table", "reliability"])
     assert res.exit_code == 1
-    assert "--table reliability needs 2 parallel lists of a test" in res.stderr
+    assert "--table reliability needs --reliability, 2 parallel lists of a test" in res.stderr
+
+
+def test_run_without_reliability_computes_none(tmp_path: Path) -> None:
+    """Reliability is asked for (``--reliability``): without it a run with parallel lists and
+    three embeddings writes no reliability.csv, prints no line and times nothing."""
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        main, [*CA_WEAT_EN, *_glove_variants(tmp_path), "--out", str(out)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert not (out / "reliability.csv").exists()
+    assert "reliability across parallel lists" not in result.stderr
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert "reliability" not in manifest["timings_s"]

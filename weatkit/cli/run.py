@@ -137,8 +137,8 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
                 "association_items": "--metrics with a metric other than weat",
                 "association_influence": "--metrics with a metric other than weat --influence",
                 "association_pooled": "--metrics with a metric other than weat --pool LEVELS",
-                "reliability": "2 parallel lists of a test (e.g. --lists ca-weat) and 3 "
-                "embeddings",
+                "reliability": "--reliability, 2 parallel lists of a test (e.g. --lists "
+                "ca-weat) and 3 embeddings",
             }.get(opts["table"], "--isomorphism LANG")
             raise WeatkitError(f"--table {opts['table']} needs {needs}")
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))

@@ -479,6 +479,15 @@ POOLING = Section(
             "association metrics).",
             "--pool",
         ),
+        Option(
+            "reliability",
+            "bool",
+            False,
+            "Reliability across the parallel lists of a language (split-half r_SB, ICC(2,1) and "
+            "ICC(2,k) with the embeddings as units; needs 3 embeddings and 2 lists of a test); "
+            "writes reliability.csv.",
+            "--reliability",
+        ),
     ),
 )
 

@@ -282,9 +282,11 @@ def collate(
         association_pooled = association_pooled_frame(
             association, config.run.pool, config.run.engine.confidence_level, layers
         )
-    reliability, notes = reliability_frame(results, config.run.engine)
-    if notes:
-        manifest["reliability"] = notes[0]
+    reliability = pd.DataFrame()
+    if config.run.reliability:
+        reliability, notes = reliability_frame(results, config.run.engine)
+        if notes:
+            manifest["reliability"] = notes[0]
     return GridResult(
         results=results[RESULT_COLUMNS],
         summary=summary,

@@ -241,10 +241,11 @@ def run(
         pooled = pooled_frame(results_df, config.pool, level, layers)
         if config.association_metrics:
             association_pooled = association_pooled_frame(association, config.pool, level, layers)
-    t0 = time.perf_counter()
-    reliability, notes = reliability_frame(results_df, config.engine)
-    report += notes
-    if len(reliability):
+    reliability = pd.DataFrame()
+    if config.reliability:
+        t0 = time.perf_counter()
+        reliability, notes = reliability_frame(results_df, config.engine)
+        report += notes
         timings["reliability"] = round(time.perf_counter() - t0, 3)
     timings["total"] = round(time.perf_counter() - started, 3)
     manifest = run_manifest(config, device, sources, inputs, skipped, report, timings)

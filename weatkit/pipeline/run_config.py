@@ -65,6 +65,9 @@ class RunConfig:
         iso: which isomorphism measures, on how many words.
         iso_words: word-list path with ``{lang}`` (each language's vocabulary), needed for
             spaces shared by all languages (joint multilingual files, contextual models).
+        reliability: the ``reliability`` table across the parallel lists of each language
+            (:mod:`weatkit.pipeline.reliability`); off by default (its bootstrap over the
+            embeddings costs about 0.5 s per language × test of the CA-WEAT paper grid).
         pool: levels of a random-effects pooling of d (``lists``, ``languages``, ``layers``:
             :func:`weatkit.report.tables.pooled_frame`), written as the ``pooled`` table, and
             of the association metrics (``association_pooled``); needs the bootstrap (each
@@ -99,6 +102,7 @@ class RunConfig:
     iso: IsoOptions = field(default_factory=IsoOptions)
     iso_words: str | None = None
     pool: tuple[str, ...] = ()
+    reliability: bool = False
     metrics: tuple[str, ...] = DEFAULT_METRICS
     association: AssociationOptions = field(default_factory=AssociationOptions)
 
