@@ -227,19 +227,26 @@ def _reference_sum(model, device, encoded: list[list[int]]) -> np.ndarray:
     return _sums(totals, len(encoded) // 2)
 
 
+def padded_batches(encoded: list[list[int]], batch_size: int):
+    """Index chunks of ``batch_size`` texts sorted by length, with their right-padded ids and
+    attention masks (the batched baselines' batching)."""
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+    for start in range(0, len(order), batch_size):
+        chunk = order[start : start + batch_size]
+        width = max(len(encoded[i]) for i in chunk)
+        ids = torch.zeros((len(chunk), width), dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for r, i in enumerate(chunk):
+            ids[r, : len(encoded[i])] = torch.tensor(encoded[i])
+            mask[r, : len(encoded[i])] = 1
+        yield chunk, ids, mask
+
+
 def _batched_sum(model, device, encoded: list[list[int]], batch_size: int) -> np.ndarray:
     """Batches of texts sorted by length, right-padded, full logits at every position."""
-    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
     totals = [0.0] * len(encoded)
     with torch.inference_mode():
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
-            width = max(len(encoded[i]) for i in chunk)
-            ids = torch.zeros((len(chunk), width), dtype=torch.long)
-            mask = torch.zeros_like(ids)
-            for r, i in enumerate(chunk):
-                ids[r, : len(encoded[i])] = torch.tensor(encoded[i])
-                mask[r, : len(encoded[i])] = 1
+        for chunk, ids, mask in padded_batches(encoded, batch_size):
             ids, mask = ids.to(device), mask.to(device)
             logits = model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
             logp = torch.log_softmax(logits, dim=-1).gather(2, ids[:, 1:, None])[..., 0]

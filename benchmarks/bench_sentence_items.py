@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_sentence import _alternated, _load  # noqa: E402
+from bench_sentence import _alternated, _load, padded_batches  # noqa: E402
 from common import Figure, print_table  # noqa: E402
 
 from tests.tiny_models import make_word_glm  # noqa: E402
@@ -76,20 +76,6 @@ def _model(root: Path, texts: list[str]) -> Path:
     return path
 
 
-def _batches(encoded: list[list[int]]):
-    """Index chunks of ``BATCH`` sorted by length, and their right-padded ids and masks."""
-    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
-    for start in range(0, len(order), BATCH):
-        chunk = order[start : start + BATCH]
-        width = max(len(encoded[i]) for i in chunk)
-        ids = torch.zeros((len(chunk), width), dtype=torch.long)
-        mask = torch.zeros_like(ids)
-        for r, i in enumerate(chunk):
-            ids[r, : len(encoded[i])] = torch.tensor(encoded[i])
-            mask[r, : len(encoded[i])] = 1
-        yield chunk, ids, mask
-
-
 def _gest_runs(root: Path, n: int, n_loop: int, options: ContextualOptions):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -115,7 +101,7 @@ def _gest_runs(root: Path, n: int, n_loop: int, options: ContextualOptions):
     def batched() -> np.ndarray:
         out = np.zeros(len(encoded))
         with torch.inference_mode():
-            for chunk, ids, mask in _batches(encoded):
+            for chunk, ids, mask in padded_batches(encoded, BATCH):
                 logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
                 last = logits[torch.arange(len(chunk)), mask.sum(1).to(device) - 1].float()
                 logp = torch.log_softmax(last, dim=-1)
@@ -161,7 +147,7 @@ def _stereoset_runs(root: Path, n: int, n_loop: int, options: ContextualOptions)
     def batched() -> np.ndarray:
         out = np.zeros(len(encoded))
         with torch.inference_mode():
-            for chunk, ids, mask in _batches(encoded):
+            for chunk, ids, mask in padded_batches(encoded, BATCH):
                 ids, mask = ids.to(device), mask.to(device)
                 logits = model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
                 logp = torch.log_softmax(logits, dim=-1).gather(2, ids[:, 1:, None])[..., 0]
