@@ -338,8 +338,10 @@ def bootstrap_indices(n: int, n_bootstrap: int, seed: int) -> np.ndarray:
     return one_sample_bootstrap(n, n_bootstrap, seed=seed)
 
 
-def _outcomes(per_pair: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(scored, win, neutral)`` of each row, checked."""
+def scored_outcomes(per_pair: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(scored, win, neutral)`` of each row of a per-pair table, checked: the rows
+    :func:`crows_metric` counts (a finite score, no ``skipped`` reason), their wins and neutral
+    pairs (from ``win``/``neutral`` when present, else :func:`pair_outcomes` of the scores)."""
     for col in ("bias_type", "direction"):
         if col not in per_pair.columns:
             raise WeatkitError(f"per-pair table has no {col!r} column")
@@ -397,7 +399,7 @@ def crows_metric(
         raise WeatkitError(
             f"the confidence level must be between 0 and 1, not {confidence_level}"
         )
-    scored, win, neutral = _outcomes(per_pair)
+    scored, win, neutral = scored_outcomes(per_pair)
     bias = per_pair["bias_type"].astype(str).to_numpy()
     stereo = per_pair["direction"].astype(str).to_numpy() == "stereo"
     groups = [(OVERALL, np.ones(len(per_pair), dtype=bool))]
