@@ -25,11 +25,14 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    check_log_items,
     compat_option,
     controls_option,
     format_option,
+    item_log_file,
     language_model_options,
     limit_option,
+    log_items_option,
     manifest_file,
     model_record,
     out_option,
@@ -65,6 +68,7 @@ from weatkit.crows.score import (
 )
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
+from weatkit.items.log import crows_items
 from weatkit.measures.compat import apply_preset, preset_summary
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.lm import sentence_lm
@@ -311,6 +315,7 @@ def _print_controls(controls: pd.DataFrame, level: float) -> None:
     bootstrap_help="Bootstrap resamples of the pairs for the CI of the metric (0: off).",
 )
 @out_option("Write pairs.csv (per-pair scores) and summary.csv here.")
+@log_items_option()
 @format_option()
 @click.option(
     "--table",
@@ -325,6 +330,7 @@ def crows_command(**opts: Any) -> None:
     sentence."""
     if bool(opts["model"]) == bool(opts["scores_path"]):
         raise WeatkitError("give exactly one of --model ID or --scores FILE")
+    check_log_items(opts)
     resampling = {
         "n_bootstrap": opts["n_bootstrap"],
         "seed": opts["seed"],
@@ -354,6 +360,12 @@ def crows_command(**opts: Any) -> None:
         files = {f"{name}.csv": render(table, "csv") for name, table in tables.items()}
         # the preset's values, as weatkit run's manifest.json, and the --limit sample
         files.update(manifest_file("crows", sample, compat=compat, contextual=model_record(opts)))
+        files.update(item_log_file(opts, lambda: crows_items(
+            scored["pairs"],
+            model=opts["model"] or "",
+            method=opts["scoring"]["method"] if opts["model"] else "scores",
+            language=(opts["lang"] or "en") if opts["model"] else "",
+        )))  # fmt: skip
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

@@ -12,7 +12,8 @@ message on the command line (naming the flag) as in a file (naming the key).
 * sentence measures: :func:`resampling_options` (``--bootstrap``, ``--seed``,
   ``--confidence``), :func:`seed_option` (``--seed``, also of ``mbe``), :func:`controls_option`
   (``--controls[=KINDS]`` of ``crows`` and ``stereoset``), :func:`limit_option` (``--limit N``,
-  the schema's :data:`SAMPLE`);
+  the schema's :data:`SAMPLE`), :func:`log_items_option` (``--log-items[=FORMAT]``, the
+  schema's :data:`ITEM_LOG`) and :func:`item_log_file`;
 * models: :func:`model_options` (``--model``/``--layer`` and the schema's transformer options:
   word vectors of a transformer), :func:`language_model_options` (sentence scorers) and
   :func:`model_specs`;
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from weatkit.cli.errors import fail, note
-from weatkit.config.schema import CONTEXTUAL, SAMPLE, click_options, options_from_cli
+from weatkit.config.schema import CONTEXTUAL, ITEM_LOG, SAMPLE, click_options, options_from_cli
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.report.tables import FORMATS
@@ -223,6 +224,53 @@ def _limit(ctx: click.Context, param: click.Parameter, value: str | None) -> int
         return options_from_cli(SampleOptions, SAMPLE, {"limit": value}).limit
     except ConfigError as err:
         fail(str(err))
+
+
+def log_items_option() -> Decorator:
+    """``--log-items[=FORMAT]``: the schema's :data:`~weatkit.config.schema.ITEM_LOG` option (a
+    compare file's ``log_items``), read while parsing so that an unknown format is a one-line
+    error naming the flag; the command receives ``log_items`` (None, ``parquet`` when given
+    without a value, or ``csv``)."""
+    option = ITEM_LOG["log_items"]
+    return click.option(
+        option.flag,
+        "log_items",
+        is_flag=False,
+        flag_value=option.choices[0],
+        default=None,
+        metavar=f"[{'|'.join(option.choices)}]",
+        help=f"With --out: {option.help}",
+        callback=_log_items,
+    )
+
+
+def _log_items(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from weatkit.items.log import ItemLogOptions
+
+    try:
+        return options_from_cli(ItemLogOptions, ITEM_LOG, {"log_items": value}).log_items
+    except ConfigError as err:
+        fail(str(err))
+
+
+def check_log_items(opts: Mapping[str, Any]) -> None:
+    """Refuse ``--log-items`` without ``--out`` (before any scoring)."""
+    if opts["log_items"] and not opts["out_dir"]:
+        raise WeatkitError(
+            f"--log-items writes items.{opts['log_items']} into the output directory: give "
+            "--out DIR"
+        )
+
+
+def item_log_file(opts: Mapping[str, Any], build: Callable[[], Any]) -> dict[str, bytes]:
+    """``{"items.FORMAT": ...}`` of ``--log-items`` from the per-item table ``build()`` makes
+    (:mod:`weatkit.items.log`), or {} without the option: written with the command's other
+    files, all at once."""
+    from weatkit.items.log import item_log_files
+
+    if not opts["log_items"]:
+        return {}
+    return item_log_files(build(), opts["log_items"])
 
 
 def sample_note(sample: ItemSample | None) -> None:

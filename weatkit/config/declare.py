@@ -32,6 +32,7 @@ KINDS = (
     "optional_bool",
     "str",
     "optional_str",
+    "switch",
     "names",
     "ints",
     "counts",
@@ -47,7 +48,9 @@ class Option:
         kind: one of :data:`KINDS` (``int_or_auto``: an integer or ``auto``; ``names``: a list
             of names, comma-separated on the command line; ``ints``: a list of integers, ``0,1``
             on the command line; ``counts``: a mapping of names to integers, ``NAME=N`` or ``N``
-            for all on the command line).
+            for all on the command line; ``switch``: off (None, ``false``), on (``true``: the
+            first of ``choices``) or one of ``choices``, ``--flag[=CHOICE]`` on the command
+            line).
         default: the dataclass's default (a test keeps the two equal).
         help: one sentence for ``--help`` and the documentation.
         flag: the command-line flag (``--bootstrap``), or None when only files set it.
@@ -84,6 +87,10 @@ class Option:
         if kind in ("bool", "optional_bool"):
             return typed(value, bool, at)
         if kind in ("str", "optional_str"):
+            return typed(value, str, at)
+        if kind == "switch":
+            if isinstance(value, bool):
+                return self.choices[0] if value else None
             return typed(value, str, at)
         if kind == "names":
             return strings(value, at, required=True)

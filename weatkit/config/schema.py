@@ -19,7 +19,9 @@ Sections (each an options dataclass, or the fields of :class:`~weatkit.pipeline.
 - :data:`METRICS` → the ``metrics`` field of ``RunConfig`` (top level);
 - :data:`ASSOCIATION` → ``AssociationOptions`` (file section ``association``);
 - :data:`SAMPLE` → ``SampleOptions`` (``--limit`` of the sentence commands; ``limit`` of a
-  compare file's method section).
+  compare file's method section);
+- :data:`ITEM_LOG` → ``ItemLogOptions`` (``--log-items`` of the sentence commands;
+  ``log_items`` of a compare file).
 
 How a declaration is read (:class:`Option`, :class:`Section`, :class:`Source`, :func:`build`,
 :func:`click_options`, ...) is :mod:`weatkit.config.declare`, re-exported here so that a caller
@@ -510,6 +512,24 @@ SAMPLE = Section(
 )
 
 # --------------------------------------------------------------------------------------------
+# issue 28 §2, per-item logs: weatkit.items.log.ItemLogOptions
+
+ITEM_LOG = Section(
+    "",
+    (
+        Option(
+            "log_items",
+            "switch",
+            None,
+            "Also write one row per scored item (texts, scores, outcome, leave-one-out "
+            "influence) to items.parquet in the output directory, or items.csv with csv.",
+            "--log-items",
+            choices=("parquet", "csv"),
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------------------------
 # issue 26, the association metrics of the field on a run's tests: the ``metrics`` field of
 # RunConfig (top level) and weatkit.association.options.AssociationOptions (``association``)
 
@@ -588,6 +608,7 @@ SECTIONS = {
     "ISO": ISO,
     "POOLING": POOLING,
     "SAMPLE": SAMPLE,
+    "ITEM_LOG": ITEM_LOG,
     "METRICS": METRICS,
     "ASSOCIATION": ASSOCIATION,
 }
@@ -597,6 +618,7 @@ __all__ = [
     "CONTEXTUAL",
     "ENGINE",
     "ISO",
+    "ITEM_LOG",
     "KINDS",
     "LISTS",
     "LOADING",
