@@ -95,3 +95,113 @@ def test_bad_log_items_is_one_line(tmp_path: Path, args: list[str], message: str
         res = invoke(*command, *args)
         assert res.exit_code == 1
         assert res.output.strip() == message
+
+
+# --- GEST and EuroGEST ---------------------------------------------------------------------
+
+
+def slow_influence(table: pd.DataFrame, value_of) -> list[float]:
+    """``value_of(table without row i) − value_of(table)`` per row; NaN where the measure
+    refuses the reduced table (a stereotype left without items)."""
+    from weatkit.errors import WeatkitError
+
+    value = value_of(table)
+    out = []
+    for i in table.index:
+        try:
+            out.append(value_of(table.drop(index=i)) - value)
+        except WeatkitError:
+            out.append(np.nan)
+    return out
+
+
+def test_gest_items(tiny: Path, tmp_path: Path, data_dir: Path) -> None:
+    import weatkit
+    from weatkit.gest.data import STEREOTYPES
+
+    out = tmp_path / "out"
+    res = invoke("gest", "--model", str(tiny), "--kind", "mlm", "--templates", "0,3", "--limit",
+                 "40", "--seed", "2", "--bootstrap", "0", "--out", str(out), "--no-progress",
+                 "--log-items")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    items = pd.read_parquet(out / "items.parquet")
+    scores = pd.read_csv(out / "scores.csv", keep_default_na=False, na_values=[""])
+    scored = scores[scores.score.notna()].reset_index(drop=True)
+    check_schema(items, ["sentence"])
+    assert len(items) == len(scored) == 80
+    assert set(items.measure) == {"gest"} and set(items.language) == {"en"}
+    assert items.method.tolist() == [f"template {t}" for t in scored.template]
+    assert items.item_id.tolist() == [str(i) for i in scored.sample_id]
+    assert items.bias_type.tolist() == [STEREOTYPES[s] for s in scored.stereotype]
+    assert items.text_sentence.tolist() == scored.sentence.tolist()
+    assert np.array_equal(items.score_sentence, scored.score)
+    sign = np.sign(scored.score)
+    assert items.outcome.tolist() == np.where(sign > 0, "male", np.where(sign < 0, "female",
+                                                                         "tie")).tolist()
+    slow = slow_influence(
+        scored, lambda t: weatkit.gest(scores=t, n_bootstrap=0).measures[0].value
+    )  # fmt: skip
+    assert np.allclose(items.influence, slow, equal_nan=True)
+    assert np.isfinite(items.influence).sum() > 60
+
+
+def test_gest_items_of_a_scores_file(tmp_path: Path, data_dir: Path) -> None:
+    import weatkit
+    from weatkit.gest.data import load_gest
+
+    gest = load_gest()
+    table = gest.groupby("stereotype").head(3).sort_values("sample_id").reset_index(drop=True)
+    table["score"] = np.random.default_rng(1).normal(size=len(table))
+    table.loc[5, "score"] = np.nan  # unscored: no row
+    table.to_csv(tmp_path / "s.csv", index=False)
+    out = tmp_path / "out"
+    res = invoke("gest", "--scores", str(tmp_path / "s.csv"), "--bootstrap", "0", "--out",
+                 str(out), "--log-items", "csv")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    items = pd.read_csv(out / "items.csv", keep_default_na=False, na_values=[""])
+    scored = table.dropna().reset_index(drop=True)
+    assert len(items) == 47
+    assert items.item_id.astype(str).tolist() == [str(i) for i in scored.sample_id]
+    assert set(items.method) == {"scores"} and items.model.isna().all()  # no model: ""
+    slow = slow_influence(scored, lambda t: weatkit.gest(scores=t, n_bootstrap=0).measures[0].value)
+    assert np.allclose(items.influence, slow, equal_nan=True)
+
+
+@pytest.fixture(scope="module")
+def eurogest_mlm(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> str:
+    """The tiny masked LM of tests/test_eurogest.py, which knows the words of its items."""
+    from tests.test_eurogest import _subset, _words
+
+    texts = [t for lang in ("it", "de") for s in [_subset(lang)] for t in
+             (*s["masculine"], *s["feminine"])]  # fmt: skip
+    root = tmp_path_factory.mktemp("eurogest")
+    return str(make_gest_mlm(root / "mlm", extra=_words(texts), max_length=128))
+
+
+def test_eurogest_items(eurogest_mlm: str, tmp_path: Path) -> None:
+    from weatkit.gest.eurogest_metrics import eurogest_summary
+
+    out = tmp_path / "out"
+    res = invoke("gest", "--lang", "de", "--model", eurogest_mlm, "--limit", "48",
+                 "--bootstrap", "0", "--no-cache", "--no-progress", "--out", str(out),
+                 "--log-items")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    items = pd.read_parquet(out / "items.parquet")
+    scores = pd.read_csv(out / "scores.csv", keep_default_na=False, na_values=[""])
+    scored = scores[scores.r.notna()].reset_index(drop=True)
+    check_schema(items, ["male", "female"])
+    assert len(items) == len(scored) and len(scored) > 30
+    assert set(items.measure) == {"eurogest"} and set(items.language) == {"de"}
+    assert set(items.method) == {"code 2025-12"}
+    assert items.text_male.tolist() == scored.masculine.tolist()
+    assert np.array_equal(items.score_male, scored.score_m)
+    assert np.array_equal(items.score_female, scored.score_f)
+    r = scored.r.to_numpy()
+    assert items.outcome.tolist() == np.where(r > 0.5, "male", np.where(r < 0.5, "female",
+                                                                        "tie")).tolist()
+
+    def g_s(table: pd.DataFrame) -> float:
+        summary = eurogest_summary(table, lang="de", code="2025-12", n_bootstrap=0)
+        return float(summary.summary["g_s"].iloc[0])
+
+    assert np.allclose(items.influence, slow_influence(scored, g_s), equal_nan=True)

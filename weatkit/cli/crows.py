@@ -16,6 +16,7 @@ Modes (exactly one):
 from __future__ import annotations
 
 import sys
+from functools import partial
 from typing import Any
 
 import click
@@ -360,12 +361,14 @@ def crows_command(**opts: Any) -> None:
         files = {f"{name}.csv": render(table, "csv") for name, table in tables.items()}
         # the preset's values, as weatkit run's manifest.json, and the --limit sample
         files.update(manifest_file("crows", sample, compat=compat, contextual=model_record(opts)))
-        files.update(item_log_file(opts, lambda: crows_items(
+        log = partial(
+            crows_items,
             scored["pairs"],
             model=opts["model"] or "",
             method=opts["scoring"]["method"] if opts["model"] else "scores",
             language=(opts["lang"] or "en") if opts["model"] else "",
-        )))  # fmt: skip
+        )
+        files.update(item_log_file(opts, log))
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:

@@ -16,6 +16,8 @@ Modes (exactly one):
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import click
@@ -25,11 +27,14 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    check_log_items,
     compat_option,
     compat_values,
     format_option,
+    item_log_file,
     language_model_options,
     limit_option,
+    log_items_option,
     manifest_file,
     model_record,
     out_option,
@@ -54,6 +59,7 @@ from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scor
 from weatkit.gest.eurogest import CODE, COINCIDING, DEFAULT_CODE, LANGUAGES
 from weatkit.gest.mt import mt_metrics
 from weatkit.gest.scoring import score_gest
+from weatkit.items.log import eurogest_items, gest_items
 from weatkit.report.tables import render, write_outputs
 from weatkit.stats.sampling import ItemSample
 
@@ -282,6 +288,7 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     bootstrap_help="Bootstrap resamples (within each stereotype) for the CIs of q (0: off).",
 )
 @out_option("Write scores.csv (or genders.csv), stereotypes.csv and summary.csv here.")
+@log_items_option()
 @format_option("Print a table to stdout in this format instead of the readable tables.")
 @click.option(
     "--table",
@@ -304,11 +311,18 @@ def gest_command(**opts: Any) -> None:
         raise WeatkitError("give exactly one of --scores FILE, --translations FILE or --model ID")
     if opts["limit"] is not None and not opts["model"]:
         raise WeatkitError("--limit is for --model; --scores and --translations are read whole")
+    if opts["log_items"] and opts["genders_path"]:
+        raise WeatkitError("--log-items logs scored samples: give --scores or --model, not "
+                           "--translations")  # fmt: skip
+    check_log_items(opts)
     version = opts["gest_version"]
     if lang != "en":
         inputs, result, sample = _eurogest({**opts, "lang": lang})
         tables = {"stereotypes": result.stereotypes, "summary": result.summary}
-        _finish(opts, tables, inputs, sample=sample)
+        log = partial(
+            eurogest_items, inputs, model=opts["model"], language=lang, code=opts["eurogest_code"]
+        )
+        _finish(opts, tables, inputs, sample=sample, log=log)
         if not opts["fmt"]:
             _print_eurogest(result.stereotypes, result.summary, opts["confidence"])
         return
@@ -333,7 +347,8 @@ def gest_command(**opts: Any) -> None:
     if not opts["genders_path"] and by_template:
         spread = template_spread(result)
         extra = {"template_spread": spread}
-    _finish(opts, tables, inputs, input_name, extra, sample)
+    log = partial(gest_items, inputs, model=opts["model"] or "")
+    _finish(opts, tables, inputs, input_name, extra, sample, log)
     if opts["fmt"]:
         return
     if opts["genders_path"]:
@@ -366,14 +381,18 @@ def _finish(
     input_name: str = "scores.csv",
     extra: dict[str, pd.DataFrame] | None = None,
     sample: ItemSample | None = None,
+    log: Callable[[], pd.DataFrame] | None = None,
 ) -> None:
     """Write the ``--out`` files (``extra`` tables too; manifest.json with the ``--limit``
-    sample) and print the ``--format`` table."""
+    sample; with ``--log-items`` the per-item table ``log()`` makes) and print the ``--format``
+    table."""
     if opts["out_dir"]:
         files = {input_name: render(inputs, "csv")}
         written = {**tables, **(extra or {})}
         files.update({f"{name}.csv": render(table, "csv") for name, table in written.items()})
         files.update(manifest_file("gest", sample, contextual=model_record(opts)))
+        if log is not None:
+            files.update(item_log_file(opts, log))
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:
