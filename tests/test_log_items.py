@@ -205,3 +205,104 @@ def test_eurogest_items(eurogest_mlm: str, tmp_path: Path) -> None:
         return float(summary.summary["g_s"].iloc[0])
 
     assert np.allclose(items.influence, slow_influence(scored, g_s), equal_nan=True)
+
+
+# --- StereoSet -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stereoset_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """The tiny causal LM and data set of tests/test_stereoset_scoring.py."""
+    import json
+
+    from tests.test_stereoset_scoring import _dataset_json
+    from tests.tiny_models import make_stereoset_glm
+
+    root = tmp_path_factory.mktemp("stereoset")
+    path = root / "tiny.json"
+    path.write_text(json.dumps(_dataset_json()))
+    return str(make_stereoset_glm(root / "glm")), path
+
+
+def stereoset_slow_influence(dataset, predictions) -> list[float]:
+    """ss_term of evaluate's last split (overall when both are scored) without each example."""
+    from dataclasses import replace
+
+    from weatkit.stereoset.metrics import evaluate
+
+    def ss_term(data) -> float:
+        table = evaluate(data, predictions)
+        last = table[(table.split == table.split.iloc[-1]) & (table.bias_type == "overall")]
+        return float(last.ss_term.iloc[0])
+
+    value = ss_term(dataset)
+    out = []
+    for split in ("intrasentence", "intersentence"):
+        examples = dataset.split(split)
+        if not any(s.id in predictions.get(split, {}) for ex in examples for s in ex.sentences):
+            continue
+        for k in range(len(examples)):
+            reduced = replace(dataset, **{split: examples[:k] + examples[k + 1 :]})
+            out.append(ss_term(reduced) - value)
+    return out
+
+
+def test_stereoset_items(stereoset_files: tuple[str, Path], tmp_path: Path) -> None:
+    from weatkit.stereoset import load_stereoset, read_predictions
+
+    model, path = stereoset_files
+    out = tmp_path / "out"
+    res = invoke("stereoset", "--model", model, "--kind", "glm", "--dataset", str(path),
+                 "--device", "cpu", "--no-cache", "--no-progress", "--out", str(out),
+                 "--log-items")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    items = pd.read_parquet(out / "items.parquet")
+    check_schema(items, ["stereotype", "anti_stereotype", "unrelated"])
+    dataset = load_stereoset(path=path)
+    predictions = read_predictions(out / "predictions.json")
+    scores = predictions["intrasentence"]
+    examples = dataset.intrasentence
+    assert len(items) == len(examples) == 5
+    assert items.item_id.tolist() == [ex.id for ex in examples]
+    assert items.bias_type.tolist() == [ex.bias_type for ex in examples]
+    assert set(items.method) == {"ss_term"} and set(items.model) == {model}
+    for label in ("stereotype", "anti-stereotype", "unrelated"):
+        column = label.replace("-", "_")
+        assert items[f"text_{column}"].tolist() == [ex.sentence(label).sentence for ex in examples]
+        expected = [scores[ex.sentence(label).id] for ex in examples]
+        assert np.allclose(items[f"score_{column}"], expected, rtol=1e-12)
+    pro = items.score_stereotype > items.score_anti_stereotype
+    assert items.outcome.tolist() == np.where(pro, "stereotype", "anti-stereotype").tolist()
+    assert np.allclose(items.influence, stereoset_slow_influence(dataset, predictions))
+
+
+def test_stereoset_items_of_both_splits_with_ties(
+    stereoset_files: tuple[str, Path], tmp_path: Path
+) -> None:
+    """A predictions file of both splits: the terms pool across them (ss_term of overall); a
+    tie is its own outcome (counted as anti-stereotypical by SS)."""
+    import json
+
+    from weatkit.stereoset import load_stereoset, read_predictions
+
+    _, path = stereoset_files
+    dataset = load_stereoset(path=path)
+    rng = np.random.default_rng(3)
+    nested = {
+        split: [{"id": s.id, "score": float(rng.integers(0, 3))} for _, s in
+                dataset.sentences(split)]
+        for split in ("intrasentence", "intersentence")
+    }  # fmt: skip
+    (tmp_path / "p.json").write_text(json.dumps(nested))
+    out = tmp_path / "out"
+    res = invoke("stereoset", "--predictions", str(tmp_path / "p.json"), "--dataset", str(path),
+                 "--out", str(out), "--log-items", "csv")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    items = pd.read_csv(out / "items.csv", keep_default_na=False, na_values=[""])
+    predictions = read_predictions(tmp_path / "p.json")
+    assert len(items) == 6
+    diff = items.score_stereotype - items.score_anti_stereotype
+    expected = np.where(diff > 0, "stereotype", np.where(diff < 0, "anti-stereotype", "tie"))
+    assert items.outcome.tolist() == expected.tolist() and "tie" in expected
+    assert np.allclose(items.influence, stereoset_slow_influence(dataset, predictions),
+                       equal_nan=True)  # fmt: skip

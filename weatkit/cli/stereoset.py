@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from typing import Any
 
 import click
@@ -23,12 +24,15 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    check_log_items,
     compat_option,
     compat_values,
     controls_option,
     format_option,
+    item_log_file,
     language_model_options,
     limit_option,
+    log_items_option,
     manifest_file,
     model_record,
     out_option,
@@ -40,6 +44,7 @@ from weatkit.cli.tables import rich_controls
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
+from weatkit.items.log import stereoset_items
 from weatkit.report.tables import render, write_outputs
 from weatkit.stereoset.controls import (
     DEFAULT_BOOTSTRAP,
@@ -149,6 +154,7 @@ def _print_tables(table: pd.DataFrame, lang: str) -> None:
     "Write scores.csv (the metrics) here; with --model also predictions.json; with --controls "
     "also controls.csv and control_items.csv."
 )
+@log_items_option()
 @format_option(
     "Print the metrics in this format instead of the readable tables: json = "
     "{split: {bias_type: {column: value}}}; the others = the tidy table (the same column "
@@ -172,6 +178,7 @@ def stereoset_command(**opts: Any) -> None:
     lang = opts["lang"]
     if opts["dataset_path"] is None and lang not in LANGS:
         raise WeatkitError(f"unknown --lang {lang!r}: choose one of {', '.join(LANGS)}")
+    check_log_items(opts)
     kinds = _controls(opts)
     if opts["table"] != "scores" and not kinds:
         raise WeatkitError(f"--table {opts['table']}: this run has no such table (scores)")
@@ -211,6 +218,9 @@ def stereoset_command(**opts: Any) -> None:
         files["scores.csv"] = render(table, "csv")
         files.update({f"{name}.csv": render(t, "csv") for name, t in tables.items()})
         files.update(manifest_file("stereoset", sample, contextual=model_record(opts)))
+        log = partial(stereoset_items, dataset, predictions, model=opts["model"] or "",
+                      language=lang)  # fmt: skip
+        files.update(item_log_file(opts, log))
         written = write_outputs(opts["out_dir"], files)
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"] and opts["table"] != "scores":
