@@ -306,3 +306,56 @@ def test_stereoset_items_of_both_splits_with_ties(
     assert items.outcome.tolist() == expected.tolist() and "tie" in expected
     assert np.allclose(items.influence, stereoset_slow_influence(dataset, predictions),
                        equal_nan=True)  # fmt: skip
+
+
+# --- MBE -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weight", ["cosine", "dot"])
+def test_mbe_items(tiny: Path, data_dir: Path, tmp_path: Path, weight: str) -> None:
+    from tests.test_mbe import _write_tsv
+    from weatkit.mbe.score import evaluate_mbe
+    from weatkit.sentence import MaskedLM
+
+    out = tmp_path / "out"
+    res = invoke("mbe", "--parallel", str(_write_tsv(tmp_path / "p.tsv")), "--model", str(tiny),
+                 "--weight", weight, "--seed", "3", "--out", str(out), "--no-progress",
+                 "--log-items")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    items = pd.read_parquet(out / "items.parquet")
+    sentences = pd.read_csv(out / "sentences.csv")
+    check_schema(items, ["male", "female"])
+    assert len(items) == len(sentences) == 8
+    assert items.item_id.tolist() == [f"{s}:{i}" for s, i in zip(sentences.set, sentences["index"],
+                                                                  strict=True)]  # fmt: skip
+    assert set(items.measure) == {"mbe"} and set(items.method) == {"aula"}
+    assert set(items.bias_type) == {"gender"} and set(items.language) == {""}
+    male = (sentences.set == "male").to_numpy()
+    assert items.text_male.tolist() == np.where(male, sentences.target, "").tolist()
+    assert np.array_equal(items.score_male[male], sentences.aula[male])
+    assert items.score_male[~male].isna().all() and items.score_female[male].isna().all()
+    assert np.array_equal(items.score_female[~male], sentences.aula[~male])
+    # the score without each sentence, by evaluate_mbe on the sentences without it
+    lm = MaskedLM(str(tiny))
+    texts = {side: sentences.loc[sentences.set == side, "target"].tolist()
+             for side in ("male", "female")}  # fmt: skip
+
+    def score(m: list[str], f: list[str]) -> float:
+        return evaluate_mbe(lm, lm.tokenize(m), lm.tokenize(f), weight=weight)[0].score
+
+    value = score(texts["male"], texts["female"])
+    slow = [score(texts["male"][:k] + texts["male"][k + 1 :], texts["female"]) - value
+            for k in range(4)]  # fmt: skip
+    slow += [score(texts["male"], texts["female"][:k] + texts["female"][k + 1 :]) - value
+             for k in range(4)]  # fmt: skip
+    assert np.allclose(items.influence, slow, atol=1e-9)
+    # outcome: which side wins the (similarity-weighted) majority of the sentence's pairs
+    scores = lm.unmasked(lm.tokenize([*texts["male"], *texts["female"]]))
+    emb = scores.embedding.astype(np.float64)
+    if weight == "cosine":
+        emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    c = emb[:4] @ emb[4:].T
+    won = c * (scores.aula[:4, None] > scores.aula[None, 4:])
+    share = np.concatenate([won.sum(1) / c.sum(1), won.sum(0) / c.sum(0)])
+    expected = np.where(share > 0.5, "male", np.where(share < 0.5, "female", "tie"))
+    assert items.outcome.tolist() == expected.tolist()

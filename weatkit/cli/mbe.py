@@ -20,6 +20,7 @@ lists); then sentences longer than the model takes are skipped (an error with
 from __future__ import annotations
 
 import sys
+from functools import partial
 from typing import Any
 
 import click
@@ -28,11 +29,14 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    check_log_items,
     compat_option,
     compat_values,
     format_option,
+    item_log_file,
     language_model_options,
     limit_option,
+    log_items_option,
     manifest_file,
     model_record,
     out_option,
@@ -42,6 +46,7 @@ from weatkit.cli.tables import fmt_p
 from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
+from weatkit.items.log import mbe_items
 from weatkit.mbe.data import MBE_MODELS, MBE_SETS
 from weatkit.mbe.run import run_mbe_parallel, run_mbe_set
 from weatkit.mbe.score import METHODS, WEIGHTS, MbeResult
@@ -172,12 +177,14 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
     help="Skip sentences longer than the model takes (else stop with an error).",
 )
 @out_option("Write sentences.csv and summary.csv here.")
+@log_items_option()
 @format_option("Print the summary in this format instead of the readable table.")
 @friendly
 def mbe_command(**opts: Any) -> None:
     """MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022)."""
     opts = compat_values("mbe", opts)
     mode = _check_modes(opts)
+    check_log_items(opts)
     options = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
     lm = sentence_lm(f"mbe:{opts['method']}", opts["model"], options)
     settings: dict[str, Any] = {
@@ -207,6 +214,9 @@ def mbe_command(**opts: Any) -> None:
             "sentences.csv": render(run.sentences, "csv"),
             "summary.csv": render(summary, "csv"),
             **manifest_file("mbe", run.sample, contextual=model_record(opts)),
+            **item_log_file(
+                opts, partial(mbe_items, run, model=opts["model"], language=opts["mbe_set"] or "")
+            ),
         }
         for path in write_outputs(opts["out_dir"], files):
             err_console.print(f"wrote {path}", highlight=False)
