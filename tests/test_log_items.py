@@ -136,8 +136,10 @@ def test_gest_items(tiny: Path, tmp_path: Path, data_dir: Path) -> None:
     assert items.text_sentence.tolist() == scored.sentence.tolist()
     assert np.array_equal(items.score_sentence, scored.score)
     sign = np.sign(scored.score)
-    assert items.outcome.tolist() == np.where(sign > 0, "male", np.where(sign < 0, "female",
-                                                                         "tie")).tolist()
+    assert (
+        items.outcome.tolist()
+        == np.where(sign > 0, "male", np.where(sign < 0, "female", "tie")).tolist()
+    )
     slow = slow_influence(
         scored, lambda t: weatkit.gest(scores=t, n_bootstrap=0).measures[0].value
     )  # fmt: skip
@@ -197,8 +199,10 @@ def test_eurogest_items(eurogest_mlm: str, tmp_path: Path) -> None:
     assert np.array_equal(items.score_male, scored.score_m)
     assert np.array_equal(items.score_female, scored.score_f)
     r = scored.r.to_numpy()
-    assert items.outcome.tolist() == np.where(r > 0.5, "male", np.where(r < 0.5, "female",
-                                                                        "tie")).tolist()
+    assert (
+        items.outcome.tolist()
+        == np.where(r > 0.5, "male", np.where(r < 0.5, "female", "tie")).tolist()
+    )
 
     def g_s(table: pd.DataFrame) -> float:
         summary = eurogest_summary(table, lang="de", code="2025-12", n_bootstrap=0)
@@ -359,3 +363,109 @@ def test_mbe_items(tiny: Path, data_dir: Path, tmp_path: Path, weight: str) -> N
     share = np.concatenate([won.sum(1) / c.sum(1), won.sum(0) / c.sum(0)])
     expected = np.where(share > 0.5, "male", np.where(share < 0.5, "female", "tie"))
     assert items.outcome.tolist() == expected.tolist()
+
+
+# --- compare -------------------------------------------------------------------------------
+
+COMPARE = """
+output: out
+languages: [en, de]
+models:
+  - {name: A, model: m1}
+  - {name: B, model: m2}
+contextual: {device: cpu, batch_size: 64, cache: false}
+gest: {mlm_templates: [0, 2], eurogest: false}
+stereoset: {}
+crows: {method: pll}
+mbe: {corpora: {de: parallel.tsv}}
+"""
+
+
+@pytest.fixture(scope="module")
+def compare_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.compare_fixtures import make_char_mlm
+    from tests.test_compare_uncertainty import PARALLEL
+
+    root = tmp_path_factory.mktemp("compare-items")
+    for seed in (1, 2):
+        make_char_mlm(root / f"m{seed}", seed=seed)
+    (root / "parallel.tsv").write_text("".join(f"{e}\t{d}\n" for e, d in PARALLEL))
+    return root
+
+
+@pytest.fixture
+def sliced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data slices of tests/test_compare_uncertainty.py."""
+    from tests import test_compare_uncertainty as slices
+    from weatkit.crossmethod import methods as cm
+
+    monkeypatch.setattr(cm, "load_crows", slices._crows_slice)
+    monkeypatch.setattr(cm, "load_gest", slices._gest_slice)
+    monkeypatch.setattr(cm, "load_stereoset", slices._stereoset_slice)
+
+
+def test_compare_items_of_every_job_and_after_a_resume(compare_dir: Path, sliced) -> None:
+    import json
+
+    from tests import test_compare_uncertainty as slices
+    from weatkit.crossmethod import compare
+    from weatkit.crows.score import score_crows
+    from weatkit.sentence import MaskedLM
+
+    (compare_dir / "plain.yaml").write_text(COMPARE)
+    (compare_dir / "cmp.yaml").write_text(COMPARE + "log_items: true\n")
+    first = compare(compare_dir / "plain.yaml", plot=False, show_progress=False)
+    assert first.items is None and not (compare_dir / "out" / "items.parquet").exists()
+    # the same jobs logging their items: their keys change (the records must keep the logs)
+    result = compare(compare_dir / "cmp.yaml", plot=False, show_progress=False)
+    statuses = {job["status"] for job in result.manifest["jobs"]}
+    assert statuses == {"ran"}
+    items = pd.read_parquet(compare_dir / "out" / "items.parquet")
+    pd.testing.assert_frame_equal(items, result.items)
+    counts = items.groupby(["measure", "model", "language"]).size().to_dict()
+    n_gest = 2 * len(slices._gest_slice())
+    assert counts == {
+        **{("crows", m, "en"): 60 for m in "AB"},
+        **{("gest", m, "en"): n_gest for m in "AB"},
+        **{("stereoset", m, lang): 150 for m in "AB" for lang in ("en", "de")},
+        **{("mbe", m, "de"): 6 for m in "AB"},
+    }
+    # the rows are the builders' on the jobs' own per-item tables: CrowS of model A
+    options = {"device": "cpu", "batch_size": 64, "cache": False}
+    from weatkit.embeddings.contextual import ContextualOptions
+
+    lm = MaskedLM(str(compare_dir / "m1"), ContextualOptions(**options))
+    pairs = score_crows(lm, slices._crows_slice(), method="pll")
+    crows = items[(items.measure == "crows") & (items.model == "A")].reset_index(drop=True)
+    assert crows.item_id.tolist() == [str(i) for i in pairs.pair_id]
+    assert np.allclose(crows.score_more, pairs.score_more)
+    assert np.allclose(crows.influence, crows_slow_influence(pairs))
+    values = result.scores.set_index(["model", "measure"]).value
+    wins = (crows.outcome == "stereotype").mean() * 100
+    assert wins == pytest.approx(values[("A", "crows:pll")])
+    # a resumed comparison reuses every job and writes the same complete file, as CSV too
+    (compare_dir / "csv.yaml").write_text(COMPARE + "log_items: csv\n")
+    again = compare(compare_dir / "csv.yaml", plot=False, show_progress=False)
+    assert {job["status"] for job in again.manifest["jobs"]} == {"reused"}
+    assert json.loads((compare_dir / "out" / "manifest.json").read_text())["log_items"] == "csv"
+    written = pd.read_csv(compare_dir / "out" / "items.csv", keep_default_na=False)
+    assert len(written) == len(items)
+    assert written.columns.tolist() == items.columns.tolist()
+    assert np.allclose(written.influence, items.influence, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("xlsx", "cmp.yaml: log_items: unknown format 'xlsx': choose parquet or csv"),
+        ("3", "cmp.yaml: log_items: expected str, got int 3"),
+    ],
+)
+def test_compare_log_items_is_checked(tmp_path: Path, value: str, message: str) -> None:
+    from weatkit.crossmethod import load_compare_config
+    from weatkit.errors import ConfigError
+
+    (tmp_path / "cmp.yaml").write_text(COMPARE + f"log_items: {value}\n")
+    with pytest.raises(ConfigError) as info:
+        load_compare_config(tmp_path / "cmp.yaml")
+    assert str(info.value).endswith(message)

@@ -39,6 +39,12 @@ from the file's directory. Example (YAML)::
     validity:                            # the MTMM matrix (validity.csv): the bias type
       traits: {"gest:g_s": gender, "mbe:*": gender, "*weat6*": gender, "*weat3*": race}
       statistic: spearman                # or kendall, pearson
+    log_items: true                      # items.parquet: one row per scored item (or csv)
+
+``log_items`` (``true`` = ``parquet``, or ``csv``; declared once with ``--log-items`` of the
+sentence commands, :data:`weatkit.config.schema.ITEM_LOG`) writes ``items.parquet`` (or
+``items.csv``): one row per item every sentence-level job scored, all models, methods and
+languages together (:mod:`weatkit.items.log`).
 
 ``limit: N`` in a sentence-level section (``gest``, ``stereoset``, ``crows``, ``mbe``) scores a
 seeded sample of N items stratified as ``--limit N`` of the method's command does
@@ -93,13 +99,14 @@ from weatkit.config.files import (
     typed,
 )
 from weatkit.config.run import run_config_from_mapping
-from weatkit.config.schema import CONTEXTUAL, SAMPLE, Source, options_from_file
+from weatkit.config.schema import CONTEXTUAL, ITEM_LOG, SAMPLE, Source, options_from_file
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
 from weatkit.gest.eurogest import CODE as EUROGEST_CODE
 from weatkit.gest.eurogest import COINCIDING
 from weatkit.gest.eurogest import DEFAULT_CODE as EUROGEST_DEFAULT_CODE
+from weatkit.items.log import ItemLogOptions
 from weatkit.measures.registry import family_measures
 from weatkit.pipeline import RunConfig
 from weatkit.stats.correlation import STATISTICS as CORRELATION_STATISTICS
@@ -109,6 +116,7 @@ from weatkit.stats.sampling import SampleOptions
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
 _TOP_KEYS = {
     *("output", "languages", "models", "contextual", "correlation", "scores", "validity"),
+    "log_items",
     *METHODS,
 }
 _MODEL_KEYS = {"name", "model", "checkpoints", "kind", "path"}
@@ -315,6 +323,7 @@ class CompareConfig:
     correlation: CorrelationOptions
     scores: ScoreOptions = field(default_factory=ScoreOptions)
     validity: ValidityOptions = field(default_factory=ValidityOptions)
+    log_items: str | None = None
     weat: WeatSection | None = None
     gest: GestSection | None = None
     stereoset: StereosetSection | None = None
@@ -376,6 +385,9 @@ def load_compare_config(path: str | os.PathLike, output: str | None = None) -> C
         ),
         scores=dataclass_from(ScoreOptions, data.get("scores", {}), source.key("scores")),
         validity=dataclass_from(ValidityOptions, data.get("validity", {}), source.key("validity")),
+        log_items=options_from_file(
+            ItemLogOptions, ITEM_LOG, {k: v for k, v in data.items() if k == "log_items"}, source
+        ).log_items,
         **sections,
     )
 

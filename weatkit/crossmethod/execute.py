@@ -23,6 +23,7 @@ from dataclasses import asdict
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from weatkit.crossmethod.config import CompareConfig
 from weatkit.crossmethod.jobs import CompareJob
@@ -36,6 +37,7 @@ from weatkit.crossmethod.methods import (
     weat_rows,
 )
 from weatkit.embeddings.contextual import ExtractorPool
+from weatkit.items.log import concat_items
 from weatkit.models.cache import counting
 from weatkit.models.handle import ModelHandle
 from weatkit.models.hub import UntrainedHeadError
@@ -65,7 +67,8 @@ def execute_compare_job(
 ) -> dict[str, Any]:
     """The record of ``job``: ``rows`` (:data:`~weatkit.crossmethod.methods.SCORE_COLUMNS`),
     ``skipped`` (its ``not applicable`` row), ``samples`` (a section's ``limit``), ``cache`` (the
-    scores it reused and computed), ``weights_loaded`` (times it read model weights).
+    scores it reused and computed), ``weights_loaded`` (times it read model weights) and, with
+    the file's ``log_items``, ``items``: its per-item log (:func:`items_record`).
 
     Args:
         config: the comparison.
@@ -79,7 +82,11 @@ def execute_compare_job(
     """
     entry = job.entry
     ctx = MethodContext(
-        config.contextual, show_progress, extractors=_EXTRACTORS, scores=config.scores
+        config.contextual,
+        show_progress,
+        extractors=_EXTRACTORS,
+        scores=config.scores,
+        log_items=config.log_items is not None,
     )
     runner = RUNNERS[job.method]
     section = getattr(config, job.method)
@@ -93,12 +100,25 @@ def execute_compare_job(
             except (NotApplicable, UntrainedHeadError) as err:  # an encoder without an LM head
                 skipped.append(skip_row(entry.name, job.lang, job.method, "not applicable", err))
         loaded = sum(h.n_loads - loads.get(id(h), 0) for h in handles())
-    return {
+    record = {
         "rows": [{k: _plain(v) for k, v in row.items()} for row in rows],
         "skipped": skipped,
         "samples": {key: asdict(sample) for key, sample in ctx.samples.items()},
         "cache": asdict(count) if count.cached or count.computed else None,
         "weights_loaded": loaded,
+    }
+    if ctx.log_items:
+        record["items"] = items_record(ctx.items)
+    return record
+
+
+def items_record(frames: list[pd.DataFrame]) -> dict[str, list]:
+    """Per-item logs as JSON: ``{"columns": [...], "data": [[...], ...]}`` of their
+    :func:`~weatkit.items.log.concat_items` (Python numbers; NaN as JSON's NaN)."""
+    table = concat_items(frames)
+    return {
+        "columns": list(table.columns),
+        "data": [[_plain(v) for v in row] for row in table.itertuples(index=False)],
     }
 
 

@@ -13,7 +13,10 @@ identity (a local directory's content hash, a hub id with its revision, the word
 fingerprint; :func:`weatkit.grid.jobs.source_identity`), the loading options but the device and
 the cache, the method's section (the ``weat`` run options but the engine's device), the
 ``scores`` section, and the job's own inputs: the SHA-256 of the word lists read (``weat``), the
-parallel corpus' fingerprint (``mbe``). A finished job whose key is unchanged is reused
+parallel corpus' fingerprint (``mbe``); with ``log_items``, that a sentence-level job's record
+keeps its per-item log (so a comparison that asks for the logs reruns the jobs kept without
+them; the format enters no key, and without ``log_items`` the keys are those of earlier
+versions). A finished job whose key is unchanged is reused
 (:class:`weatkit.grid.store.JobStore`); the ``correlation`` section enters no key (the
 correlations are computed from the records on every run).
 """
@@ -97,6 +100,7 @@ def plan_compare(config: CompareConfig) -> ComparePlan:
         "scores": asdict(config.scores),
     }
     sections = {method: _section_inputs(getattr(config, method)) for method in config.methods}
+    logged = {"log_items": True} if config.log_items is not None else {}
     for entry in config.units:
         try:
             kind = entry.kind or _kind(entry.model, config.contextual)
@@ -116,6 +120,7 @@ def plan_compare(config: CompareConfig) -> ComparePlan:
                     "lang": lang,
                     "section": sections[method],
                     "data": _data_inputs(config, method, lang),
+                    **(logged if method != "weat" else {}),
                 }
                 if entry.vectors:
                     inputs["model"] = _vectors_input(entry, lang, config.contextual)

@@ -26,10 +26,12 @@ scores a seeded, stratified sample of its items (:mod:`weatkit.stats.sampling`, 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from weatkit.crossmethod.config import (
     CrowsSection,
@@ -56,6 +58,7 @@ from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import aggregate_by_template
 from weatkit.gest.data import load_gest, sample_gest
 from weatkit.gest.scoring import score_gest
+from weatkit.items.log import crows_items, eurogest_items, gest_items, mbe_items, stereoset_items
 from weatkit.lists.sources import available_languages
 from weatkit.mbe.run import run_mbe_parallel
 from weatkit.mbe.score import score_column
@@ -92,8 +95,10 @@ class NotApplicable(Exception):
 @dataclass
 class MethodContext:
     """What every method shares: loading options, progress bars, the bootstrap of the scores'
-    CIs (the file's ``scores`` section), loaded masked LMs, and the samples of the sections
-    with a ``limit`` (``samples``: ``METHOD:MODEL:LANG`` -> the sample scored)."""
+    CIs (the file's ``scores`` section), loaded masked LMs, the samples of the sections
+    with a ``limit`` (``samples``: ``METHOD:MODEL:LANG`` -> the sample scored), and, with
+    ``log_items`` (the file's ``log_items``), the per-item logs of the sentence-level methods
+    (``items``: :mod:`weatkit.items.log`)."""
 
     options: ContextualOptions
     show_progress: bool | None = None
@@ -102,6 +107,13 @@ class MethodContext:
     extractors: ExtractorPool = field(default_factory=ExtractorPool)
     scores: ScoreOptions = field(default_factory=ScoreOptions)
     samples: dict[str, ItemSample] = field(default_factory=dict)
+    log_items: bool = False
+    items: list[pd.DataFrame] = field(default_factory=list)
+
+    def log(self, build: Callable[[], pd.DataFrame]) -> None:
+        """Keep the per-item log ``build()`` makes, with ``log_items`` (else nothing)."""
+        if self.log_items:
+            self.items.append(build())
 
     def record(
         self,
@@ -249,6 +261,7 @@ def gest_rows(
     if scores.empty:
         raise WeatkitError(f"{name}: no GEST template scored")
     summary = aggregate_by_template(scores, n_bootstrap=0)
+    ctx.log(lambda: gest_items(scores, model=name, language=lang))
     _, low, high = gest_template_mean_interval(scores, **ctx.plan)
     how = "percentile bootstrap over samples within stereotype"
     results = gest_measures(summary, source=name, lang=lang)
@@ -283,6 +296,8 @@ def eurogest_rows(
         limit=section.limit,
         **ctx.plan,
     )
+    code = section.eurogest_code
+    ctx.log(lambda: eurogest_items(result.scores, model=entry.name, language=lang, code=code))
     return score_rows(ctx.record("gest", entry, lang, result.measures, result.sample))
 
 
@@ -296,6 +311,7 @@ def crows_rows(
     pairs, sample = sample_pairs(load_crows(lang=lang), section.limit, ctx.scores.seed)
     per_pair = score_crows(lm, pairs, method=section.method, show_progress=ctx.show_progress)
     summary = crows_metric(per_pair, **ctx.plan)
+    ctx.log(lambda: crows_items(per_pair, model=entry.name, method=section.method, language=lang))
     results = crows_measures(
         summary,
         source=entry.name,
@@ -325,6 +341,9 @@ def stereoset_rows(
     )
     predictions = {"intrasentence": scores}
     table = evaluate(dataset, predictions)
+    ctx.log(lambda: stereoset_items(
+        dataset, predictions, model=entry.name, language=lang, splits=["intrasentence"]
+    ))  # fmt: skip
     results = stereoset_measures(
         table, source=entry.name, lang=lang, split="intrasentence", conventions=("term",)
     )
@@ -359,6 +378,7 @@ def mbe_rows(
         show_progress=ctx.show_progress,
         limit=section.limit,
     )
+    ctx.log(lambda: mbe_items(run_, model=entry.name, language=lang))
     sentences = run_.sentences
     male = (sentences["set"] == "male").to_numpy()
     values = sentences[score_column(section.method)].to_numpy(np.float64)

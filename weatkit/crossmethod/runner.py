@@ -18,6 +18,9 @@ Outputs (:func:`write_compare`):
                       :func:`weatkit.crossmethod.validity.seed_reliability`)
 ``skipped.csv``       ``model, lang, method, status, reason``: ``not applicable`` (no data in
                       that language, a causal LM where a masked LM is needed) or ``failed``
+``items.parquet``     only with ``log_items`` (``items.csv`` with ``csv``): one row per item
+                      every sentence-level job scored (:mod:`weatkit.items.log`), from the
+                      jobs' records (a resumed comparison's too)
 ``seeds.csv``         only with ``checkpoints`` entries: one row per model × language ×
                       measure, the mean and between-seed SD over its checkpoints
                       (:data:`SEED_COLUMNS`, :func:`seed_table`)
@@ -54,6 +57,7 @@ from weatkit.crossmethod.plot import correlation_heatmap
 from weatkit.crossmethod.validity import RELIABILITY_COLUMNS, seed_reliability, validity_table
 from weatkit.grid.executors import Executor, LocalExecutor
 from weatkit.grid.store import JobStore
+from weatkit.items.log import concat_items, item_log_files
 from weatkit.models.cache import CacheCount
 from weatkit.pipeline import environment
 from weatkit.progress import progress
@@ -77,7 +81,8 @@ class CompareResult:
     sentences; also in the manifest's ``cache``). ``validity`` is the MTMM table
     (``validity.csv``, empty without one), ``reliability`` the reliability over seeds
     (``reliability.csv``, empty without one) and ``validity_notes`` why either is missing
-    (one line each)."""
+    (one line each); ``items`` the per-item logs of every job (``items.parquet``; None without
+    ``log_items``)."""
 
     scores: pd.DataFrame
     table: pd.DataFrame
@@ -92,6 +97,7 @@ class CompareResult:
         default_factory=lambda: pd.DataFrame(columns=RELIABILITY_COLUMNS)
     )
     validity_notes: tuple[str, ...] = ()
+    items: pd.DataFrame | None = None
 
     @property
     def n_failed(self) -> int:
@@ -257,6 +263,7 @@ def _collate(
     cache: dict[str, CacheCount] = {}
     samples: dict[str, ItemSample] = {}
     weights_loaded: dict[str, int] = {}
+    items: list[pd.DataFrame] = []
     jobs: list[dict[str, Any]] = []
     by_unit: dict[str, list[CompareJob]] = {}
     for job in plan.jobs:
@@ -276,6 +283,9 @@ def _collate(
                 continue
             rows += record["rows"]
             skipped += record["skipped"]
+            if "items" in record:
+                items.append(pd.DataFrame(record["items"]["data"], columns=record["items"][
+                    "columns"]))  # fmt: skip
             samples.update({k: _sample(v) for k, v in record["samples"].items()})
             timings[job.id] = record["timings_s"]["job"]
             if state["status"] == "ran":  # what this run loaded and took from the score cache
@@ -313,6 +323,7 @@ def _collate(
         "correlation": asdict(corr),
         "validity": {**asdict(config.validity), "notes": list(notes)},
         "scores": asdict(config.scores),
+        "log_items": config.log_items,
         "resampling": {  # weatkit.stats.resampling: plans depend only on the seed and sizes
             # percentile bootstrap CIs of the sentence-level scores over their items, and the
             # neutral tests (weatkit.crossmethod.uncertainty)
@@ -369,6 +380,7 @@ def _collate(
         validity=validity,
         reliability=reliability,
         validity_notes=notes,
+        items=concat_items(items) if config.log_items is not None else None,
     )
 
 
@@ -453,6 +465,8 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
         files["validity.csv"] = render(result.validity, "csv")
     if not result.reliability.empty:
         files["reliability.csv"] = render(result.reliability, "csv")
+    if result.items is not None:
+        files.update(item_log_files(result.items, result.manifest["log_items"]))
     if plot and (result.correlations["scope"] == "all").any():
         level = result.manifest["correlation"]["confidence_level"]
         figure = correlation_heatmap(result.correlations, confidence_level=level)

@@ -196,9 +196,7 @@ def gest_items(scores: pd.DataFrame, *, model: str, language: str = "en") -> pd.
     )  # fmt: skip
 
 
-def eurogest_items(
-    scored: pd.DataFrame, *, model: str, language: str, code: str
-) -> pd.DataFrame:
+def eurogest_items(scored: pd.DataFrame, *, model: str, language: str, code: str) -> pd.DataFrame:
     """The log of EuroGEST (``eurogest``) from its scored items (``masculine, feminine,
     score_m, score_f, r``: :func:`weatkit.gest.eurogest_scoring.score_items`); the scored items.
     ``method`` is ``code VERSION``; ``influence``:
