@@ -469,3 +469,16 @@ def test_compare_log_items_is_checked(tmp_path: Path, value: str, message: str) 
     with pytest.raises(ConfigError) as info:
         load_compare_config(tmp_path / "cmp.yaml")
     assert str(info.value).endswith(message)
+
+
+def test_one_declaration_for_the_option_and_the_key(tmp_path: Path) -> None:
+    from weatkit.config import schema
+    from weatkit.crossmethod import load_compare_config
+    from weatkit.items.log import ITEM_FORMATS, ItemLogOptions
+
+    option = schema.ITEM_LOG["log_items"]
+    assert option.default == ItemLogOptions().log_items is None
+    assert option.choices == ITEM_FORMATS and option.flag == "--log-items"
+    for value, expected in (("true", "parquet"), ("false", None), ("csv", "csv"), ("~", None)):
+        (tmp_path / "cmp.yaml").write_text(COMPARE + f"log_items: {value}\n")
+        assert load_compare_config(tmp_path / "cmp.yaml").log_items == expected
