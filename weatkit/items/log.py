@@ -128,9 +128,9 @@ def crows_items(
     table = pairs.loc[scored]
     w, tie = win[scored], neutral[scored]
     ids = table["pair_id"] if "pair_id" in table.columns else np.flatnonzero(scored)
-    blank = [""] * len(table)
+    blank, missing = [""] * len(table), np.full(len(table), np.nan)  # win/neutral tables
     options = {
-        side: (table.get(f"sent_{side}", blank), table[f"score_{side}"])
+        side: (table.get(f"sent_{side}", blank), table.get(f"score_{side}", missing))
         for side in ("more", "less")
     }
     outcome = np.where(tie, "tie", np.where(w == 1, "stereotype", "anti-stereotype"))
