@@ -161,12 +161,22 @@ def test_icc_mean_squares_intervals_and_p_by_hand() -> None:
     )
 
 
-def test_icc_95_percent_intervals_of_the_textbook_example() -> None:
-    # the 95% intervals of the same data as R's psych::ICC prints them (2 decimals)
-    expected = {"ICC1": (-0.13, 0.72), "ICC2": (0.02, 0.76), "ICC3": (0.34, 0.95),
-                "ICC1k": (-0.88, 0.91), "ICC2k": (0.07, 0.93), "ICC3k": (0.68, 0.99)}  # fmt: skip
-    got = {kind: tuple(round(v, 2) for v in r.confidence_interval) for kind, r in icc(SF).items()}
-    assert got == expected
+def test_icc_95_percent_intervals_equal_r_psych() -> None:
+    # R 4.2.2, psych 2.2.9 (Debian r-cran-psych), run on this data:
+    #   r <- psych::ICC(sf, lmer = FALSE)
+    #   sprintf("%.10f", r$results[, c("lower bound", "upper bound")])
+    expected = {
+        "ICC1": (-0.1329323249, 0.7225600623),
+        "ICC2": (0.0187865134, 0.7610843696),
+        "ICC3": (0.3424647650, 0.9458582600),
+        "ICC1k": (-0.8844421552, 0.9124154203),
+        "ICC2k": (0.0711368153, 0.9272320402),
+        "ICC3k": (0.6756747138, 0.9858916782),
+    }
+    got = {kind: r.confidence_interval for kind, r in icc(SF).items()}
+    assert set(got) == set(expected)
+    for kind, interval in expected.items():
+        assert got[kind] == pytest.approx(interval, abs=1e-9), kind
 
 
 def test_icc_bad_input() -> None:
