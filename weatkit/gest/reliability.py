@@ -102,10 +102,10 @@ def gest_reliability(
     long = long.assign(score=pd.to_numeric(long["score"], errors="coerce"))
     templates = sorted(long["template"].unique())
     if len(templates) < MIN_FORMS:
+        which = f" (template {templates[0]})" if templates else ""
         return pd.DataFrame(columns=GEST_RELIABILITY_COLUMNS), [
             f"no reliability across GEST templates: it needs {MIN_FORMS} templates, these scores "
-            f"have {len(templates)} ({', '.join(map(str, templates)) or 'none'}); "
-            "give --model with --templates 0,1,…"
+            f"have {len(templates)}{which}; give --model with --templates 0,1,…"
         ]
     finite = long[np.isfinite(long["score"].to_numpy(dtype=np.float64))]
     rows, notes = [], []
@@ -139,3 +139,4 @@ def gest_reliability(
         )
         rows.append(row)
     return pd.DataFrame(rows, columns=GEST_RELIABILITY_COLUMNS), notes
+
