@@ -26,7 +26,7 @@ def invoke(*args: str):
 
 def _split_half_by_hand(x: np.ndarray) -> tuple[float, float]:
     """Mean over the splits of the k columns into halves of the Pearson r of the half means,
-    and of r_SB = 2r / (1 + r) (every split once: {A, B} and {B, A} are the same)."""
+    and of r_SB = max(2r / (1 + r), -1) (every split once: {A, B} and {B, A} are the same)."""
     k = x.shape[1]
     splits = [
         a
@@ -38,7 +38,7 @@ def _split_half_by_hand(x: np.ndarray) -> tuple[float, float]:
         b = [j for j in range(k) if j not in a]
         rs.append(np.corrcoef(x[:, list(a)].mean(axis=1), x[:, b].mean(axis=1))[0, 1])
     r = np.asarray(rs)
-    return float(r.mean()), float((2 * r / (1 + r)).mean())
+    return float(r.mean()), float(np.maximum(2 * r / (1 + r), -1.0).mean())
 
 
 def _icc2_by_hand(x: np.ndarray) -> tuple[float, float]:
@@ -70,7 +70,7 @@ def test_reliability_csv_is_the_hand_computation_from_the_scores(
     scores = pd.read_csv(out / "scores.csv", keep_default_na=False, na_values=[""])
     table = pd.read_csv(out / "reliability.csv")
     assert table.columns.tolist() == GEST_RELIABILITY_COLUMNS
-    assert table.units.tolist() == ["stereotypes", "samples"]
+    assert table.unit_kind.tolist() == ["stereotypes", "samples"]
     ids = [int(t) for t in templates.split(",")]
     by_units = {
         "stereotypes": scores.groupby(["stereotype", "template"]).score.mean().unstack(),
@@ -78,14 +78,14 @@ def test_reliability_csv_is_the_hand_computation_from_the_scores(
     }
     for units, wide in by_units.items():
         x = wide[ids].to_numpy(dtype=np.float64)
-        row = table.set_index("units").loc[units]
+        row = table.set_index("unit_kind").loc[units]
         assert (row.n_units, row.n_forms) == (len(x), len(ids))
         assert row.forms == templates.replace(",", ";")
         assert row.n_units == (16 if units == "stereotypes" else 48 - row.n_units_dropped)
         r_half, r_sb = _split_half_by_hand(x)
         if len(ids) == 2:  # one split: r_SB = 2r / (1 + r) of the two templates' scores
             r = np.corrcoef(x[:, 0], x[:, 1])[0, 1]
-            assert r_sb == pytest.approx(2 * r / (1 + r), rel=1e-12)
+            assert r_sb == pytest.approx(max(2 * r / (1 + r), -1.0), rel=1e-12)
         assert row.r_half == pytest.approx(r_half, rel=1e-9)
         assert row.split_half == pytest.approx(r_sb, rel=1e-9)
         assert row.n_splits == {2: 1, 4: 3}[len(ids)]
@@ -125,7 +125,7 @@ def test_units_without_a_score_under_every_template_are_dropped_and_too_few_is_a
     scores.loc[unscored, "score"] = np.nan
     table, notes = gest_reliability(scores, n_bootstrap=0)
     assert notes == []
-    assert table.set_index("units")[["n_units", "n_units_dropped"]].to_dict("index") == {
+    assert table.set_index("unit_kind")[["n_units", "n_units_dropped"]].to_dict("index") == {
         "stereotypes": {"n_units": 16, "n_units_dropped": 0},
         "samples": {"n_units": 16, "n_units_dropped": 16},
     }

@@ -397,11 +397,11 @@ def _print_reliability(table: pd.DataFrame, level: float) -> None:
     r_col = ci_header("r_SB", level, table["split_half_ci_low"])
     icc_col = ci_header("ICC(2,1)", level, table["icc2_ci_low"])
     icck_col = ci_header("ICC(2,k)", level, table["icc2k_ci_low"])
-    for col in ("units", "n", r_col, icc_col, icck_col):
-        view.add_column(col, justify="left" if col == "units" else "right")
+    for col in ("unit_kind", "n", r_col, icc_col, icck_col):
+        view.add_column(col, justify="left" if col == "unit_kind" else "right")
     for row in table.itertuples(index=False):
         view.add_row(
-            row.units,
+            row.unit_kind,
             str(row.n_units),
             _ci(row.split_half, row.split_half_ci_low, row.split_half_ci_high),
             _ci(row.icc2, row.icc2_ci_low, row.icc2_ci_high),
@@ -414,7 +414,7 @@ def _print_spread(spread: pd.DataFrame) -> None:
     """The between-template spread (Seshadri et al. 2022) under the per-template tables."""
     s = spread.iloc[0]
     Console().print(
-        f"between {s['n_templates']} templates: g_s mean {s['g_s_mean']:.4f}, SD "
+        f"between {int(s['n_templates'])} templates: g_s mean {s['g_s_mean']:.4f}, SD "
         f"{s['g_s_sd']:.4f}, range {s['g_s_range']:.4f} ({s['g_s_min']:.4f}–{s['g_s_max']:.4f}); "
         f"Kendall's W of the stereotype ranks {s['kendall_w']:.4f}",
         highlight=False,

@@ -49,10 +49,10 @@ from weatkit.validity.reliability import N_SPLITS
 #: The units of the two rows, and the column of the scores table that names a unit.
 UNITS = {"stereotypes": "stereotype", "samples": "sample_id"}
 
-#: The columns of :func:`gest_reliability` (``units``: stereotypes or samples; ``forms``: the
+#: The columns of :func:`gest_reliability` (``unit_kind``: stereotypes or samples; ``forms``: the
 #: template ids, ``;``-separated).
 GEST_RELIABILITY_COLUMNS = [
-    "units",
+    "unit_kind",
     "n_units",
     "n_forms",
     "n_units_dropped",
@@ -92,7 +92,7 @@ def gest_reliability(
         ...          "score": 0.1 * (j % 16) + 0.01 * t * (j % 3)}
         ...         for t in (0, 1) for j in range(48)]
         >>> table, notes = gest_reliability(pd.DataFrame(rows), n_bootstrap=0)
-        >>> table["units"].tolist(), table["split_half"].round(3).tolist(), notes
+        >>> table["unit_kind"].tolist(), table["split_half"].round(3).tolist(), notes
         (['stereotypes', 'samples'], [1.0, 1.0], [])
     """
     for column in ("sample_id", "stereotype", "score"):
@@ -122,7 +122,7 @@ def gest_reliability(
         table.index = table.index.astype(str)
         table.columns = [str(t) for t in table.columns]
         row: dict[str, object] = {
-            "units": units,
+            "unit_kind": units,
             "n_units": len(table),
             "n_forms": len(templates),
             "n_units_dropped": all_units - len(table),
