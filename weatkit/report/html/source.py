@@ -98,7 +98,8 @@ def read_source(path: str | os.PathLike) -> ReportSource:
         source = ReportSource("compare", root, manifest, _version(manifest_path, manifest))
         for name, required in COMPARE_TABLES.items():
             if (root / f"{name}.csv").is_file():
-                source.tables[name] = read_table(root / f"{name}.csv", required)
+                text = ("statistic",) if name == "validity" else ()  # its name, not a value
+                source.tables[name] = read_table(root / f"{name}.csv", required, text_columns=text)
     elif any((root / f"{name}.csv").is_file() for name in ("results", "summary")):
         manifest = read_manifest(manifest_path)
         version = _version(manifest_path, manifest)  # before reading tables of another version
