@@ -236,6 +236,12 @@ def test_a_compare_report(compare_dir: Path, tmp_path: Path) -> None:
     assert "weatkit compare report" in page
     for name in ("table", "scores", "correlations", "skipped", "validity"):
         assert len(table_rows(page, f"t-{name}")) == csv_rows(compare_dir / f"{name}.csv"), name
+    header = re.search(r'<table id="t-validity">\s*<thead>(.*?)</thead>', page, re.DOTALL)
+    columns = re.findall(r"<th[^>]*>(.*?)</th>", header.group(1))
+    assert columns[columns.index("statistic") :][:2] == ["statistic", "value [CI]"]  # ρ's CI
+    validity = pd.read_csv(compare_dir / "validity.csv").iloc[0]
+    value = f"{validity.value:.4g} [{validity.ci_low:.4g}, {validity.ci_high:.4g}]"
+    assert table_rows(page, "t-validity")[0][columns.index("value [CI]")] == value
     assert re.search(r'<figure id="fig-correlations-0">.*?<svg\b', page, re.DOTALL)
     manifest = json.loads((compare_dir / "manifest.json").read_text())
     assert dict(table_rows(page, "t-config"))["config_sha256"] == manifest["config_sha256"]

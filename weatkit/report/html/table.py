@@ -35,7 +35,8 @@ FILTER_COLUMNS = (
     "outcome",
 )
 MAX_CHOICES = 60
-#: The estimates a bare ``ci_low``/``ci_high`` belongs to, the first present.
+#: The estimates a bare ``ci_low``/``ci_high`` belongs to, the first present that holds numbers
+#: (``validity.csv``'s ``statistic`` is the statistic's name, its ``value`` the number).
 _BARE_CI_OF = ("statistic", "value", "effect_size")
 _CI_LOW = re.compile(r"^(?:(.+)_)?ci_low$")
 
@@ -95,7 +96,8 @@ def _shown_columns(frame: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
             continue
         stem = match.group(1)
         if stem is None:
-            stem = next((c for c in _BARE_CI_OF if c in names and c not in merged), "CI")
+            numeric = [c for c in _BARE_CI_OF if c in names and _is_number(frame[c])]
+            stem = next((c for c in numeric if c not in merged), "CI")
         merged[stem if stem in names else f"{stem} CI"] = (name, high)
     parts = {c for pair in merged.values() for c in pair}
     shown: list[tuple[str, tuple[str, ...]]] = []
@@ -109,6 +111,10 @@ def _shown_columns(frame: pd.DataFrame) -> list[tuple[str, tuple[str, ...]]]:
         else:
             shown.append((name, (name,)))
     return shown
+
+
+def _is_number(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
 
 
 def _cell(row: dict, names: tuple[str, ...]) -> Cell:
