@@ -38,6 +38,9 @@ DOCS_PAGES = {
     "report": "guides/report.md",
 }
 
+#: The intervals of a reliability table (:mod:`weatkit.validity`), after their level.
+RELIABILITY_INTERVALS = "bootstrap CI over the units (split_half); F-based CI (icc2, icc2k)"
+
 
 @dataclass
 class Section:
@@ -131,10 +134,7 @@ def run_sections(source: ReportSource) -> list[Section]:
                 )
             )
             sections.append(section)
-    pooled = [
-        (n, t) for n, t in (("pooled", "pooled"), ("association_pooled", "association_pooled"))
-        if n in tables
-    ]  # fmt: skip
+    pooled = [name for name in ("pooled", "association_pooled") if name in tables]
     if pooled:
         section = Section(
             "pooled",
@@ -144,7 +144,7 @@ def run_sections(source: ReportSource) -> list[Section]:
             "the spread that is heterogeneity, Q and its p.",
             "statistics",
         )
-        for name, _ in pooled:
+        for name in pooled:
             section.tables.append(
                 html_table(
                     tables[name],
@@ -200,7 +200,7 @@ def run_sections(source: ReportSource) -> list[Section]:
         )
         section.tables.append(
             html_table(tables["reliability"], id="t-reliability", source="reliability.csv",
-                       interval=f"{level:.0%} percentile bootstrap CI (r_SB); F-based CI (ICC)")
+                       interval=f"{level:.0%} {RELIABILITY_INTERVALS}")
         )  # fmt: skip
         sections.append(section)
     note = manifest.get("reliability")
@@ -262,9 +262,17 @@ def compare_sections(source: ReportSource) -> list[Section]:
         "reliability.csv: test–retest reliability over seeds; seeds.csv: the spread over seeds.",
         "validity",
     )
-    for name in ("validity", "reliability", "seeds"):
+    intervals = {
+        "validity": interval_label("bootstrap-percentile", corr_level, corr_level)
+        + " over the units",
+        "reliability": f"{corr_level:.0%} {RELIABILITY_INTERVALS}",
+        "seeds": "",
+    }
+    for name, interval in intervals.items():
         if name in tables:
-            section.tables.append(html_table(tables[name], id=f"t-{name}", source=f"{name}.csv"))
+            section.tables.append(
+                html_table(tables[name], id=f"t-{name}", source=f"{name}.csv", interval=interval)
+            )
     notes = manifest.get("validity", {}).get("notes", [])
     section.notes += [str(n) for n in notes] if isinstance(notes, list) else []
     if not section.tables and not section.notes:
@@ -343,7 +351,8 @@ def manifest_section(source: ReportSource) -> Section:
     env = env if isinstance(env, dict) else {}
     versions = {k: env[k] for k in ("weatkit_version", "python", "torch", "numpy", "platform")
                 if k in env}  # fmt: skip
-    versions["command"] = " ".join(map(str, env.get("command", []))) or ""
+    command = env.get("command", "")
+    versions["command"] = command if isinstance(command, str) else " ".join(map(str, command))
     if "device" in manifest:
         versions["device"] = manifest["device"]
     section = Section(

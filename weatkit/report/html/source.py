@@ -69,7 +69,8 @@ class ReportSource:
         version: the weatkit version that wrote it.
         tables: its tables by name (file stem), only those present.
         run: a run or grid directory's tables as the figures read them (None for compare).
-        items: the per-item log (None when absent) and the file it was read from.
+        items: the per-item log (None when absent).
+        items_file: the file it was read from (``items.parquet`` or ``items.csv``).
     """
 
     kind: str
