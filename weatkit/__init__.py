@@ -47,6 +47,7 @@ _LAZY: dict[str, str] = {
     "sc_weat": "weatkit.association.sc_weat:sc_weat",
     "direct_bias": "weatkit.association.direct_bias:direct_bias",
     "validity": "weatkit.validity",  # a module: reliability and validity statistics
+    "write_report": "weatkit.report.html:write_report",
 }
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "validity",
     "weat",
     "wefat",
+    "write_report",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -95,6 +97,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from weatkit.grid import grid
     from weatkit.isomorphism import iso
     from weatkit.pipeline import RunConfig, run
+    from weatkit.report.html import write_report
 
 
 def __getattr__(name: str) -> Any:
