@@ -3,7 +3,8 @@
 * :func:`log_to_mlflow` — log an output directory as one MLflow run: its resolved options as
   params, its summary with the CIs as metrics, version, seed and command as tags, its files as
   artifacts (:mod:`weatkit.tracking.mlflow`)
-* :func:`tracked_run` — what would be logged, read from the directory (no MLflow needed)
+* :func:`tracked_run` — what would be logged, read from the directory (no MLflow needed);
+  :func:`flatten_options` and :func:`metric_key` name its params and metrics
 * :func:`open_experiment` — create (or find) the experiment first, so that a URI that cannot be
   written is refused before the long computation
 * :class:`TrackingOptions` — ``--mlflow URI`` and ``--mlflow-experiment NAME``, the ``mlflow``
@@ -19,6 +20,7 @@ from weatkit.tracking.mlflow import (
     MLFLOW_INSTALL,
     TrackedRun,
     TrackingOptions,
+    flatten_options,
     import_mlflow,
     log_to_mlflow,
     metric_key,
@@ -31,6 +33,7 @@ __all__ = [
     "MLFLOW_INSTALL",
     "TrackedRun",
     "TrackingOptions",
+    "flatten_options",
     "import_mlflow",
     "log_to_mlflow",
     "metric_key",
