@@ -20,10 +20,16 @@ import weatkit
 from tests.grid_fixtures import make_grid
 from weatkit.cli import main
 from weatkit.config import schema
-from weatkit.errors import ConfigError
+from weatkit.errors import ConfigError, WeatkitError
 from weatkit.grid import load_grid_config
 from weatkit.report.tables import VALUE_COLUMNS
-from weatkit.tracking import TrackingOptions, flatten_options, metric_key, tracked_run
+from weatkit.tracking import (
+    TrackingOptions,
+    flatten_options,
+    log_to_mlflow,
+    metric_key,
+    tracked_run,
+)
 from weatkit.tracking.mlflow import MAX_PARAM_LENGTH
 
 FAST = ["--lists", "weat", "--test", "weat1,weat2", "--bootstrap", "200", "--permutations", "200"]
@@ -134,11 +140,8 @@ def test_weatkit_run_is_logged_with_params_metrics_tags_and_artifacts(
     assert tags["weatkit.kind"] == "run" and tags["weatkit.seed"] == "0"
     assert tags["weatkit.command"].startswith("weatkit ")
     assert tags["weatkit.output"] == str(out.resolve())
-    assert artifacts(mlflow, uri, run.info.run_id) == files(out) == [
-        "manifest.json",
-        "results.csv",
-        "summary.csv",
-    ]
+    written = ["manifest.json", "results.csv", "summary.csv"]
+    assert artifacts(mlflow, uri, run.info.run_id) == files(out) == written
     # artifacts beside the database, not in ./mlruns of the current folder
     assert run.info.artifact_uri.startswith((tmp_path / "store" / "mlartifacts").as_uri())
 
@@ -314,3 +317,12 @@ def test_grid_file_keys_are_checked_by_the_declarations(tmp_path: Path) -> None:
         load_grid_config(experiment)
     assert str(info.value) == f"{experiment}: mlflow: expected str, got int 3"
     assert yaml.safe_load(experiment.read_text())["mlflow"] == 3
+
+
+def test_a_directory_that_is_not_a_weatkit_output_is_refused_before_mlflow(
+    tmp_path: Path, mlflow: Any
+) -> None:
+    with pytest.raises(WeatkitError) as info:
+        log_to_mlflow(tmp_path, store(tmp_path))
+    assert str(info.value).startswith(f"{tmp_path / 'manifest.json'}: missing;")
+    assert not (tmp_path / "store").exists()

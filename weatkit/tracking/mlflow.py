@@ -129,7 +129,7 @@ class TrackedRun:
         kind: ``run``, ``grid`` or ``compare``.
         params: flattened options (key -> text).
         metrics: summary values (key -> number).
-        tags: version, kind, command, seed, output.
+        tags: version, kind, command, seed, output (those the manifest has).
         artifacts: the files, as paths relative to the directory (POSIX), sorted.
     """
 
@@ -170,17 +170,17 @@ def tracked_run(out_dir: str | os.PathLike) -> TrackedRun:
     frame = read_table(folder / table, required=keys)
     command = environment.get("command") or []
     tags = {
-        "weatkit.version": str(environment.get("weatkit_version", "")),
+        "weatkit.version": environment.get("weatkit_version"),
         "weatkit.kind": kind,
-        "weatkit.command": _redact(shlex.join(["weatkit", *command[1:]])),
-        "weatkit.seed": "" if seed is None else str(seed),
+        "weatkit.command": _cut(_redact(shlex.join(["weatkit", *command[1:]]))),
+        "weatkit.seed": seed,
         "weatkit.output": str(folder.resolve()),
     }
     return TrackedRun(
         kind=kind,
         params=flatten_options(options),
         metrics=_metrics(frame, keys, values),
-        tags=tags,
+        tags={k: str(v) for k, v in tags.items() if v is not None},
         artifacts=tuple(
             sorted(
                 p.relative_to(folder).as_posix()
