@@ -39,6 +39,8 @@ from the file's directory. Example (YAML)::
     validity:                            # the MTMM matrix (validity.csv): the bias type
       traits: {"gest:g_s": gender, "mbe:*": gender, "*weat6*": gender, "*weat3*": race}
       statistic: spearman                # or kendall, pearson
+    mlflow: sqlite:///mlflow.db          # log the output directory to MLflow (weatkit.tracking)
+    mlflow_experiment: methods           # its experiment (default: weatkit)
 
 ``limit: N`` in a sentence-level section (``gest``, ``stereoset``, ``crows``, ``mbe``) scores a
 seeded sample of N items stratified as ``--limit N`` of the method's command does
@@ -93,7 +95,8 @@ from weatkit.config.files import (
     typed,
 )
 from weatkit.config.run import run_config_from_mapping
-from weatkit.config.schema import CONTEXTUAL, SAMPLE, Source, options_from_file
+from weatkit.config.schema import CONTEXTUAL, SAMPLE, TRACKING, Source, options_from_file
+from weatkit.config.tracking import tracking_from_file
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
@@ -105,11 +108,13 @@ from weatkit.pipeline import RunConfig
 from weatkit.stats.correlation import STATISTICS as CORRELATION_STATISTICS
 from weatkit.stats.resampling import check_plan_size
 from weatkit.stats.sampling import SampleOptions
+from weatkit.tracking import TrackingOptions
 
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
 _TOP_KEYS = {
     *("output", "languages", "models", "contextual", "correlation", "scores", "validity"),
     *METHODS,
+    *TRACKING.file_keys,
 }
 _MODEL_KEYS = {"name", "model", "checkpoints", "kind", "path"}
 #: Separates a model's name from its checkpoint number in a unit's name (``MultiBERTs#2``).
@@ -320,6 +325,7 @@ class CompareConfig:
     stereoset: StereosetSection | None = None
     crows: CrowsSection | None = None
     mbe: MbeSection | None = None
+    tracking: TrackingOptions = field(default_factory=TrackingOptions)
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -376,6 +382,7 @@ def load_compare_config(path: str | os.PathLike, output: str | None = None) -> C
         ),
         scores=dataclass_from(ScoreOptions, data.get("scores", {}), source.key("scores")),
         validity=dataclass_from(ValidityOptions, data.get("validity", {}), source.key("validity")),
+        tracking=tracking_from_file(data, source),
         **sections,
     )
 
