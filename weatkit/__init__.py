@@ -48,6 +48,7 @@ _LAZY: dict[str, str] = {
     "direct_bias": "weatkit.association.direct_bias:direct_bias",
     "validity": "weatkit.validity",  # a module: reliability and validity statistics
     "write_report": "weatkit.report.html:write_report",
+    "log_to_mlflow": "weatkit.tracking:log_to_mlflow",
 }
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "influence",
     "iso",
     "load_vectors",
+    "log_to_mlflow",
     "mac",
     "mbe",
     "null_baseline",
@@ -98,6 +100,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from weatkit.isomorphism import iso
     from weatkit.pipeline import RunConfig, run
     from weatkit.report.html import write_report
+    from weatkit.tracking import log_to_mlflow
 
 
 def __getattr__(name: str) -> Any:

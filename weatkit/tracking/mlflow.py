@@ -373,6 +373,11 @@ def log_to_mlflow(
         ConfigError: MLflow is not installed.
         WeatkitError: the directory is not one of those commands', or the store cannot be
             written (one line naming the URI).
+
+    Example:
+        >>> from weatkit.tracking import log_to_mlflow
+        >>> log_to_mlflow("out", "sqlite:///mlflow.db")         # doctest: +SKIP
+        '3f9c0e5b2a7d4c1e8b6a9d0f1e2c3b4a'
     """
     folder = Path(out_dir)
     tracked = tracked_run(folder)  # a directory that cannot be read fails before MLflow
