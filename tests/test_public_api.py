@@ -41,6 +41,8 @@ DOCUMENTED = {
     "sc_weat": ("weatkit.association.sc_weat", "sc_weat"),
     "direct_bias": ("weatkit.association.direct_bias", "direct_bias"),
     "validity": ("weatkit", "validity"),  # the module weatkit.validity
+    "write_report": ("weatkit.report.html", "write_report"),
+    "log_to_mlflow": ("weatkit.tracking", "log_to_mlflow"),
 }
 
 

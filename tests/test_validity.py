@@ -26,11 +26,11 @@ SF = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6
 
 
 def _sb_mean(values: np.ndarray, halves: list[tuple[list[int], list[int]]]) -> float:
-    """Mean over the splits of 2r/(1+r), r = Pearson of the half means (by hand)."""
+    """Mean over the splits of max(2r/(1+r), -1), r = Pearson of the half means (by hand)."""
     out = []
     for a, b in halves:
         r = np.corrcoef(values[:, a].mean(axis=1), values[:, b].mean(axis=1))[0, 1]
-        out.append(2 * r / (1 + r))
+        out.append(max(2 * r / (1 + r), -1.0))
     return float(np.mean(out))
 
 
@@ -161,12 +161,22 @@ def test_icc_mean_squares_intervals_and_p_by_hand() -> None:
     )
 
 
-def test_icc_95_percent_intervals_of_the_textbook_example() -> None:
-    # the 95% intervals of the same data as R's psych::ICC prints them (2 decimals)
-    expected = {"ICC1": (-0.13, 0.72), "ICC2": (0.02, 0.76), "ICC3": (0.34, 0.95),
-                "ICC1k": (-0.88, 0.91), "ICC2k": (0.07, 0.93), "ICC3k": (0.68, 0.99)}  # fmt: skip
-    got = {kind: tuple(round(v, 2) for v in r.confidence_interval) for kind, r in icc(SF).items()}
-    assert got == expected
+def test_icc_95_percent_intervals_equal_r_psych() -> None:
+    # R 4.2.2, psych 2.2.9 (Debian r-cran-psych), run on this data:
+    #   r <- psych::ICC(sf, lmer = FALSE)
+    #   sprintf("%.10f", r$results[, c("lower bound", "upper bound")])
+    expected = {
+        "ICC1": (-0.1329323249, 0.7225600623),
+        "ICC2": (0.0187865134, 0.7610843696),
+        "ICC3": (0.3424647650, 0.9458582600),
+        "ICC1k": (-0.8844421552, 0.9124154203),
+        "ICC2k": (0.0711368153, 0.9272320402),
+        "ICC3k": (0.6756747138, 0.9858916782),
+    }
+    got = {kind: r.confidence_interval for kind, r in icc(SF).items()}
+    assert set(got) == set(expected)
+    for kind, interval in expected.items():
+        assert got[kind] == pytest.approx(interval, abs=1e-9), kind
 
 
 def test_icc_bad_input() -> None:
@@ -291,18 +301,34 @@ def test_weatkit_validity_is_the_public_module() -> None:
     assert "validity" in dir(weatkit)
 
 
-def test_resamples_with_r_of_minus_one_are_dropped_not_a_nan_bound() -> None:
+def test_resamples_with_r_of_minus_one_count_as_minus_one_constant_ones_are_dropped() -> None:
     # units 0 and 1 are ordered oppositely by the two forms: a resample of only them has
-    # r = -1, so r_SB = -inf; it is dropped as degenerate, and the interval stays defined
+    # r = -1, so 2r/(1+r) = -inf, taken as -1; a resample of one unit is constant and dropped
     forms = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 2.0]])
     result = split_half(forms, n_bootstrap=400, seed=0)
     rows = np.random.default_rng(0).integers(0, 4, (400, 4))
-    kept = []
+    kept, minus_one = [], 0
     with np.errstate(invalid="ignore", divide="ignore"):
         for row in rows:
+            if len(set(forms[row, 0])) == 1:
+                continue
             r = np.corrcoef(forms[row, 0], forms[row, 1])[0, 1]
-            if np.isfinite(r) and r > -1 + 1e-12:
-                kept.append(2 * r / (1 + r))
-    assert len(kept) < 400 - np.sum([len(set(row)) == 1 for row in rows])  # some had r = -1
+            minus_one += bool(r < -1 + 1e-12)
+            kept.append(-1.0 if r <= -1 / 3 else 2 * r / (1 + r))
+    assert minus_one > 0
     assert result.n_degenerate == 400 - len(kept)
     np.testing.assert_allclose(result.confidence_interval, np.quantile(kept, [0.025, 0.975]))
+
+
+def test_split_half_below_minus_one_is_minus_one() -> None:
+    # r = -0.6 in the one split of 2 forms: 2r/(1+r) = -3, out of a correlation's range
+    a = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    b = -0.6 * (a - a.mean()) / a.std() + 0.8 * np.array([1.0, -1.0, 0.0, 1.0, -1.0]) / 0.8944
+    r = np.corrcoef(a, b)[0, 1]
+    assert -1 < r < -1 / 3
+    assert split_half(np.column_stack([a, b]), n_bootstrap=0).statistic == -1.0
+    c = np.array([1.0, 3.0, 2.0, 5.0, 4.0])
+    r = np.corrcoef(a, c)[0, 1]
+    assert split_half(np.column_stack([a, c]), n_bootstrap=0).statistic == pytest.approx(
+        2 * r / (1 + r)
+    )

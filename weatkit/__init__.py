@@ -47,6 +47,8 @@ _LAZY: dict[str, str] = {
     "sc_weat": "weatkit.association.sc_weat:sc_weat",
     "direct_bias": "weatkit.association.direct_bias:direct_bias",
     "validity": "weatkit.validity",  # a module: reliability and validity statistics
+    "write_report": "weatkit.report.html:write_report",
+    "log_to_mlflow": "weatkit.tracking:log_to_mlflow",
 }
 
 __all__ = [
@@ -63,6 +65,7 @@ __all__ = [
     "influence",
     "iso",
     "load_vectors",
+    "log_to_mlflow",
     "mac",
     "mbe",
     "null_baseline",
@@ -75,6 +78,7 @@ __all__ = [
     "validity",
     "weat",
     "wefat",
+    "write_report",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -95,6 +99,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from weatkit.grid import grid
     from weatkit.isomorphism import iso
     from weatkit.pipeline import RunConfig, run
+    from weatkit.report.html import write_report
+    from weatkit.tracking import log_to_mlflow
 
 
 def __getattr__(name: str) -> Any:

@@ -72,6 +72,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "weatkit.cli.plot:plot_command",
         "Plot RUN_DIR: forest, scatter, heatmap, influence or null.",
     ),
+    "report": (
+        "weatkit.cli.report:report_command",
+        "Write an HTML report of RUN_DIR (weatkit run --out, weatkit grid or weatkit compare).",
+    ),
     "run": (
         "weatkit.cli.run:run_command",
         "Run association tests and print or write the results.",

@@ -15,10 +15,13 @@ from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
     executor_options,
     format_option,
+    log_tracking,
     make_executor,
     out_option,
     progress_option,
     resumable,
+    tracking,
+    tracking_options,
 )
 from weatkit.cli.tables import fmt_p, percent
 from weatkit.crossmethod import load_compare_config, run_compare, write_compare
@@ -40,6 +43,7 @@ from weatkit.stats.correlation import (
 @format_option("Print the joined table to stdout in this format instead of the readable tables.")
 @progress_option()
 @executor_options()
+@tracking_options()
 @friendly
 def compare_command(**opts: Any) -> None:
     """Compute WEAT/CA-WEAT, GEST, StereoSet, CrowS-Pairs and MBE for the models in CONFIG.
@@ -59,10 +63,12 @@ def compare_command(**opts: Any) -> None:
     rerunning skips them unless their options or inputs changed, so an interrupted comparison
     resumes where it stopped. With --executor ray, each job is a Ray task (a GPU for a model's
     jobs where the cluster has GPUs); on a cluster, every node must see the models and data at
-    the same paths.
+    the same paths. With --mlflow URI (or the file's mlflow key), the output directory is
+    logged to MLflow once written (docs/guides/tracking.md).
     """
     config = load_compare_config(opts["config_file"], opts["output"])
     executor = make_executor(opts)
+    tracked = tracking(opts, config.tracking)
     with resumable(config.output):
         result = run_compare(  # steps: the bar's postfix
             config, show_progress=opts["progress"], executor=executor, records=True
@@ -81,6 +87,7 @@ def compare_command(**opts: Any) -> None:
     n_na = int((result.skipped["status"] == "not applicable").sum())
     if n_na:
         note(f"{n_na} model × language × method combination(s) not applicable (skipped.csv)")
+    log_tracking(tracked, config.output)  # every output is written and printed
     if result.n_failed:
         failed = result.skipped[result.skipped["status"] == "failed"].iloc[0]
         err_console.print(

@@ -43,7 +43,15 @@ from weatkit.cli.options import (
     split_values,
 )
 from weatkit.cli.tables import ci_header
-from weatkit.config.schema import CONTEXTUAL, SAMPLE, Source, named_by, options_from_cli
+from weatkit.config.schema import (
+    CONTEXTUAL,
+    POOLING,
+    SAMPLE,
+    Source,
+    click_options,
+    named_by,
+    options_from_cli,
+)
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import (
@@ -58,6 +66,7 @@ from weatkit.gest.aggregate import (
 from weatkit.gest.data import GEST_FILES, load_gest, read_genders_csv, read_scores, sample_gest
 from weatkit.gest.eurogest import CODE, COINCIDING, DEFAULT_CODE, LANGUAGES
 from weatkit.gest.mt import mt_metrics
+from weatkit.gest.reliability import gest_reliability
 from weatkit.gest.scoring import score_gest
 from weatkit.items.log import eurogest_items, gest_items
 from weatkit.report.tables import render, write_outputs
@@ -287,6 +296,15 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
     confidence_level=DEFAULT_CONFIDENCE_LEVEL,
     bootstrap_help="Bootstrap resamples (within each stereotype) for the CIs of q (0: off).",
 )
+@click_options(
+    POOLING,
+    only=["reliability"],
+    help_texts={
+        "reliability": "With --model and 2 --templates: reliability across the templates "
+        "(split-half r_SB, ICC(2,1) and ICC(2,k), with the stereotypes and with the samples as "
+        "units); writes reliability.csv."
+    },
+)
 @out_option("Write scores.csv (or genders.csv), stereotypes.csv and summary.csv here.")
 @log_items_option()
 @format_option("Print a table to stdout in this format instead of the readable tables.")
@@ -315,6 +333,11 @@ def gest_command(**opts: Any) -> None:
         raise WeatkitError("--log-items logs scored samples: give --scores or --model, not "
                            "--translations")  # fmt: skip
     check_log_items(opts)
+    if opts["reliability"] and (lang != "en" or opts["genders_path"]):
+        raise WeatkitError(
+            "--reliability compares English GEST's templates (--model); EuroGEST and "
+            "--translations have none to compare"
+        )
     version = opts["gest_version"]
     if lang != "en":
         inputs, result, sample = _eurogest({**opts, "lang": lang})
@@ -347,6 +370,9 @@ def gest_command(**opts: Any) -> None:
     if not opts["genders_path"] and by_template:
         spread = template_spread(result)
         extra = {"template_spread": spread}
+    reliability = _reliability(inputs, opts) if opts["reliability"] else None
+    if reliability is not None:
+        extra["reliability"] = reliability
     log = partial(gest_items, inputs, model=opts["model"] or "")
     _finish(opts, tables, inputs, input_name, extra, sample, log)
     if opts["fmt"]:
@@ -361,13 +387,49 @@ def gest_command(**opts: Any) -> None:
         _print_lm(result.stereotypes, result.summary, opts["confidence"])
     if spread is not None:
         _print_spread(spread)
+    if reliability is not None:
+        _print_reliability(reliability, opts["confidence"])
+
+
+def _reliability(scores: pd.DataFrame, opts: dict[str, Any]) -> pd.DataFrame | None:
+    """:func:`gest_reliability` with the command's bootstrap options; its notes printed; None
+    when it has no row."""
+    table, notes = gest_reliability(
+        scores,
+        n_bootstrap=opts["n_bootstrap"],
+        seed=opts["seed"],
+        confidence_level=opts["confidence"],
+    )
+    for line in notes:
+        note(line)
+    return table if len(table) else None
+
+
+def _print_reliability(table: pd.DataFrame, level: float) -> None:
+    """The reliability across templates: one row per kind of units."""
+    forms = table["forms"].iloc[0].replace(";", ", ")
+    view = Table(title=f"Reliability across templates {forms} (split-half r_SB, ICC)")
+    r_col = ci_header("r_SB", level, table["split_half_ci_low"])
+    icc_col = ci_header("ICC(2,1)", level, table["icc2_ci_low"])
+    icck_col = ci_header("ICC(2,k)", level, table["icc2k_ci_low"])
+    for col in ("unit_kind", "n", r_col, icc_col, icck_col):
+        view.add_column(col, justify="left" if col == "unit_kind" else "right")
+    for row in table.itertuples(index=False):
+        view.add_row(
+            row.unit_kind,
+            str(row.n_units),
+            _ci(row.split_half, row.split_half_ci_low, row.split_half_ci_high),
+            _ci(row.icc2, row.icc2_ci_low, row.icc2_ci_high),
+            _ci(row.icc2k, row.icc2k_ci_low, row.icc2k_ci_high),
+        )
+    Console().print(view)
 
 
 def _print_spread(spread: pd.DataFrame) -> None:
     """The between-template spread (Seshadri et al. 2022) under the per-template tables."""
     s = spread.iloc[0]
     Console().print(
-        f"between {s['n_templates']} templates: g_s mean {s['g_s_mean']:.4f}, SD "
+        f"between {int(s['n_templates'])} templates: g_s mean {s['g_s_mean']:.4f}, SD "
         f"{s['g_s_sd']:.4f}, range {s['g_s_range']:.4f} ({s['g_s_min']:.4f}–{s['g_s_max']:.4f}); "
         f"Kendall's W of the stereotype ranks {s['kendall_w']:.4f}",
         highlight=False,

@@ -11,10 +11,13 @@ from rich.table import Table
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
     executor_options,
+    log_tracking,
     make_executor,
     out_option,
     progress_option,
     resumable,
+    tracking,
+    tracking_options,
     verbose_option,
 )
 from weatkit.cli.tables import (
@@ -43,6 +46,7 @@ from weatkit.pipeline import reliability_line, skipped_metric_lines
 @progress_option()
 @executor_options()
 @verbose_option()
+@tracking_options()
 @friendly
 def grid_command(**opts: Any) -> None:
     """Run the experiment in EXPERIMENT (.yaml or .toml): one job per embeddings × language.
@@ -55,9 +59,13 @@ def grid_command(**opts: Any) -> None:
     With --executor ray, each job is a Ray task (GPUs for model jobs where the cluster has
     them); a failing job is retried, then reported in manifest.json while the rest finish.
     On a cluster, every node must see the inputs at the same paths.
+
+    With --mlflow URI (or the file's mlflow key), the output directory is logged to MLflow
+    once written (docs/guides/tracking.md).
     """
     config = load_grid_config(opts["experiment"], opts["output"])
     executor = make_executor(opts)
+    tracked = tracking(opts, config.tracking, open_store=not opts["dry_run"])
     if opts["dry_run"]:
         missing = missing_inputs(config)
         try:
@@ -108,6 +116,7 @@ def grid_command(**opts: Any) -> None:
         )
     if not result.comparisons.empty:
         console.print(rich_comparisons(result.comparisons))
+    log_tracking(tracked, config.output)  # every output is written and printed
     if result.failed:
         first = result.failed[0]
         raise WeatkitError(

@@ -20,7 +20,10 @@ message on the command line (naming the flag) as in a file (naming the key).
 * run-directory filters: :func:`filter_options` / :func:`filters` (``export`` and ``plot``);
 * where jobs run: :func:`executor_options` and :func:`make_executor` (``grid`` and ``compare``:
   ``--executor local|ray``, ``--address``, ``--num-cpus``, ``--retries``, ``--cpus-per-job``,
-  ``--gpus-per-job``).
+  ``--gpus-per-job``);
+* experiment tracking: :func:`tracking_options` (``--mlflow``, ``--mlflow-experiment``: the
+  schema's :data:`TRACKING`), :func:`tracking` and :func:`log_tracking` (``run``, ``grid``,
+  ``compare``).
 """
 
 from __future__ import annotations
@@ -32,9 +35,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from weatkit.cli.errors import fail, note
-from weatkit.config.schema import CONTEXTUAL, ITEM_LOG, SAMPLE, click_options, options_from_cli
+from weatkit.config.schema import (
+    CONTEXTUAL,
+    ITEM_LOG,
+    SAMPLE,
+    TRACKING,
+    Source,
+    build,
+    click_options,
+    options_from_cli,
+    values_from_cli,
+)
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.report.tables import FORMATS
@@ -42,6 +56,7 @@ from weatkit.report.tables import FORMATS
 if TYPE_CHECKING:
     from weatkit.grid.executors import Executor
     from weatkit.stats.sampling import ItemSample
+    from weatkit.tracking import TrackingOptions
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -645,3 +660,50 @@ def resumable(output: Path) -> Iterator[None]:
             soft_wrap=True,
         )
         sys.exit(130)
+
+
+# --- experiment tracking (run, grid, compare) ------------------------------------------------
+
+
+def tracking_options() -> Decorator:
+    """``--mlflow URI`` and ``--mlflow-experiment NAME``: the schema's :data:`TRACKING`, the
+    ``mlflow`` and ``mlflow_experiment`` keys of grid and compare files; :func:`tracking` reads
+    them."""
+    return click_options(TRACKING)
+
+
+def tracking(
+    opts: Mapping[str, Any], file: TrackingOptions | None = None, *, open_store: bool = True
+) -> TrackingOptions:
+    """The tracking options: the flags given on the command line over a file's keys, checked
+    (MLflow installed: ``--mlflow: needs MLflow: pip install 'weatkit[mlflow]'``); with
+    ``open_store`` the experiment is opened (created when missing) so that a store that cannot
+    be written is a one-line error before any work
+    (:func:`~weatkit.tracking.open_experiment`)."""
+    from dataclasses import asdict
+
+    from weatkit.tracking import TrackingOptions, open_experiment
+
+    ctx = click.get_current_context()
+    given = {
+        name: value
+        for name, value in opts.items()
+        if name in TRACKING and ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+    }
+    source = Source.command_line()
+    values = asdict(file) if file is not None else {}
+    options = build(TrackingOptions, TRACKING, values | values_from_cli(TRACKING, given), source)
+    if open_store and options.mlflow is not None:
+        open_experiment(options.mlflow, options.mlflow_experiment)
+    return options
+
+
+def log_tracking(options: TrackingOptions, out_dir: str | Path) -> None:
+    """Log the written ``out_dir`` where ``options`` say (nothing without ``--mlflow``), and
+    say so in one ``note:`` line (:func:`~weatkit.tracking.log_to_mlflow`)."""
+    if options.mlflow is None:
+        return
+    from weatkit.tracking import log_to_mlflow
+
+    run_id = log_to_mlflow(out_dir, options.mlflow, experiment=options.mlflow_experiment)
+    note(f"logged {out_dir} to MLflow: run {run_id} of experiment {options.mlflow_experiment!r}")

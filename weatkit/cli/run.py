@@ -13,10 +13,13 @@ from rich.console import Console
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
     format_option,
+    log_tracking,
     model_options,
     model_specs,
     out_option,
     progress_option,
+    tracking,
+    tracking_options,
     verbose_option,
 )
 from weatkit.cli.tables import rich_association, rich_correlations, rich_pooled, rich_summary
@@ -91,12 +94,15 @@ _SELECTION = ("lists", "langs", "tests")
 )
 @click_options(ISO, prefix="iso-")
 @model_options(exclude=("device", "allow_pickle"))  # --device and --allow-pickle: above
+@tracking_options()
 @click.pass_context
 @friendly
 def run_command(ctx: click.Context, **opts: Any) -> None:
     """Run association tests and print or write the results."""
     if opts["force"] and not opts["out_dir"]:
         raise WeatkitError("--force is for --out DIR (overwrite the run written there)")
+    if opts["mlflow"] is not None and not opts["out_dir"]:
+        raise WeatkitError("--mlflow logs the run directory: give --out DIR")
     if opts["out_dir"] and not opts["force"]:
         _refuse_previous_run(Path(opts["out_dir"]))
     embeddings = list(opts["embeddings"])
@@ -106,6 +112,7 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
     config = run_config_from_cli(
         opts, embeddings=(*embeddings, *model_specs(opts)), explicit=explicit
     )
+    tracked = tracking(opts)  # an MLflow store that cannot be written: refused before the run
     result = run(config, show_progress=opts["progress"])
     if "compat" in result.manifest:  # a preset's values, and the options given instead
         err_console.print(
@@ -159,6 +166,8 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
             )
         if config.pool:
             console.print(rich_pooled(result.pooled, config.engine.confidence_level))
+    if opts["out_dir"]:
+        log_tracking(tracked, opts["out_dir"])  # last: every output is written and printed
 
 
 def _refuse_previous_run(out: Path) -> None:

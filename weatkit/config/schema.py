@@ -18,6 +18,7 @@ Sections (each an options dataclass, or the fields of :class:`~weatkit.pipeline.
 - :data:`POOLING` → the pooling field of ``RunConfig`` (top level);
 - :data:`METRICS` → the ``metrics`` field of ``RunConfig`` (top level);
 - :data:`ASSOCIATION` → ``AssociationOptions`` (file section ``association``);
+- :data:`TRACKING` → ``TrackingOptions`` (``--mlflow``; top level of grid and compare files);
 - :data:`SAMPLE` → ``SampleOptions`` (``--limit`` of the sentence commands; ``limit`` of a
   compare file's method section);
 - :data:`ITEM_LOG` → ``ItemLogOptions`` (``--log-items`` of the sentence commands;
@@ -599,6 +600,32 @@ ASSOCIATION = Section(
     ),
 )
 
+# --------------------------------------------------------------------------------------------
+# issue 28 §3, experiment tracking: weatkit.tracking.TrackingOptions (top level in grid and
+# compare files; not a run option: a grid's or comparison's finished jobs do not depend on it)
+
+TRACKING = Section(
+    "",
+    (
+        Option(
+            "mlflow",
+            "optional_str",
+            None,
+            "Log the output directory to MLflow at this tracking URI once it is written: the "
+            "options as params, the summary with its CIs as metrics, the files as artifacts "
+            "(e.g. sqlite:///mlflow.db; pip install 'weatkit[mlflow]').",
+            "--mlflow",
+        ),
+        Option(
+            "mlflow_experiment",
+            "str",
+            "weatkit",
+            "MLflow experiment of --mlflow (created when missing).",
+            "--mlflow-experiment",
+        ),
+    ),
+)
+
 #: Every section, by its name in this module.
 SECTIONS = {
     "ENGINE": ENGINE,
@@ -611,6 +638,7 @@ SECTIONS = {
     "ITEM_LOG": ITEM_LOG,
     "METRICS": METRICS,
     "ASSOCIATION": ASSOCIATION,
+    "TRACKING": TRACKING,
 }
 
 __all__ = [
@@ -626,6 +654,7 @@ __all__ = [
     "POOLING",
     "SAMPLE",
     "SECTIONS",
+    "TRACKING",
     "Option",
     "Section",
     "Source",

@@ -40,6 +40,8 @@ from the file's directory. Example (YAML)::
       traits: {"gest:g_s": gender, "mbe:*": gender, "*weat6*": gender, "*weat3*": race}
       statistic: spearman                # or kendall, pearson
     log_items: true                      # items.parquet: one row per scored item (or csv)
+    mlflow: sqlite:///mlflow.db          # log the output directory to MLflow (weatkit.tracking)
+    mlflow_experiment: methods           # its experiment (default: weatkit)
 
 ``log_items`` (``true`` = ``parquet``, or ``csv``; declared once with ``--log-items`` of the
 sentence commands, :data:`weatkit.config.schema.ITEM_LOG`) writes ``items.parquet`` (or
@@ -99,7 +101,8 @@ from weatkit.config.files import (
     typed,
 )
 from weatkit.config.run import run_config_from_mapping
-from weatkit.config.schema import CONTEXTUAL, ITEM_LOG, SAMPLE, Source, options_from_file
+from weatkit.config.schema import CONTEXTUAL, ITEM_LOG, SAMPLE, TRACKING, Source, options_from_file
+from weatkit.config.tracking import tracking_from_file
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
@@ -112,12 +115,14 @@ from weatkit.pipeline import RunConfig
 from weatkit.stats.correlation import STATISTICS as CORRELATION_STATISTICS
 from weatkit.stats.resampling import check_plan_size
 from weatkit.stats.sampling import SampleOptions
+from weatkit.tracking import TrackingOptions
 
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
 _TOP_KEYS = {
     *("output", "languages", "models", "contextual", "correlation", "scores", "validity"),
     "log_items",
     *METHODS,
+    *TRACKING.file_keys,
 }
 _MODEL_KEYS = {"name", "model", "checkpoints", "kind", "path"}
 #: Separates a model's name from its checkpoint number in a unit's name (``MultiBERTs#2``).
@@ -329,6 +334,7 @@ class CompareConfig:
     stereoset: StereosetSection | None = None
     crows: CrowsSection | None = None
     mbe: MbeSection | None = None
+    tracking: TrackingOptions = field(default_factory=TrackingOptions)
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -388,6 +394,7 @@ def load_compare_config(path: str | os.PathLike, output: str | None = None) -> C
         log_items=options_from_file(
             ItemLogOptions, ITEM_LOG, {k: v for k, v in data.items() if k == "log_items"}, source
         ).log_items,
+        tracking=tracking_from_file(data, source),
         **sections,
     )
 

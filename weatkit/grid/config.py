@@ -14,6 +14,8 @@ are expanded. Example (YAML)::
     contextual: {batch_size: 32}        # ContextualOptions fields (all models)
     isomorphism: {reference: en, measures: [ev, gh], words: "vocab/{lang}.txt"}  # + IsoOptions
     asymmetry: {counts: wordfreq}       # or a corpus path with {lang}
+    mlflow: sqlite:///mlflow.db         # log the output directory to MLflow (weatkit.tracking)
+    mlflow_experiment: alignment        # its experiment (default: weatkit)
     embeddings:
       - {name: mono, path: "vecs/cc.{lang}.vec"}
       - {name: aligned, path: "vecs/cc.{lang}.aligned.vec", baseline: mono}
@@ -41,7 +43,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +61,8 @@ from weatkit.config.files import (
     typed,
 )
 from weatkit.config.run import RUN_KEYS, run_config_from_mapping
-from weatkit.config.schema import CONTEXTUAL, Source, named_by, options_from_file
+from weatkit.config.schema import CONTEXTUAL, TRACKING, Source, named_by, options_from_file
+from weatkit.config.tracking import tracking_from_file
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.spec import (
     OPENAI_PREFIX,
@@ -69,11 +72,12 @@ from weatkit.embeddings.spec import (
 )
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.pipeline import RunConfig
+from weatkit.tracking import TrackingOptions
 
 #: The run options an experiment takes at its top level (languages are the grid's own axis;
 #: a job that fails is recorded, so ``strict`` does not apply).
 _RUN_KEYS = RUN_KEYS - {"langs", "strict"}
-_TOP_KEYS = {"output", "languages", "embeddings", "asymmetry", *_RUN_KEYS}
+_TOP_KEYS = {"output", "languages", "embeddings", "asymmetry", *_RUN_KEYS, *TRACKING.file_keys}
 _ENTRY_KEYS = {"name", "path", "model", "format", "layers", "baseline", "contextual"}
 
 
@@ -108,6 +112,8 @@ class GridConfig:
         run: the options every job runs with (lists, tests, engine, coverage, isomorphism, ...);
             its ``embeddings`` and ``langs`` are set per job.
         asymmetry: ``"wordfreq"``, a corpus path template with ``{lang}``, or None.
+        tracking: where the output directory is logged once written (``mlflow``; not an
+            option of the jobs).
     """
 
     path: Path
@@ -117,6 +123,7 @@ class GridConfig:
     sources: tuple[GridSource, ...]
     run: RunConfig
     asymmetry: str | None = None
+    tracking: TrackingOptions = field(default_factory=TrackingOptions)
 
     def source(self, name: str) -> GridSource:
         return next(s for s in self.sources if s.name == name)
@@ -161,7 +168,9 @@ def _build_config(data: dict[str, Any], file: Path, sha256: str, output: str | N
         sources=sources,
         run=run,
         asymmetry=_asymmetry(data.get("asymmetry"), base, source.child("asymmetry")),
+        tracking=tracking_from_file(data, source),
     )
+
 
 
 def check_inputs(config: GridConfig) -> None:

@@ -291,13 +291,16 @@ def read_run_results(path: str | os.PathLike) -> tuple[pd.DataFrame, dict]:
     return results, config
 
 
-def read_table(path: Path, required: Sequence[str] = ()) -> pd.DataFrame:
+def read_table(
+    path: Path, required: Sequence[str] = (), *, text_columns: Sequence[str] = ()
+) -> pd.DataFrame:
     """One CSV table, checked; an empty frame when the file does not exist.
 
     Columns declared in :data:`weatkit.report.tables.COLUMN_TYPES` are checked and typed:
     text columns are strings, number columns floats, count columns whole numbers ≥ 0 (empty
     fields are missing values). The text columns among ``required`` must have a value in every
-    row. Other columns are kept as pandas reads them.
+    row. Other columns are kept as pandas reads them. ``text_columns`` names columns that are
+    text in this table whatever their declared type (``validity.csv``'s ``statistic``, a name).
 
     Raises:
         WeatkitError: not UTF-8 or not CSV, a row with more or fewer fields than the header, no
@@ -317,7 +320,7 @@ def read_table(path: Path, required: Sequence[str] = ()) -> pd.DataFrame:
     try:
         frame = pd.read_csv(
             io.StringIO(text),
-            dtype=dict.fromkeys(STRING_COLUMNS, str),
+            dtype=dict.fromkeys([*STRING_COLUMNS, *text_columns], str),
             keep_default_na=False,
             na_values=[""],
         )
@@ -329,7 +332,7 @@ def read_table(path: Path, required: Sequence[str] = ()) -> pd.DataFrame:
     if len(lines) != len(frame):  # pandas and csv disagree on what a record is: no line numbers
         lines = [None] * len(frame)
     for position, column in enumerate(frame.columns):
-        kind = column_type(str(column))
+        kind = TEXT if column in text_columns else column_type(str(column))
         if kind is None:
             continue
         where = _Where(path, str(column), lines, rows, position)

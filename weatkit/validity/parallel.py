@@ -40,14 +40,8 @@ UNIT_COLUMN, FORM_COLUMN, SCORE_COLUMN = "embeddings", "list_id", "effect_size"
 #: Fewest embeddings (units) and lists (forms) of a reported group.
 MIN_UNITS, MIN_FORMS = 3, 2
 
-#: The columns of :func:`parallel_forms`.
-RELIABILITY_COLUMNS = [
-    *GROUP_COLUMNS,
-    "n_units",
-    "n_forms",
-    "n_lists_dropped",
-    "units",
-    "forms",
+#: The statistics of one units × forms table (:func:`forms_reliability`).
+STATISTIC_COLUMNS = [
     "split_half",
     "split_half_ci_low",
     "split_half_ci_high",
@@ -62,6 +56,16 @@ RELIABILITY_COLUMNS = [
     "icc2k_ci_low",
     "icc2k_ci_high",
     "ci_level",
+]
+#: The columns of :func:`parallel_forms`.
+RELIABILITY_COLUMNS = [
+    *GROUP_COLUMNS,
+    "n_units",
+    "n_forms",
+    "n_lists_dropped",
+    "units",
+    "forms",
+    *STATISTIC_COLUMNS,
 ]
 
 
@@ -110,17 +114,44 @@ def parallel_forms(
             n_lists_dropped=n_dropped,
             units=";".join(scores.index),
             forms=";".join(scores.columns),
-            ci_level=confidence_level,
         )
-        row.update(_split_half_columns(scores, n_splits, n_bootstrap, seed, confidence_level))
-        by_kind = icc(scores, confidence_level=confidence_level)
-        for kind, prefix in (("ICC2", "icc2"), ("ICC2k", "icc2k")):
-            result = by_kind[kind]
-            row[prefix] = result.statistic
-            row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"] = result.confidence_interval
-        row["icc2_p"] = by_kind["ICC2"].pvalue
+        row.update(
+            forms_reliability(
+                scores,
+                n_splits=n_splits,
+                n_bootstrap=n_bootstrap,
+                seed=seed,
+                confidence_level=confidence_level,
+            )
+        )
         rows.append(row)
     return pd.DataFrame(rows, columns=RELIABILITY_COLUMNS)
+
+
+def forms_reliability(
+    scores: pd.DataFrame,
+    *,
+    n_splits: int = N_SPLITS,
+    n_bootstrap: int = 2000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+) -> dict[str, object]:
+    """The :data:`STATISTIC_COLUMNS` of one n × k table (units in rows, forms in columns, no
+    missing value): split-half r_SB with its bootstrap CI (:func:`split_half`; NaN when every
+    split has a constant half score) and ICC(2,1), ICC(2,k) with their F-based CIs and the p
+    of ICC(2,1) = 0 (:func:`weatkit.validity.icc`). A row of :func:`parallel_forms`, and of
+    GEST's reliability across templates (:func:`weatkit.gest.reliability.gest_reliability`)."""
+    row: dict[str, object] = dict(
+        _split_half_columns(scores, n_splits, n_bootstrap, seed, confidence_level)
+    )
+    by_kind = icc(scores, confidence_level=confidence_level)
+    for kind, prefix in (("ICC2", "icc2"), ("ICC2k", "icc2k")):
+        result = by_kind[kind]
+        row[prefix] = result.statistic
+        row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"] = result.confidence_interval
+    row["icc2_p"] = by_kind["ICC2"].pvalue
+    row["ci_level"] = confidence_level
+    return row
 
 
 def parallel_forms_shortfall(results: pd.DataFrame) -> str | None:

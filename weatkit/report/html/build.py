@@ -1,0 +1,49 @@
+"""``weatkit report DIR``: one self-contained HTML page of a run, grid or compare directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from weatkit._io.paths import check_writable
+from weatkit.report.html.render import render_page, write_page
+from weatkit.report.html.sections import DOCS_URL, compare_sections, run_sections
+from weatkit.report.html.source import read_source
+
+#: The report's file name in the directory when no ``out`` is given.
+DEFAULT_NAME = "report.html"
+
+
+def write_report(
+    run_dir: str | os.PathLike, out: str | os.PathLike | None = None, *, docs_url: str = DOCS_URL
+) -> Path:
+    """Write the HTML report of a run, grid or compare directory; the path written.
+
+    The page holds the directory's summary and results tables (sortable and filterable, each
+    number with its interval and the interval's kind), every figure the directory supports
+    (weatkit's matplotlib figures as inline SVG), the multiplicity-adjusted and pooled tables,
+    the reliability and validity tables, the per-item log (``items.parquet`` or ``items.csv``),
+    the skip report and the manifest (versions, seeds, inputs with their SHA-256). Each section
+    says in one line how to read it and links to its page of the documentation at
+    ``docs_url``. Everything is inline: the page opens without network.
+
+    Args:
+        run_dir: written by ``weatkit run --out``, ``weatkit grid`` or ``weatkit compare``.
+        out: the HTML file (default ``run_dir/report.html``), written atomically.
+        docs_url: where the documentation site is served (default: ``mkdocs serve``'s).
+
+    Raises:
+        WeatkitError: ``out`` cannot be written, ``run_dir`` is not a weatkit run, grid or
+            compare directory or was written by another minor version
+            (:mod:`weatkit.report.html.source`), or one of its tables is malformed; nothing is
+            written then.
+
+    Example:
+        >>> from weatkit.report.html import write_report
+        >>> write_report("out")                              # doctest: +SKIP
+        PosixPath('out/report.html')
+    """
+    target = check_writable(Path(run_dir) / DEFAULT_NAME if out is None else out)
+    source = read_source(run_dir)
+    sections = compare_sections(source) if source.kind == "compare" else run_sections(source)
+    return write_page(render_page(source, sections, docs_url=docs_url), target)

@@ -1,0 +1,182 @@
+"""What a report is made of: a run, grid or compare directory, read and checked.
+
+:func:`read_source` tells the three kinds apart by their files and ``manifest.json``:
+
+* ``compare``: ``scores.csv`` and a manifest whose ``command`` is ``weatkit compare``
+  (:mod:`weatkit.crossmethod.runner`);
+* ``grid``: the tables of a run directory and a manifest with an ``experiment`` (:mod:`weatkit.
+  grid.runner`);
+* ``run``: ``results.csv`` or ``summary.csv`` and a run manifest (``weatkit run --out DIR``).
+
+Run and grid directories are read by :func:`weatkit.report.run_dir.read_run_dir`, compare
+directories table by table with :func:`weatkit.report.run_dir.read_table`: every field is checked
+against its column's declared type, so a malformed table is a one-line error naming its file,
+line and column. A per-item log (``items.parquet``, else ``items.csv``: one row per scored item)
+is read when present, whatever its columns.
+
+Versions: the manifest records the weatkit version that wrote the directory
+(``weatkit_version``; ``environment.weatkit_version`` in a compare manifest). A report is made
+only when its major and minor version equal those of the weatkit reading it (``0.1.0`` reads
+``0.1.3``; ``0.2.0`` refuses it): before 1.0 a minor version may rename or retype columns, and
+a report that silently showed them wrong would be worse than none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+import weatkit
+from weatkit.errors import WeatkitError
+from weatkit.report.run_dir import (
+    TABLE_NAMES,
+    RunTables,
+    read_manifest,
+    read_run_dir,
+    read_table,
+)
+
+#: The kinds of directory a report is made of.
+KINDS = ("run", "grid", "compare")
+
+#: The tables of a compare directory and the columns each must have (absent optional tables
+#: are skipped: ``seeds``, ``validity`` and ``reliability`` are written only when computed).
+COMPARE_TABLES: dict[str, list[str]] = {
+    "table": ["model", "lang"],
+    "scores": ["model", "lang", "method", "measure", "value"],
+    "correlations": ["scope", "measure_x", "measure_y", "n"],
+    "skipped": ["model", "lang", "method", "status", "reason"],
+    "seeds": ["model", "lang", "method", "measure", "n_seeds", "seed_mean", "seed_sd"],
+    "validity": ["measure_x", "measure_y", "kind", "n", "value", "verdict"],
+    "reliability": ["measure", "n_units", "split_half", "icc2k"],
+}
+#: The per-item log's file names, the first present being read.
+ITEMS_FILES = ("items.parquet", "items.csv")
+
+
+@dataclass
+class ReportSource:
+    """A directory to report on.
+
+    Attributes:
+        kind: ``run``, ``grid`` or ``compare``.
+        path: the directory.
+        manifest: its ``manifest.json``.
+        version: the weatkit version that wrote it.
+        tables: its tables by name (file stem), only those present.
+        run: a run or grid directory's tables as the figures read them (None for compare).
+        items: the per-item log (None when absent).
+        items_file: the file it was read from (``items.parquet`` or ``items.csv``).
+    """
+
+    kind: str
+    path: Path
+    manifest: dict
+    version: str
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    run: RunTables | None = None
+    items: pd.DataFrame | None = None
+    items_file: str | None = None
+
+
+def read_source(path: str | os.PathLike) -> ReportSource:
+    """The run, grid or compare directory at ``path``, every table checked.
+
+    Raises:
+        WeatkitError: the directory does not exist, is none of the three kinds, was written by
+            another major or minor weatkit version (or records none), or a file is malformed.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise WeatkitError(f"{root} does not exist or is not a directory")
+    manifest_path = root / "manifest.json"
+    if (root / "scores.csv").is_file():
+        manifest = _compare_manifest(manifest_path)
+        source = ReportSource("compare", root, manifest, _version(manifest_path, manifest))
+        for name, required in COMPARE_TABLES.items():
+            if (root / f"{name}.csv").is_file():
+                text = ("statistic",) if name == "validity" else ()  # its name, not a value
+                source.tables[name] = read_table(root / f"{name}.csv", required, text_columns=text)
+    elif any((root / f"{name}.csv").is_file() for name in ("results", "summary")):
+        manifest = read_manifest(manifest_path)
+        version = _version(manifest_path, manifest)  # before reading tables of another version
+        tables = read_run_dir(root)
+        kind = "grid" if isinstance(manifest.get("experiment"), dict) else "run"
+        source = ReportSource(kind, root, tables.manifest, version, run=tables)
+        source.tables = {
+            name: getattr(tables, name) for name in TABLE_NAMES if (root / f"{name}.csv").is_file()
+        }
+    else:
+        raise WeatkitError(
+            f"{root} is not a weatkit run, grid or compare directory: it has neither "
+            "results.csv, summary.csv nor scores.csv (write one with weatkit run --out DIR, "
+            "weatkit grid or weatkit compare)"
+        )
+    source.items, source.items_file = read_items(root)
+    return source
+
+
+def _compare_manifest(path: Path) -> dict:
+    """A compare directory's ``manifest.json``, which must say it was written by compare."""
+    if not path.is_file():
+        raise WeatkitError(f"{path}: missing; every compare directory has one")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise WeatkitError(f"{path} is not valid JSON: {err}") from err
+    except OSError as err:
+        raise WeatkitError(f"cannot read {path}: {err.strerror}") from err
+    if not isinstance(manifest, dict) or manifest.get("command") != "weatkit compare":
+        raise WeatkitError(
+            f"{path}: key command: expected 'weatkit compare' (a directory with scores.csv is "
+            "read as a weatkit compare output)"
+        )
+    return manifest
+
+
+def _version(path: Path, manifest: dict) -> str:
+    """The weatkit version recorded in ``manifest``, checked against this one (module
+    docstring)."""
+    environment = manifest.get("environment")
+    nested = environment.get("weatkit_version") if isinstance(environment, dict) else None
+    version = manifest.get("weatkit_version", nested)
+    if not isinstance(version, str) or not version:
+        raise WeatkitError(
+            f"{path}: key weatkit_version: missing; cannot tell which weatkit wrote it"
+        )
+    if _major_minor(version) != _major_minor(weatkit.__version__):
+        raise WeatkitError(
+            f"{path}: written by weatkit {version}, this is weatkit {weatkit.__version__}: "
+            f"rerun it with this version, or report it with weatkit "
+            f"{'.'.join(_major_minor(version))}.x"
+        )
+    return version
+
+
+def _major_minor(version: str) -> tuple[str, ...]:
+    return tuple(version.split(".")[:2])
+
+
+def read_items(root: Path) -> tuple[pd.DataFrame | None, str | None]:
+    """The per-item log of ``root`` (``items.parquet``, else ``items.csv``) and its file name;
+    ``(None, None)`` when there is none.
+
+    Raises:
+        WeatkitError: the file cannot be read as a table (naming it).
+    """
+    for name in ITEMS_FILES:
+        path = root / name
+        if not path.is_file():
+            continue
+        if name.endswith(".csv"):
+            return read_table(path), name
+        try:
+            return pd.read_parquet(path), name
+        except Exception as err:  # pyarrow raises its own types for a bad file
+            reason = " ".join(str(err).split()) or type(err).__name__
+            raise WeatkitError(f"{path} is not a valid Parquet table: {reason}") from err
+    return None, None
