@@ -452,6 +452,17 @@ def test_compare_items_of_every_job_and_after_a_resume(compare_dir: Path, sliced
     assert len(written) == len(items)
     assert written.columns.tolist() == items.columns.tolist()
     assert np.allclose(written.influence, items.influence, equal_nan=True)
+    # the report shows the log the manifest names (items.csv now; items.parquet is stale)
+    from tests.test_report_html import table_rows
+    from weatkit.report.html import write_report
+
+    page = write_report(compare_dir / "out").read_text(encoding="utf-8")
+    assert len(table_rows(page, "t-items")) == len(written)
+    assert "items.csv</code>" in page or "items.csv<" in page
+    (compare_dir / "off.yaml").write_text(COMPARE)
+    compare(compare_dir / "off.yaml", plot=False, show_progress=False)
+    page = write_report(compare_dir / "out").read_text(encoding="utf-8")
+    assert 'id="t-items"' not in page  # logging off: the files of earlier runs are not shown
 
 
 @pytest.mark.parametrize(

@@ -387,3 +387,18 @@ def test_the_page_in_headless_chromium(run_dir: Path, run_page: str, tmp_path: P
     assert pixels.shape[:2] == (1000, 1400)
     assert len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)) > 10  # not blank
     assert 0 < shown <= counts["t-results"]
+
+
+def test_the_items_file_the_manifest_names_must_exist(tmp_path: Path) -> None:
+    from weatkit.errors import WeatkitError
+    from weatkit.report.html.source import read_items
+
+    ITEMS.to_parquet(tmp_path / "items.parquet", index=False)  # of an earlier run
+    assert read_items(tmp_path, {"log_items": None}) == (None, None)
+    with pytest.raises(WeatkitError) as err:
+        read_items(tmp_path, {"log_items": "csv"})
+    assert str(err.value) == (
+        f"{tmp_path}: manifest.json has log_items 'csv', but there is no items.csv"
+    )
+    items, name = read_items(tmp_path, {"log_items": "parquet"})
+    assert name == "items.parquet" and len(items) == len(ITEMS)

@@ -36,6 +36,7 @@ DOCS_PAGES = {
     "outputs": "guides/outputs.md",
     "compare": "sentence/compare.md",
     "report": "guides/report.md",
+    "items": "guides/items.md",
 }
 
 #: The intervals of a reliability table (:mod:`weatkit.validity`), after their level.
@@ -315,7 +316,7 @@ def _items_section(source: ReportSource) -> list[Section]:
         "Per-item log",
         "One row per scored item: its texts, the score of each option, the outcome and its "
         "influence on the measure (leave-one-out); filter by bias type and outcome.",
-        "compare",
+        "items",
     )
     section.tables.append(html_table(source.items, id="t-items", source=str(source.items_file)))
     return [section]

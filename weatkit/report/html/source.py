@@ -116,7 +116,7 @@ def read_source(path: str | os.PathLike) -> ReportSource:
             "results.csv, summary.csv nor scores.csv (write one with weatkit run --out DIR, "
             "weatkit grid or weatkit compare)"
         )
-    source.items, source.items_file = read_items(root)
+    source.items, source.items_file = read_items(root, source.manifest)
     return source
 
 
@@ -161,14 +161,29 @@ def _major_minor(version: str) -> tuple[str, ...]:
     return tuple(version.split(".")[:2])
 
 
-def read_items(root: Path) -> tuple[pd.DataFrame | None, str | None]:
-    """The per-item log of ``root`` (``items.parquet``, else ``items.csv``) and its file name;
-    ``(None, None)`` when there is none.
+def read_items(root: Path, manifest: dict) -> tuple[pd.DataFrame | None, str | None]:
+    """The per-item log of ``root`` and its file name; ``(None, None)`` when there is none.
+
+    A manifest with a ``log_items`` key (``weatkit compare``) names the file: ``items.parquet``
+    or ``items.csv`` by its format, none when it is off, so that the log of an earlier run
+    left in the directory is not shown as this run's. Otherwise ``items.parquet``, else
+    ``items.csv``, if present.
 
     Raises:
-        WeatkitError: the file cannot be read as a table (naming it).
+        WeatkitError: the file the manifest names is missing, or cannot be read as a table
+            (naming it).
     """
-    for name in ITEMS_FILES:
+    names = ITEMS_FILES
+    if "log_items" in manifest:
+        fmt = manifest["log_items"]
+        if not fmt:
+            return None, None
+        names = (f"items.{fmt}",)
+        if names[0] not in ITEMS_FILES or not (root / names[0]).is_file():
+            raise WeatkitError(
+                f"{root}: manifest.json has log_items {fmt!r}, but there is no {names[0]}"
+            )
+    for name in names:
         path = root / name
         if not path.is_file():
             continue
