@@ -37,12 +37,10 @@ def parse_rows(rests: list[bytes], dim: int) -> np.ndarray | None:
     if ((control < _TAB) | (control > _CR)).any():
         return None  # a control byte that bytes.split() keeps inside a token
     # [0, start, end, start, end, ..., len]: separator runs (even slots) and tokens (odd slots)
-    flags = np.empty(len(b), dtype=bool)
-    np.not_equal(sep[:-1], sep[1:], out=flags[1:])
-    flags[0] = True
+    flags = np.empty(len(b) + 1, dtype=bool)
+    np.not_equal(sep[:-1], sep[1:], out=flags[1:-1])
+    flags[0] = flags[-1] = True
     offsets = np.flatnonzero(flags)
-    offsets[0] = 0
-    offsets = np.append(offsets, len(b))
     n_tokens = (len(offsets) - 2) // 2
     row_starts = np.cumsum([1] + [len(r) + 1 for r in rests])
     if (np.diff(np.searchsorted(offsets[1:-1:2], row_starts)) != dim).any():
