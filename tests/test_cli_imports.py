@@ -26,7 +26,7 @@ HEAVY = ("torch", "transformers", "scipy", "scipy.stats", "pandas", "matplotlib"
 #: the statistics that need scipy.stats or statsmodels are options a plain run does not take).
 NOT_FOR_STATIC_RUNS = (
     *("transformers", "tokenizers", "matplotlib", "ray", "sklearn", "gensim"),
-    *("scipy.stats", "statsmodels"),
+    *("scipy.stats", "scipy.sparse", "statsmodels"),
 )
 
 _PROBE = """
