@@ -160,8 +160,7 @@ def test_fuzz_parse_rows_never_disagrees_with_the_row_by_row_reader(batch) -> No
 def test_fuzz_plain_numbers_are_never_declined(values, seps, end) -> None:
     """Rows of plain decimals (repr, %g) parse in one batch, however they are separated."""
     rests = [
-        (seps[0].join(repr(v).encode() for v in row[:2]) + seps[1] + f"{row[2]:g}".encode())
-        + end
+        (seps[0].join(repr(v).encode() for v in row[:2]) + seps[1] + f"{row[2]:g}".encode()) + end
         for row in values
     ]
     fast = parse_rows(rests, 3)
