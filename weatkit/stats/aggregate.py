@@ -20,7 +20,7 @@ import numpy as np
 
 try:  # scipy.stats.binom.cdf's own function (Boost's), without importing scipy.stats (slow)
     from scipy.special._ufuncs import _binom_cdf
-except ImportError:  # pragma: no cover - SciPy < 1.15 keeps it in scipy.stats
+except ImportError:  # pragma: no cover - an older SciPy keeps it in scipy.stats (_boost)
     from scipy.stats import binom
 
     _binom_cdf = binom.cdf
