@@ -10,7 +10,8 @@ Each ``--code`` directory (a checkout: put first on ``PYTHONPATH``) runs once pe
 turn, so that versions compared see the same machine load; the load average is printed beside
 each time, with the process's CPU time (less sensitive to other processes on a shared machine)
 and the loading and engine times of its manifest; every version's ``results.csv`` must be
-identical.
+identical. At the end, per version: the median wall and CPU time over the rounds, and the range
+of load averages they ran under.
 
     python benchmarks/bench_cli_grid.py --code /path/to/before --code . [--rounds 2]
 """
@@ -21,6 +22,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,6 +52,7 @@ def main() -> None:
         root = Path(tmp)
         write_spaces(root, 1, 0)
         results: dict[Path, bytes] = {}
+        runs: dict[Path, list[tuple[float, float, float]]] = {code: [] for code in args.code}
         for r in range(args.rounds):
             for code in args.code:
                 out = root / f"out-{len(results)}"
@@ -73,9 +76,15 @@ def main() -> None:
                     f"{load:.2f}); manifest: loading {loading:.2f} s, engine "
                     f"{timings.get('engine', 0):.2f} s, run {timings['total']:.2f} s"
                 )
+                runs[code].append((seconds, cpu, load))
                 table = (out / "results.csv").read_bytes()
                 assert results.setdefault(code, table) == table
                 assert table == next(iter(results.values())), "results differ between versions"
+    print("\n| code | median wall | median CPU | load averages | rounds |\n|---|---|---|---|---|")
+    for code, measured in runs.items():
+        wall, cpu = (statistics.median(m[i] for m in measured) for i in range(2))
+        loads = f"{min(m[2] for m in measured):.2f}–{max(m[2] for m in measured):.2f}"
+        print(f"| {code} | {wall:.2f} s | {cpu:.2f} s | {loads} | {len(measured)} |")
 
 
 if __name__ == "__main__":

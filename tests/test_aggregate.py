@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from weatkit.errors import WeatkitError
-from weatkit.stats.aggregate import median_ci
+from weatkit.stats.aggregate import _binom_cdf, median_ci
 
 
 def coverage(n: int, j: int) -> float:
@@ -45,3 +45,16 @@ def test_too_few_lists_report_min_max_with_true_coverage(n: int, level: float) -
 def test_empty_is_an_error() -> None:
     with pytest.raises(WeatkitError):
         median_ci([])
+
+
+def test_the_binomial_cdf_is_scipy_stats_bit_for_bit() -> None:
+    """The coverage comes from scipy.stats.binom.cdf's own function (no scipy.stats import)."""
+    from scipy.stats import binom
+
+    for n in range(1, 301):
+        k = np.arange(n)
+        np.testing.assert_array_equal(_binom_cdf(k, n, 0.5), binom.cdf(k, n, 0.5))
+        j = median_ci(np.arange(float(n))).rank_low
+        assert median_ci(np.arange(float(n))).confidence_level == max(
+            0.0, 1.0 - 2.0 * float(binom.cdf(j - 1, n, 0.5))
+        )

@@ -22,8 +22,12 @@ from weatkit.cli import COMMANDS, main
 #: Modules that ``--help`` and ``lists`` must not import.
 HEAVY = ("torch", "transformers", "scipy", "scipy.stats", "pandas", "matplotlib", "sklearn")
 
-#: Modules that ``run`` on static vectors must not import (they serve models, plots, clusters).
-NOT_FOR_STATIC_RUNS = ("transformers", "tokenizers", "matplotlib", "ray", "sklearn", "gensim")
+#: Modules that ``run`` on static vectors must not import (they serve models, plots, clusters;
+#: the statistics that need scipy.stats or statsmodels are options a plain run does not take).
+NOT_FOR_STATIC_RUNS = (
+    *("transformers", "tokenizers", "matplotlib", "ray", "sklearn", "gensim"),
+    *("scipy.stats", "scipy.sparse", "statsmodels"),
+)
 
 _PROBE = """
 import json, sys

@@ -6,6 +6,7 @@ import csv
 import json
 from collections import Counter
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -181,6 +182,23 @@ def test_user_file_as_spec(tmp_path: Path) -> None:
     tests = load_list_set(str(path))
     assert {t.list_set for t in tests} == {str(path)}
     assert available_languages(str(path)) == ["xx"]
+
+
+def test_a_file_is_parsed_once_per_content(tmp_path: Path) -> None:
+    """A grid selects the lists once per job: the same bytes of a file are parsed once; a file
+    changed since is parsed again."""
+    from weatkit.lists import sources
+
+    path = tmp_path / "mine.tsv"
+    header = "LANG\tFLOWERS\tINSECTS\tINSTRUMENTS\tWEAPONS\tPLEASANT\tUNPLEASANT\n"
+    path.write_text(header + "xx1\tf1, f2\ti1\tm1\tw1\tp1\tu1\n", encoding="utf-8")
+    with mock.patch.object(sources, "parse_list_bytes", wraps=sources.parse_list_bytes) as parse:
+        first = select_lists([str(path)]).tests
+        again = select_lists([str(path)]).tests
+        assert parse.call_count == 1 and again == first
+        path.write_text(header + "xx1\tf3\ti1\tm1\tw1\tp1\tu1\n", encoding="utf-8")
+        changed = select_lists([str(path)]).tests
+        assert parse.call_count == 2 and changed[0].X == ("f3",)
 
 
 def test_select_lists(data_dir: Path) -> None:

@@ -6,11 +6,14 @@ effect size's coverage) and ``n_lists`` counted lists whose values are NaN.
 
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import binom
 
 from weatkit.engine.weat import EngineOptions
@@ -84,3 +87,69 @@ def test_a_set_of_lists_without_any_defined_value() -> None:
     assert row["n_lists"] == 0
     assert math.isnan(row["effect_size"]) and math.isnan(row["ci_level"])
     assert row["ci_method"] == "median-order-statistic"
+
+
+def _summary_by_groups(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame:
+    """The summary as it was computed before issue 27: one pandas frame per group."""
+    from weatkit.report.tables import VALUE_COLUMNS
+    from weatkit.stats.aggregate import median_ci
+
+    rows = []
+    group_keys = ["embeddings", "lang", "list_set", "test"]
+    for keys, group in results.groupby(group_keys, sort=False):
+        row: dict[str, object] = dict(zip(group_keys, keys, strict=True))
+        values = group[["statistic", "effect_size"]].apply(pd.to_numeric, errors="coerce")
+        defined = values.notna().all(axis=1)
+        row["n_lists"] = int(defined.sum())
+        if len(group) == 1:
+            single = group.iloc[0]
+            for col in VALUE_COLUMNS:
+                row[col] = single[col]
+            row["ci_method"] = f"bootstrap-{options.ci_method}" if options.n_bootstrap else ""
+            row["ci_level"] = options.confidence_level if options.n_bootstrap else np.nan
+        else:
+            row["ci_level"] = np.nan
+            for col in ("statistic", "effect_size"):
+                if not defined.any():
+                    row[col] = row[f"{col}_ci_low"] = row[f"{col}_ci_high"] = np.nan
+                    continue
+                m = median_ci(values.loc[defined, col].to_numpy(float), options.confidence_level)
+                row[col], row[f"{col}_ci_low"], row[f"{col}_ci_high"] = m.median, m.low, m.high
+                row["ci_level"] = m.confidence_level
+            row["p_value"] = np.nan
+            row["ci_method"] = "median-order-statistic"
+        rows.append(row)
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+_VALUE = st.one_of(st.floats(-3, 3), st.just(math.nan))
+_ROW = st.tuples(
+    st.sampled_from(["e1", "e2"]),
+    st.sampled_from(["de", "en", None]),  # a missing key: the row is in no group
+    st.sampled_from(["ca-weat:v1", "x-weat"]),
+    st.sampled_from(["weat1", "weat2"]),
+    _VALUE,
+    _VALUE,
+    st.one_of(st.floats(0, 1), st.just(math.nan)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_ROW, max_size=60), st.sampled_from([0, 100]))
+def test_the_summary_is_the_one_of_per_group_frames(rows: list[tuple], n_bootstrap: int) -> None:
+    """Equal, values and dtypes, to the per-group computation, also read back from CSV."""
+    frame = results_frame(
+        [
+            {
+                "embeddings": e, "lang": lang, "list_set": ls, "list_id": f"l{i}", "test": t,
+                "statistic": s, "effect_size": d, "p_value": p,
+            }
+            for i, (e, lang, ls, t, s, d, p) in enumerate(rows)
+        ]
+    )  # fmt: skip
+    options = EngineOptions(n_bootstrap=n_bootstrap)
+    for table in (frame, pd.read_csv(io.StringIO(frame.to_csv(index=False)))):
+        expected = _summary_by_groups(table, options)
+        got = summary_frame(table, options)
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+        assert got.to_csv(index=False) == expected.to_csv(index=False)

@@ -15,6 +15,7 @@ from weatkit.embeddings import static
 from weatkit.embeddings.run_cache import LoadedFiles
 from weatkit.embeddings.spec import EmbeddingsSpec
 from weatkit.engine.weat import EngineOptions
+from weatkit.lists import select_lists
 from weatkit.pipeline import RunConfig, run
 
 ENGINE = EngineOptions(n_bootstrap=50, n_permutations=50, seed=3)
@@ -82,3 +83,31 @@ def test_a_file_changed_within_a_run_is_read_again(tmp_path: Path, reads) -> Non
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
     changed = load()
     assert len(reads()) == 3 and not np.array_equal(changed.vectors, first.vectors)
+
+
+def test_the_tests_of_a_shared_file_are_covered_once_each_entry_its_own_rows(
+    tmp_path: Path,
+) -> None:
+    """The entries of one file share its vectors: each test is covered once (CoverOnce), every
+    job gets equal rows of its own (a copy), and the results are those of the entries alone."""
+    from weatkit.embeddings import coverage
+    from weatkit.pipeline import jobs
+
+    make_grid(tmp_path)
+    with mock.patch.object(jobs, "cover_test", wraps=coverage.cover_test) as spy:
+        shared = _run(tmp_path, {"A": "mono.{lang}.vec", "B": "mono.{lang}.vec"})
+        n_tests = len(shared) // 2
+        assert spy.call_count == n_tests
+        alone = _run(tmp_path, {"B": "mono.{lang}.vec"})
+    columns = [c for c in shared.columns if c != "embeddings"]
+    b = shared[shared.embeddings == "B"][columns].reset_index(drop=True)
+    pd.testing.assert_frame_equal(b, alone[columns].reset_index(drop=True))
+    once = jobs.CoverOnce()
+    test = select_lists(LISTS, ("en",), tests=TESTS).tests[0]
+    wv = static.load_static(tmp_path / "mono.en.vec", words=test.vocabulary())
+    options = {"min_coverage": 0.5, "equalize": "none", "seed": 0}
+    first, again = once.cover(test, wv, **options), once.cover(test, wv, **options)
+    assert first.items == again.items and first.missing == again.missing
+    for key, rows in first.vectors.items():
+        np.testing.assert_array_equal(again.vectors[key], rows)
+        assert not np.shares_memory(again.vectors[key], rows)

@@ -147,6 +147,26 @@ def test_fuzz_parse_rows_never_disagrees_with_the_row_by_row_reader(batch) -> No
         assert same_bits(fast, slow)
 
 
+@FUZZ
+@given(
+    values=st.lists(
+        st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=3, max_size=3),
+        min_size=1,
+        max_size=6,
+    ),
+    seps=st.lists(separators, min_size=2, max_size=2),
+    end=st.sampled_from([b"\n", b" \n", b"\r\n", b""]),
+)
+def test_fuzz_plain_numbers_are_never_declined(values, seps, end) -> None:
+    """Rows of plain decimals (repr, %g) parse in one batch, however they are separated."""
+    rests = [
+        (seps[0].join(repr(v).encode() for v in row[:2]) + seps[1] + f"{row[2]:g}".encode()) + end
+        for row in values
+    ]
+    fast = parse_rows(rests, 3)
+    assert fast is not None and same_bits(fast, reference_rows(rests, 3))
+
+
 # --------------------------------------------------------------------------- whole files
 
 

@@ -1,5 +1,5 @@
 """``python -m weatkit`` runs the command-line interface."""
 
-from weatkit.cli import main
+from weatkit.cli import entry
 
-main()
+entry()

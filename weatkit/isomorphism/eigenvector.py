@@ -25,14 +25,16 @@ component size instead of one dense ``n × n`` eigendecomposition.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse
 import torch
-from scipy.sparse.csgraph import connected_components
 
 from weatkit.errors import WeatkitError
 from weatkit.isomorphism.preprocess import check_matrix, float64_device
+
+if TYPE_CHECKING:  # imported when used: scipy.sparse is slow, and a run measures no EV
+    import scipy.sparse
 
 #: Candidates per row refined with exact differences before the nearest one is chosen.
 _CANDIDATES = 8
@@ -120,6 +122,8 @@ def knn_graph(X: np.ndarray, *, device: str | torch.device = "auto") -> scipy.sp
     Returns:
         ``(n, n)`` float64 CSR matrix, symmetric, 0/1, no self loops.
     """
+    import scipy.sparse
+
     arr = check_matrix(X, "knn_graph", min_rows=2)
     n = arr.shape[0]
     nn = _nearest_other(arr, float64_device(device))
@@ -132,6 +136,8 @@ def knn_graph(X: np.ndarray, *, device: str | torch.device = "auto") -> scipy.sp
 
 
 def _as_adjacency(adjacency: object) -> scipy.sparse.csr_matrix:
+    import scipy.sparse
+
     if scipy.sparse.issparse(adjacency):
         adj = scipy.sparse.csr_matrix(adjacency, dtype=np.float64)
     else:
@@ -169,6 +175,8 @@ def laplacian_spectrum(adjacency: scipy.sparse.spmatrix | np.ndarray) -> np.ndar
     Returns:
         ``(n,)`` float64 array, ascending.
     """
+    from scipy.sparse.csgraph import connected_components
+
     adj = _as_adjacency(adjacency)
     n = adj.shape[0]
     if n == 0:

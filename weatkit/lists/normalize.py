@@ -41,6 +41,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from weatkit.errors import ConfigError
 from weatkit.lists.model import SET_KEYS, AssociationTest
@@ -162,7 +163,8 @@ class NormalizationReport:
         return "normalisation: " + (", ".join(parts) if parts else "no changes")
 
 
-def _steps(item: str, norm: Normalization) -> list[tuple[str, str]]:
+@lru_cache(maxsize=1 << 16)  # a grid normalises the same items once per job
+def _steps(item: str, norm: Normalization) -> tuple[tuple[str, str], ...]:
     """The item after each rule, as ``(rule, value)`` pairs in :data:`RULES` order."""
     out: list[tuple[str, str]] = []
     value = unicodedata.normalize("NFC", item)
@@ -186,7 +188,7 @@ def _steps(item: str, norm: Normalization) -> list[tuple[str, str]]:
     if norm.join_phrases is not None:
         value = value.replace(" ", norm.join_phrases)
         out.append(("phrases", value))
-    return out
+    return tuple(out)
 
 
 def normalize_item(item: str, norm: Normalization = DEFAULT) -> str:

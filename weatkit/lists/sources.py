@@ -141,15 +141,34 @@ def _load_weat() -> _Loaded:
     return tests, [_source(str(resource), raw, "weat", _WEAT_LICENCE, citation)], []
 
 
+#: Parsed list files by (list set, path, SHA-256 of the bytes): a grid selects the lists once per
+#: job, and parsing them is most of that work. The tests are frozen; each caller gets its own list.
+_PARSED: dict[tuple[str, str, str], list[AssociationTest]] = {}
+
+
+def _parsed(
+    source: dict[str, str], parse: Callable[[], list[AssociationTest]]
+) -> list[AssociationTest]:
+    """``parse()``, or its tests from an earlier call on the same bytes of the same file."""
+    key = (source["list_set"], source["path"], source["sha256"])
+    if key not in _PARSED:
+        _PARSED[key] = parse()
+    return list(_PARSED[key])
+
+
 def _load_caweat(name: str) -> _Loaded:
     text, source = _fetch(_CAWEAT_FILES[name], name)
-    return parse_caweat_tsv(text, source["path"], list_set=name), [source], []
+    tests = _parsed(source, lambda: parse_caweat_tsv(text, source["path"], list_set=name))
+    return tests, [source], []
 
 
 def _load_xweat() -> _Loaded:
     text, source = _fetch(_XWEAT_FILE, "x-weat")
-    tests = parse_caweat_tsv(
-        text, source["path"], list_set="x-weat", list_id=lambda lang: f"xweat-{lang}"
+    tests = _parsed(
+        source,
+        lambda: parse_caweat_tsv(
+            text, source["path"], list_set="x-weat", list_id=lambda lang: f"xweat-{lang}"
+        ),
     )
     return tests, [source], []
 
@@ -244,8 +263,9 @@ def _load(spec: str) -> _Loaded:
             raw = path.read_bytes()
         except OSError as err:
             raise WeatkitError(f"{spec}: cannot read list file ({err.strerror or err})") from None
-        tests = parse_list_bytes(raw, fmt, spec, list_set=spec)
-        return tests, [_source(spec, raw, spec, "user-supplied", "")], []
+        source = _source(spec, raw, spec, "user-supplied", "")
+        tests = _parsed(source, lambda: parse_list_bytes(raw, fmt, spec, list_set=spec))
+        return tests, [source], []
     if path.suffix.lower() in SUFFIXES:
         raise WeatkitError(f"list file not found: {spec}")
     raise WeatkitError(

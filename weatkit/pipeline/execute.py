@@ -10,7 +10,7 @@ import pandas as pd
 
 from weatkit.association.options import check_robustness
 from weatkit.embeddings.contextual import ExtractorPool
-from weatkit.embeddings.coverage import CoverageError, cover_test
+from weatkit.embeddings.coverage import CoverageError
 from weatkit.embeddings.run_cache import LoadedFiles
 from weatkit.engine.device import resolve_device
 from weatkit.engine.null import N_BANDS
@@ -25,6 +25,7 @@ from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline.jobs import (
+    CoverOnce,
     Job,
     Source,
     casing_notes,
@@ -116,6 +117,7 @@ def run(
     unrunnable: dict[Normalization, list[tuple[AssociationTest, str]]] = {}
     extractors = extractors or ExtractorPool()
     files = LoadedFiles()  # a file named by several entries is read once
+    coverage = CoverOnce()  # and its tests covered once
     for spec in specs:
         lower = spec.uncased if config.lower is None else config.lower
         # models read phrases as text
@@ -140,7 +142,7 @@ def run(
             first_job = len(jobs)
             for test in tests:
                 try:
-                    covered = cover_test(
+                    covered = coverage.cover(
                         test,
                         wv,
                         min_coverage=config.min_coverage,

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from weatkit._io.fingerprint import content_fingerprint
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
-from weatkit.embeddings.coverage import CoveredTest
+from weatkit.embeddings.coverage import CoveredTest, cover_test
 from weatkit.embeddings.run_cache import LoadedFiles
 from weatkit.embeddings.spec import EmbeddingsSpec, parse_embeddings_specs
 from weatkit.embeddings.static import detect_format
@@ -123,6 +123,39 @@ class Job:
     covered: CoveredTest
     vectors: WordVectors | None = None  # the loaded space, for the association metrics
     null: NullSample | None = None  # the null's draws, for the association metrics' null
+
+
+@dataclass
+class CoverOnce:
+    """:func:`~weatkit.embeddings.coverage.cover_test` once per test and loaded vectors of a run.
+
+    Entries naming the same file get the same vectors (:class:`LoadedFiles`), so their tests
+    are covered alike: the first covering is kept (with the vectors and test it was made of,
+    which keeps their ids from being reused) and each later one gets a copy of its rows. A test
+    below coverage is covered again each time (its error names the entry).
+    """
+
+    done: dict[tuple[int, int], tuple[CoveredTest, WordVectors, AssociationTest]] = field(
+        default_factory=dict
+    )
+
+    def cover(
+        self,
+        test: AssociationTest,
+        wv: WordVectors,
+        *,
+        min_coverage: float,
+        equalize: str,
+        seed: int,
+    ) -> CoveredTest:
+        """``cover_test(test, wv, ...)``; the options are the run's, the same at every call."""
+        key = (id(wv.vectors), id(test))
+        if key in self.done and self.done[key][1].words is wv.words:
+            covered = self.done[key][0]
+            return replace(covered, vectors={k: v.copy() for k, v in covered.vectors.items()})
+        covered = cover_test(test, wv, min_coverage=min_coverage, equalize=equalize, seed=seed)
+        self.done[key] = (covered, wv, test)
+        return covered
 
 
 def check_unique_names(specs: Sequence[Source]) -> None:

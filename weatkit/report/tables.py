@@ -425,20 +425,32 @@ def association_frames(
 
 
 def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame:
-    """Aggregate ``results`` per embeddings × language × list set × test."""
+    """Aggregate ``results`` per embeddings × language × list set × test.
+
+    The groups are those of ``results.groupby(keys, sort=False)`` (first appearance; a row
+    with a missing key is in none), read from the columns' arrays once rather than as one
+    frame per group.
+    """
     rows = []
     group_keys = ["embeddings", "lang", "list_set", "test"]
-    for keys, group in results.groupby(group_keys, sort=False):
-        row: dict[str, object] = dict(zip(group_keys, keys, strict=True))
-        # a list enters the summary when both its S and d are defined (d is NaN when the
-        # pooled std of s(w) is 0): both medians then share one n and one coverage
-        values = group[list(_AGGREGATED)].apply(pd.to_numeric, errors="coerce")
-        defined = values.notna().all(axis=1)
+    codes = results.groupby(group_keys, sort=False).ngroup().to_numpy(np.float64)
+    order = np.argsort(codes, kind="stable")
+    order = order[~np.isnan(codes[order])]
+    groups = np.split(order, np.flatnonzero(np.diff(codes[order])) + 1) if len(order) else []
+    # a list enters the summary when both its S and d are defined (d is NaN when the pooled
+    # std of s(w) is 0): both medians then share one n and one coverage
+    values = results[list(_AGGREGATED)].apply(pd.to_numeric, errors="coerce")
+    defined_all = values.notna().all(axis=1).to_numpy()
+    aggregated = {col: values[col].to_numpy() for col in _AGGREGATED}
+    columns = {col: results[col].to_numpy() for col in [*group_keys, *VALUE_COLUMNS]}
+    for group in groups:
+        first = group[0]
+        row: dict[str, object] = {key: columns[key][first] for key in group_keys}
+        defined = defined_all[group]
         row["n_lists"] = int(defined.sum())
         if len(group) == 1:
-            single = group.iloc[0]
             for col in VALUE_COLUMNS:
-                row[col] = single[col]
+                row[col] = columns[col][first]
             row["ci_method"] = f"bootstrap-{options.ci_method}" if options.n_bootstrap else ""
             row["ci_level"] = options.confidence_level if options.n_bootstrap else np.nan
         else:
@@ -447,7 +459,8 @@ def summary_frame(results: pd.DataFrame, options: EngineOptions) -> pd.DataFrame
                 if not defined.any():
                     row[col] = row[f"{col}_ci_low"] = row[f"{col}_ci_high"] = np.nan
                     continue
-                m = median_ci(values.loc[defined, col].to_numpy(float), options.confidence_level)
+                kept = aggregated[col][group[defined]].astype(float)
+                m = median_ci(kept, options.confidence_level)
                 row[col], row[f"{col}_ci_low"], row[f"{col}_ci_high"] = m.median, m.low, m.high
                 row["ci_level"] = m.confidence_level  # the same n for both columns
             row["p_value"] = np.nan

@@ -17,7 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
+
+try:  # scipy.stats.binom.cdf's own function (Boost's), without importing scipy.stats (slow)
+    from scipy.special._ufuncs import _binom_cdf
+except ImportError:  # pragma: no cover - an older SciPy keeps it in scipy.stats (_boost)
+    from scipy.stats import binom
+
+    _binom_cdf = binom.cdf
 
 from weatkit.errors import WeatkitError
 
@@ -58,11 +64,11 @@ def median_ci(values: Sequence[float] | np.ndarray, confidence_level: float = 0.
         raise WeatkitError("cannot take the median of zero values")
     j = 1
     for candidate in range(1, n // 2 + 1):
-        if 1.0 - 2.0 * binom.cdf(candidate - 1, n, 0.5) >= confidence_level:
+        if 1.0 - 2.0 * _binom_cdf(candidate - 1, n, 0.5) >= confidence_level:
             j = candidate
         else:
             break
-    coverage = max(0.0, 1.0 - 2.0 * float(binom.cdf(j - 1, n, 0.5)))
+    coverage = max(0.0, 1.0 - 2.0 * float(_binom_cdf(j - 1, n, 0.5)))
     return MedianCI(
         median=float(np.median(x)),
         low=float(x[j - 1]),

@@ -48,7 +48,6 @@ from math import factorial
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from weatkit.errors import WeatkitError
 from weatkit.stats.intervals import percentile_interval
@@ -95,6 +94,8 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman's ρ of each row pair of ``(B, n)`` arrays (NaN where a row is constant)."""
+    from scipy import stats  # imported when used: slow (a run's screen tables need none of it)
+
     rx = stats.rankdata(x, axis=-1)
     ry = stats.rankdata(y, axis=-1)
     return _pearson_rows(rx, ry)
@@ -177,6 +178,8 @@ def permutation_p(
         xs = np.moveaxis(xs, axis, -1)
         batch = xs.reshape(-1, n)
         return rows(batch, np.broadcast_to(y, batch.shape)).reshape(xs.shape[:-1])
+
+    from scipy import stats
 
     result = stats.permutation_test(
         (x,),

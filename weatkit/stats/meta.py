@@ -40,7 +40,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from weatkit.errors import WeatkitError
 
@@ -101,7 +100,8 @@ def random_effects(
         >>> round(r.estimate, 4), round(r.tau2, 4), round(r.i2, 4), r.k
         (0.7883, 0.222, 0.7776, 4)
     """
-    from statsmodels.stats.meta_analysis import combine_effects  # imported when used: slow
+    from scipy import stats  # imported when used: slow (a run without --pool needs neither)
+    from statsmodels.stats.meta_analysis import combine_effects
 
     d = np.asarray(effects, dtype=np.float64)
     v = np.asarray(variances, dtype=np.float64)

@@ -49,7 +49,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from weatkit.errors import ConfigError
 from weatkit.validity._input import score_matrix
@@ -152,6 +151,8 @@ def icc(
         raise ConfigError(
             f"must be between 0 and 1, got {confidence_level}", field="confidence_level"
         )
+    from scipy import stats  # imported when used: slow (a run without --reliability needs none)
+
     values, _ = score_matrix(scores, what="the intraclass correlation", columns="raters")
     ms = mean_squares(values)
     n, k = ms.n, ms.k
@@ -195,6 +196,8 @@ def icc(
 
 def _icc2_interval(ms: MeanSquares, rho: float, q: float) -> tuple[float, float]:
     """ICC(2,1)'s interval with Satterthwaite's degrees of freedom (module docstring)."""
+    from scipy import stats
+
     n, k = ms.n, ms.k
     fj = ms.msc / ms.mse
     a = n * (1 + (k - 1) * rho) - k * rho
