@@ -12,7 +12,7 @@ import torch
 from tests import naive_weat as naive
 from weatkit.engine.weat import EngineOptions, WeatInput, run_weat, weat
 from weatkit.errors import WeatkitError
-from weatkit.stats.intervals import bca_interval, percentile_interval
+from weatkit.stats.intervals import bca_interval, linear_quantiles, percentile_interval
 from weatkit.stats.resampling import bootstrap_indices, n_splits, permutation_plan
 
 
@@ -154,6 +154,25 @@ def test_percentile_interval_ignores_failed_resamples_row_by_row() -> None:
             for p in pos
         ]
         assert (lo, hi) == pytest.approx(want, rel=1e-13)
+
+
+def test_linear_quantiles_equal_numpy_bit_for_bit() -> None:
+    """The selected order statistics and NumPy's interpolation: ties, NaN and infinite
+    resamples, one to a few thousand resamples, quantiles at and inside the ends."""
+    rng = np.random.default_rng(1)
+    for trial in range(400):
+        n = int(rng.choice([1, 2, 3, 5, 37, 200, 2001]))
+        dist = rng.normal(size=(int(rng.integers(1, 5)), n))
+        if trial % 3 == 0:
+            dist = np.round(dist, 1)  # ties
+        for value, every in ((np.nan, 5), (np.inf, 7), (-np.inf, 11)):
+            if trial % every == 0:
+                dist[rng.random(dist.shape) < 0.05] = value
+        q = [0.0, 0.025, 0.5, 0.975, 1.0] if trial % 2 else [0.05, float(rng.random()), 0.95]
+        with np.errstate(invalid="ignore"):  # inf − inf, as in NumPy
+            want = np.quantile(dist, q, axis=-1)
+            got = linear_quantiles(dist, q)
+        np.testing.assert_array_equal(got, want)
 
 
 def test_bca_interval_matches_scipy_on_the_same_distribution() -> None:
@@ -322,3 +341,4 @@ def test_cpu_engine_runs_with_one_thread_and_gives_the_threads_back() -> None:
         assert a.effect_size == pytest.approx(b.effect_size, rel=1e-12)
         np.testing.assert_allclose(a.effect_size_ci, b.effect_size_ci, rtol=1e-12)
         assert a.pvalue == b.pvalue
+
