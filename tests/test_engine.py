@@ -331,10 +331,7 @@ def test_cpu_engine_runs_with_one_thread_and_gives_the_threads_back() -> None:
     assert torch.get_num_threads() == before
     torch.set_num_threads(2)
     try:
-        from weatkit.engine.device import resolve_device
-        from weatkit.engine.weat import _run_all
-
-        free = _run_all(tests, options, resolve_device("cpu"), None)
+        free = run_threads(tests, options, workers=1, hold=False)
     finally:
         torch.set_num_threads(before)
     for a, b in zip(held, free, strict=True):
@@ -342,3 +339,81 @@ def test_cpu_engine_runs_with_one_thread_and_gives_the_threads_back() -> None:
         np.testing.assert_allclose(a.effect_size_ci, b.effect_size_ci, rtol=1e-12)
         assert a.pvalue == b.pvalue
 
+
+def run_threads(
+    tests: list[WeatInput], options: EngineOptions, workers: int, hold: bool = True
+) -> list:
+    """The engine's run with its blocks shared out over ``workers`` threads (one torch thread
+    each when ``hold``, as ``run_weat`` does)."""
+    from weatkit.engine.device import cpu_threads, engine_dtype, resolve_device
+    from weatkit.engine.weat import _Run, _run_all
+
+    device = resolve_device(options.device)
+    run = _Run(options, device, engine_dtype(device), workers)
+    if not hold:
+        return _run_all(tests, run, None)
+    with cpu_threads(device):
+        return _run_all(tests, run, None)
+
+
+def test_threaded_blocks_equal_one_thread_bit_for_bit() -> None:
+    """Plans, similarities, bootstrap blocks and per-shape intervals shared out over threads:
+    every number is the one-thread run's, exactly."""
+    options = replace(MIXED_OPTIONS, device="cpu")
+    tests = mixed_tests()
+    one = run_threads(tests, options, workers=1)
+    for workers in (2, 3):
+        many = run_threads(tests, options, workers=workers)
+        for a, b in zip(one, many, strict=True):
+            for field in (
+                "statistic",
+                "effect_size",
+                "statistic_ci",
+                "effect_size_ci",
+                "effect_size_se",
+                "pvalue",
+                "sign_stability",
+            ):
+                assert getattr(a, field) == getattr(b, field), field
+            np.testing.assert_array_equal(a.bootstrap_statistic, b.bootstrap_statistic)
+            np.testing.assert_array_equal(a.bootstrap_effect_size, b.bootstrap_effect_size)
+            for key in "XYAB":
+                np.testing.assert_array_equal(a.influence[key], b.influence[key])
+
+
+def test_engine_takes_torch_thread_count_as_its_workers() -> None:
+    from weatkit.engine.device import cpu_workers, resolve_device
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(3)
+        assert cpu_workers(resolve_device("cpu")) == 3
+        torch.set_num_threads(1)
+        assert cpu_workers(resolve_device("cpu")) == 1
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_in_threads_keeps_order_holds_one_thread_and_raises() -> None:
+    import threading
+
+    from weatkit.engine.device import in_threads
+
+    seen: dict[int, tuple[str, int]] = {}
+
+    def square(x: int) -> int:
+        seen[x] = (threading.current_thread().name, torch.get_num_threads())
+        return x * x
+
+    assert in_threads(square, range(20), 2) == [x * x for x in range(20)]
+    assert {threads for _, threads in seen.values()} == {1}  # one torch thread in each
+    assert threading.main_thread().name not in {name for name, _ in seen.values()}
+
+    def fail(x: int) -> int:
+        if x == 7:
+            raise WeatkitError("item 7 is bad")
+        return x
+
+    with pytest.raises(WeatkitError, match="item 7 is bad"):
+        in_threads(fail, range(20), 2)
+    assert in_threads(square, [], 2) == [] and in_threads(square, [3], 2) == [9]

@@ -34,7 +34,13 @@ from weatkit.engine.association import (
     unit_weights,
     weighted_statistics,
 )
-from weatkit.engine.device import cpu_threads, engine_dtype, resolve_device
+from weatkit.engine.device import (
+    cpu_threads,
+    cpu_workers,
+    engine_dtype,
+    in_threads,
+    resolve_device,
+)
 from weatkit.engine.leave_one_out import leave_one_out, split_by_set
 from weatkit.engine.similarity import similarity_matrix
 from weatkit.engine.weat_types import ALTERNATIVES as ALTERNATIVES
@@ -88,17 +94,26 @@ def run_weat(
     options = options or EngineOptions()
     options.validate()
     device = resolve_device(options.device)
-    with cpu_threads(device):  # small blocks: one thread is faster and immune to contention
-        return _run_all(tests, options, device, progress)
+    run = _Run(options, device, engine_dtype(device), cpu_workers(device))
+    with cpu_threads(device):  # small blocks, one thread each, spread over the cores
+        return _run_all(tests, run, progress)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every step of a run needs: the options, where and in what precision it computes,
+    and how many threads share out its blocks (:func:`weatkit.engine.device.in_threads`)."""
+
+    options: EngineOptions
+    device: torch.device
+    dtype: torch.dtype
+    workers: int
 
 
 def _run_all(
-    tests: Sequence[WeatInput],
-    options: EngineOptions,
-    device: torch.device,
-    progress: Callable[[int], None] | None,
+    tests: Sequence[WeatInput], run: _Run, progress: Callable[[int], None] | None
 ) -> list[WeatResult]:
-    dtype = engine_dtype(device)
+    options = run.options
     for i, t in enumerate(tests):
         _check_input(t, i, options.ddof)
     order = sorted(range(len(tests)), key=lambda i: (_cells(tests[i].sizes), tests[i].sizes))
@@ -106,14 +121,22 @@ def _run_all(
     plans: dict[Sizes, _Plan] = {}
     for batch in _batches([tests[i].sizes for i in order], options):
         idx = order[batch]
-        shapes = dict.fromkeys(tests[i].sizes for i in idx)
-        plans = {s: plans.get(s) or _Plan.build(s, options, device, dtype) for s in shapes}
-        batch_results = _run_batch([tests[i] for i in idx], plans, options, device, dtype)
+        shapes = list(dict.fromkeys(tests[i].sizes for i in idx))
+        widths = _widths(shapes)
+        new = [s for s in shapes if s not in plans or plans[s].widths != widths]
+        built = in_threads(lambda s, w=widths: _Plan.build(s, w, run), new, run.workers)
+        plans = {s: plans[s] for s in shapes if s in plans} | dict(zip(new, built, strict=True))
+        batch_results = _run_batch([tests[i] for i in idx], plans, run)
         for i, res in zip(idx, batch_results, strict=True):
             results[i] = res
         if progress is not None:
             progress(len(idx))
     return [r for r in results if r is not None]
+
+
+def _widths(sizes: Sequence[Sizes]) -> Sizes:
+    """The padded width of each set in a batch of tests of these shapes: its largest size."""
+    return tuple(max(s[k] for s in sizes) for k in range(4))  # type: ignore[return-value]
 
 
 def _cells(sizes: Sizes) -> int:
@@ -162,16 +185,18 @@ def _check_input(t: WeatInput, i: int, ddof: int) -> None:
 
 @dataclass
 class _Plan:
-    """Resample weights for one shape, on the device."""
+    """Resample weights for one shape, on the device, the bootstrap's padded to a batch's widths
+    (:func:`pad_weights`): attribute weights (:func:`attribute_weights`) and target weights, X
+    then Y, ``(R, ·)`` each."""
 
     sizes: Sizes
-    boot: Weights | None
+    widths: Sizes
+    boot: tuple[torch.Tensor, torch.Tensor] | None
     permutations: PermutationPlan | None
 
     @classmethod
-    def build(
-        cls, sizes: Sizes, options: EngineOptions, device: torch.device, dtype: torch.dtype
-    ) -> _Plan:
+    def build(cls, sizes: Sizes, widths: Sizes, run: _Run) -> _Plan:
+        options, device, dtype = run.options, run.device, run.dtype
         boot = None
         if options.n_bootstrap > 0:
             idx = bootstrap_indices(sizes, options.n_bootstrap, options.seed)
@@ -179,13 +204,17 @@ class _Plan:
                 torch.as_tensor(counts_from_indices(idx[k], n), dtype=dtype, device=device)
                 for k, n in zip("XYAB", sizes, strict=True)
             ]
-            boot = Weights(*counts)
+            padded = pad_weights(Weights(*counts), widths)
+            boot = (
+                attribute_weights(padded.A, padded.B),
+                torch.cat([padded.X, padded.Y], dim=1),
+            )
         perm = None
         if options.n_permutations > 0:
             perm = permutation_plan(
                 sizes[0], sizes[1], options.n_permutations, options.max_exact, options.seed, sizes
             )
-        return cls(sizes, boot, perm)
+        return cls(sizes, widths, boot, perm)
 
 
 def _segments(sizes: Sequence[Sizes]) -> list[tuple[int, int, Sizes]]:
@@ -199,48 +228,48 @@ def _segments(sizes: Sequence[Sizes]) -> list[tuple[int, int, Sizes]]:
     return out
 
 
-def _padded_similarity(
-    tests: Sequence[WeatInput],
-    widths: Sizes,
-    options: EngineOptions,
-    dtype: torch.dtype,
-    device: torch.device,
-) -> torch.Tensor:
+def _padded_similarity(tests: Sequence[WeatInput], widths: Sizes, run: _Run) -> torch.Tensor:
     """``(T, N_X + N_Y, N_A + N_B)``: each test's similarities at its items' padded positions
-    (:func:`padded_positions`), 0 at the padding. Computed per run of one shape and width, on
-    the real vectors only (a padding member has no vector: its similarity is never used)."""
+    (:func:`padded_positions`), 0 at the padding. Computed per chunk of a run of one shape and
+    width, on the real vectors only (a padding member has no vector: its similarity is never
+    used); the chunks are shared out over the run's threads."""
     sim = torch.zeros(
-        len(tests), widths[0] + widths[1], widths[2] + widths[3], dtype=dtype, device=device
+        len(tests), widths[0] + widths[1], widths[2] + widths[3], dtype=run.dtype, device=run.device
     )
     keys = [(t.sizes, t.X.shape[1]) for t in tests]
+    chunks: list[tuple[int, int, Sizes]] = []
     for start, stop, (sizes, dim) in _segments(keys):  # type: ignore[arg-type]
-        rows = padded_positions(sizes[:2], widths[:2]).to(device)
-        cols = padded_positions(sizes[2:], widths[2:]).to(device)
         step = max(1, _MEMORY_BUDGET // (sum(sizes) * dim))
-        for c0 in range(start, stop, step):
-            part = tests[c0 : min(c0 + step, stop)]
+        chunks.extend((c0, min(c0 + step, stop), sizes) for c0 in range(start, stop, step))
 
-            def stack(keys: str, part: Sequence[WeatInput] = part) -> torch.Tensor:
-                rows = [np.concatenate([getattr(t, k) for k in keys]) for t in part]
-                return torch.as_tensor(np.stack(rows), dtype=dtype, device=device)
+    def fill(chunk: tuple[int, int, Sizes]) -> None:
+        c0, c1, sizes = chunk
+        rows = padded_positions(sizes[:2], widths[:2]).to(run.device)
+        cols = padded_positions(sizes[2:], widths[2:]).to(run.device)
 
-            block = similarity_matrix(stack("XY"), stack("AB"), options.metric, options.csls_k)
-            sim[c0 : c0 + len(part), rows[:, None], cols] = block
+        def stack(keys: str) -> torch.Tensor:
+            rows = [np.concatenate([getattr(t, k) for k in keys]) for t in tests[c0:c1]]
+            return torch.as_tensor(np.stack(rows), dtype=run.dtype, device=run.device)
+
+        block = similarity_matrix(
+            stack("XY"), stack("AB"), run.options.metric, run.options.csls_k
+        )
+        sim[c0:c1, rows[:, None], cols] = block
+
+    in_threads(fill, chunks, run.workers)
     return sim
 
 
 def _run_batch(
-    tests: Sequence[WeatInput],
-    plans: dict[Sizes, _Plan],
-    options: EngineOptions,
-    device: torch.device,
-    dtype: torch.dtype,
+    tests: Sequence[WeatInput], plans: dict[Sizes, _Plan], run: _Run
 ) -> list[WeatResult]:
     """The tests of one padded batch: every set padded to the batch's largest size with members
-    of weight 0 (:mod:`weatkit.engine.association`); tests of one shape are consecutive."""
+    of weight 0 (:mod:`weatkit.engine.association`); tests of one shape are consecutive. The
+    intervals and p-values of each shape are computed in the run's threads."""
+    options, device, dtype = run.options, run.device, run.dtype
     sizes_of = [t.sizes for t in tests]
-    widths: Sizes = tuple(max(s[k] for s in sizes_of) for k in range(4))  # type: ignore[assignment]
-    sim = _padded_similarity(tests, widths, options, dtype, device)
+    widths = _widths(sizes_of)
+    sim = _padded_similarity(tests, widths, run)
     segments = _segments(sizes_of)
     stat_t = torch.empty(len(tests), dtype=dtype, device=device)
     eff_t = torch.empty_like(stat_t)
@@ -254,7 +283,7 @@ def _run_batch(
     stability: np.ndarray | None = None
     if options.n_bootstrap > 0:
         boot_stat, boot_eff, stability = _bootstrap(
-            sim, widths, sizes_of, segments, plans, options, eff
+            sim, widths, sizes_of, segments, plans, run, eff
         )
 
     n = len(tests)
@@ -263,7 +292,9 @@ def _run_batch(
     influence: list[dict[str, np.ndarray] | None] = [None] * n
     pvalues: list[float | None] = [None] * n
     eff_se: list[float | None] = [None] * n
-    for a, b, sizes in segments:
+
+    def segment(seg: tuple[int, int, Sizes]) -> None:
+        a, b, sizes = seg
         plan = plans[sizes]
         jk_stat = jk_eff = None
         if options.influence or (boot_stat is not None and options.ci_method == "bca"):
@@ -299,6 +330,7 @@ def _run_batch(
             p = _permutation_pvalues(s_obs, stat[a:b], plan.permutations, options, dtype)
             pvalues[a:b] = [float(v) for v in p]
 
+    in_threads(segment, segments, run.workers)
     keep = options.keep_distributions and boot_stat is not None
     results = []
     for i, sizes in enumerate(sizes_of):
@@ -370,52 +402,52 @@ def _bootstrap(
     sizes_of: Sequence[Sizes],
     segments: Sequence[tuple[int, int, Sizes]],
     plans: dict[Sizes, _Plan],
-    options: EngineOptions,
+    run: _Run,
     eff: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bootstrap distributions of S and d, ``(T, R)`` each, and the sign stability of d:
     #{r : sign(d_r) = sign(d)} / #{r : d_r defined}, ``(T,)``.
 
     Computed in blocks of tests × resamples of at most ``_block_budget`` associations: on a
-    CPU a block stays in cache, which matters more than its size."""
-    n_boot, n_t, ddof = options.n_bootstrap, widths[0] + widths[1], options.ddof
+    CPU a block stays in cache, which matters more than its size. The blocks of tests are
+    shared out over the run's threads (each block its own rows of the outputs)."""
+    n_boot, n_t, ddof = run.options.n_bootstrap, widths[0] + widths[1], run.options.ddof
     budget = _block_budget(sim.device)
     out_s = torch.empty(sim.shape[0], n_boot, dtype=sim.dtype, device=sim.device)
     out_d = torch.empty_like(out_s)
-    for t0, t1 in _blocks(segments, max(1, budget // (n_t * min(n_boot, 256)))):
+    weights = {k: w for k in dict.fromkeys(sizes_of) if (w := plans[k].boot) is not None}
+    observed = torch.sign(torch.as_tensor(eff, dtype=sim.dtype, device=sim.device))[:, None]
+    same = torch.empty(sim.shape[0], dtype=torch.int64, device=sim.device)
+    defined = torch.empty_like(same)
+
+    def block(bounds: tuple[int, int]) -> None:
+        t0, t1 = bounds
         step = max(1, budget // (n_t * (t1 - t0)))
         shapes = sizes_of[t0:t1]
         shared = len(set(shapes)) == 1
         flat = flat_similarities(sim[t0:t1]) if shared else sim[t0:t1].mT
         for r0 in range(0, n_boot, step):
-            weights = {
-                sizes: pad_weights(_rows(plans[sizes].boot, r0, r0 + step), widths)
-                for sizes in dict.fromkeys(shapes)
-            }
-            att = {k: attribute_weights(w.A, w.B) for k, w in weights.items()}
-            tw = {k: torch.cat([w.X, w.Y], dim=1) for k, w in weights.items()}
+            r1 = r0 + step
             if shared:  # one product for the block: (r, n_att) @ (n_att, tests · n_t)
-                assoc = (att[shapes[0]] @ flat).view(-1, t1 - t0, n_t)
-                s, d = statistic_and_effect_size(assoc, widths[0], tw[shapes[0]][:, None], ddof)
+                att, tw = weights[shapes[0]]
+                assoc = (att[r0:r1] @ flat).view(-1, t1 - t0, n_t)
+                s, d = statistic_and_effect_size(assoc, widths[0], tw[r0:r1, None], ddof)
                 s, d = s.T, d.T
             else:  # each test its own weights: a batched product
-                assoc = torch.bmm(torch.stack([att[k] for k in shapes]), flat)
-                s, d = statistic_and_effect_size(
-                    assoc, widths[0], torch.stack([tw[k] for k in shapes]), ddof
-                )
-            out_s[t0:t1, r0 : r0 + step] = s
-            out_d[t0:t1, r0 : r0 + step] = d
-    observed = torch.sign(torch.as_tensor(eff, dtype=sim.dtype, device=sim.device))[:, None]
-    same = (torch.sign(out_d) == observed).sum(dim=1).cpu().numpy()
-    defined = (~torch.isnan(out_d)).sum(dim=1).cpu().numpy()
-    stability = same / np.maximum(defined, 1)
-    stability[(defined == 0) | ~(np.abs(eff) > 0)] = np.nan
+                assoc = torch.bmm(torch.stack([weights[k][0][r0:r1] for k in shapes]), flat)
+                tw = torch.stack([weights[k][1][r0:r1] for k in shapes])
+                s, d = statistic_and_effect_size(assoc, widths[0], tw, ddof)
+            out_s[t0:t1, r0:r1] = s
+            out_d[t0:t1, r0:r1] = d
+        same[t0:t1] = (torch.sign(out_d[t0:t1]) == observed[t0:t1]).sum(dim=1)
+        defined[t0:t1] = (~torch.isnan(out_d[t0:t1])).sum(dim=1)
+
+    blocks = _blocks(segments, max(1, budget // (n_t * min(n_boot, 256))))
+    in_threads(block, blocks, run.workers)
+    n_same, n_defined = same.cpu().numpy(), defined.cpu().numpy()
+    stability = n_same / np.maximum(n_defined, 1)
+    stability[(n_defined == 0) | ~(np.abs(eff) > 0)] = np.nan
     return out_s.cpu().numpy(), out_d.cpu().numpy(), stability
-
-
-def _rows(w: Weights | None, r0: int, r1: int) -> Weights:
-    assert w is not None
-    return Weights(w.X[r0:r1], w.Y[r0:r1], w.A[r0:r1], w.B[r0:r1])
 
 
 def _block_budget(device: torch.device) -> int:
