@@ -30,9 +30,10 @@ from weatkit.engine.association import (
     flat_similarities,
     pad_weights,
     padded_positions,
-    statistic_and_effect_size,
+    statistic_from_sums,
     unit_weights,
     weighted_statistics,
+    weighted_sums,
 )
 from weatkit.engine.device import (
     cpu_threads,
@@ -416,6 +417,10 @@ def _bootstrap(
     out_s = torch.empty(sim.shape[0], n_boot, dtype=sim.dtype, device=sim.device)
     out_d = torch.empty_like(out_s)
     weights = {k: w for k in dict.fromkeys(sizes_of) if (w := plans[k].boot) is not None}
+    totals = {  # the target weights of X and of Y in each resample, (2, R)
+        k: torch.stack([tw[:, : widths[0]].sum(dim=1), tw[:, widths[0] :].sum(dim=1)])
+        for k, (_, tw) in weights.items()
+    }
     observed = torch.sign(torch.as_tensor(eff, dtype=sim.dtype, device=sim.device))[:, None]
     same = torch.empty(sim.shape[0], dtype=torch.int64, device=sim.device)
     defined = torch.empty_like(same)
@@ -426,19 +431,20 @@ def _bootstrap(
         shapes = sizes_of[t0:t1]
         shared = len(set(shapes)) == 1
         flat = flat_similarities(sim[t0:t1]) if shared else sim[t0:t1].mT
+        sums = torch.empty(3, t1 - t0, n_boot, dtype=sim.dtype, device=sim.device)
         for r0 in range(0, n_boot, step):
             r1 = r0 + step
             if shared:  # one product for the block: (r, n_att) @ (n_att, tests · n_t)
                 att, tw = weights[shapes[0]]
                 assoc = (att[r0:r1] @ flat).view(-1, t1 - t0, n_t)
-                s, d = statistic_and_effect_size(assoc, widths[0], tw[r0:r1, None], ddof)
-                s, d = s.T, d.T
+                part = weighted_sums(assoc, widths[0], tw[r0:r1, None])
+                sums[:, :, r0:r1] = torch.stack(part).mT
             else:  # each test its own weights: a batched product
                 assoc = torch.bmm(torch.stack([weights[k][0][r0:r1] for k in shapes]), flat)
                 tw = torch.stack([weights[k][1][r0:r1] for k in shapes])
-                s, d = statistic_and_effect_size(assoc, widths[0], tw, ddof)
-            out_s[t0:t1, r0:r1] = s
-            out_d[t0:t1, r0:r1] = d
+                sums[:, :, r0:r1] = torch.stack(weighted_sums(assoc, widths[0], tw))
+        n_w = torch.stack([totals[k] for k in shapes], dim=1)  # (2, tests, R)
+        out_s[t0:t1], out_d[t0:t1] = statistic_from_sums(*sums, *n_w, ddof)
         same[t0:t1] = (torch.sign(out_d[t0:t1]) == observed[t0:t1]).sum(dim=1)
         defined[t0:t1] = (~torch.isnan(out_d[t0:t1])).sum(dim=1)
 
