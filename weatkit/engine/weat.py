@@ -475,7 +475,7 @@ def _permutation_pvalues(
     tol = 1e-9 * torch.clamp(observed.abs(), min=1.0)
     ge = torch.zeros(len(stat), dtype=torch.int64, device=s_obs.device)
     le = torch.zeros_like(ge)
-    step = max(1, _block_budget(s_obs.device) // max(s_obs.shape[0] * s_obs.shape[1], 1))
+    step = max(1, _block_budget(s_obs.device) // max(s_obs.shape[0], 1))  # S_perm: (tests, step)
     for p0 in range(0, plan.n, step):
         m = torch.as_tensor(plan.membership[p0 : p0 + step], dtype=dtype, device=s_obs.device)
         s_perm = 2.0 * (s_obs @ m.T) - total
