@@ -24,7 +24,6 @@ import numpy as np
 import torch
 
 from weatkit.engine.association import (
-    Weights,
     associations,
     attribute_weights,
     flat_similarities,
@@ -54,7 +53,7 @@ from weatkit.stats.resampling import (
     PermutationPlan,
     Sizes,
     bootstrap_indices,
-    counts_from_indices,
+    padded_counts,
     permutation_plan,
     pvalue_from_counts,
 )
@@ -201,15 +200,13 @@ class _Plan:
         boot = None
         if options.n_bootstrap > 0:
             idx = bootstrap_indices(sizes, options.n_bootstrap, options.seed)
-            counts = [
-                torch.as_tensor(counts_from_indices(idx[k], n), dtype=dtype, device=device)
-                for k, n in zip("XYAB", sizes, strict=True)
-            ]
-            padded = pad_weights(Weights(*counts), widths)
-            boot = (
-                attribute_weights(padded.A, padded.B),
-                torch.cat([padded.X, padded.Y], dim=1),
-            )
+
+            def counts(keys: str, set_widths: tuple[int, ...]) -> torch.Tensor:
+                c = padded_counts([idx[k] for k in keys], set_widths)
+                return torch.as_tensor(c, dtype=dtype, device=device)
+
+            ab, n_a = counts("AB", widths[2:]), widths[2]
+            boot = attribute_weights(ab[:, :n_a], ab[:, n_a:]), counts("XY", widths[:2])
         perm = None
         if options.n_permutations > 0:
             perm = permutation_plan(
