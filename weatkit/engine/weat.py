@@ -10,9 +10,12 @@ with members of weight 0, so one batch holds tests of every shape. The bootstrap
 in blocks of tests × resamples (:func:`_bootstrap`): a shape with enough tests gets blocks of
 its own, where each resample's weights serve all its tests (one matrix product); smaller shapes
 share blocks, each test with its own weights (a batched product). On a CPU a block is sized to
-stay in a core's cache. Resample plans depend only on the seed and the set sizes
-(:mod:`weatkit.stats.resampling`), so results do not depend on how tests are batched or on the
-device. The options, input and result types are in :mod:`weatkit.engine.weat_types`.
+stay in a core's cache, and the blocks (like the plans, the similarities and each shape's
+intervals and p-values) are shared out over the cores by Python threads, each running torch's
+kernels on one thread (:func:`weatkit.engine.device.in_threads`). Resample plans depend only on
+the seed and the set sizes (:mod:`weatkit.stats.resampling`), so results do not depend on how
+tests are batched, on the threads or on the device. The options, input and result types are in
+:mod:`weatkit.engine.weat_types`.
 """
 
 from __future__ import annotations
