@@ -108,8 +108,12 @@ def in_threads(fn: Callable[[T], R], items: Iterable[T], workers: int) -> list[R
     threads = [threading.Thread(target=work) for _ in range(min(workers, len(todo)))]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    try:
+        for t in threads:
+            t.join()
+    except BaseException as err:  # an interrupt: the threads stop after their current item
+        errors.append(err)
+        raise
     if errors:
         raise errors[0]
     return results
