@@ -417,3 +417,39 @@ def test_in_threads_keeps_order_holds_one_thread_and_raises() -> None:
     with pytest.raises(WeatkitError, match="item 7 is bad"):
         in_threads(fail, range(20), 2)
     assert in_threads(square, [], 2) == [] and in_threads(square, [3], 2) == [9]
+
+
+def old_input_check(arr: np.ndarray) -> str:
+    """The input rule by the norm: NaN/inf values first, then a zero-norm row."""
+    if not np.all(np.isfinite(arr)):
+        return "NaN"
+    with np.errstate(all="ignore"):
+        if np.any(np.linalg.norm(arr, axis=1) == 0):
+            return "all-zero"
+    return "ok"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
+def test_input_check_agrees_with_the_norm_rule_at_the_edges(dtype) -> None:
+    """Sums of squares for float32/float64 rows: the same verdicts as the norm, also where the
+    squares underflow (tiny values) or overflow (huge ones)."""
+    rng = np.random.default_rng(0)
+    sets = [(10 * rng.normal(size=(4, 5))).astype(dtype) for _ in range(4)]
+    values = [np.nan, np.inf, -np.inf, 0.0, 1e-30, 1e-23, 3e-23, 1e-200, 1e-4, 1e20, 1e200]
+    for value in values:
+        for where in ("row", "cell", "cell of a zero row"):
+            A = sets[2].copy()
+            with np.errstate(all="ignore"):
+                v = np.array(value).astype(dtype) if np.isfinite(value) or dtype != np.int64 else 0
+                if where == "row":
+                    A[1] = v
+                elif where == "cell":
+                    A[1, 2] = v
+                else:
+                    A[1], A[1, 2] = 0, v
+            want = old_input_check(A)
+            if want == "ok":
+                weat(sets[0], sets[1], A, sets[3], n_bootstrap=0, n_permutations=0)
+            else:
+                with pytest.raises(WeatkitError, match=want):
+                    weat(sets[0], sets[1], A, sets[3], n_bootstrap=0, n_permutations=0)

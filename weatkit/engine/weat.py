@@ -178,9 +178,13 @@ def _check_input(t: WeatInput, i: int, ddof: int) -> None:
     for key, arr in arrays.items():
         if len(arr) == 0:
             raise WeatkitError(f"{where}: set {key} is empty")
-        if not np.all(np.isfinite(arr)):
+        # Σ v² per row in the rows' precision, as the norm has it (the norm itself for other
+        # types): finite when every value is (unless it overflows), zero exactly when the norm is
+        fast = arr.dtype in (np.float32, np.float64)
+        sq = np.einsum("ij,ij->i", arr, arr) if fast else np.linalg.norm(arr, axis=1)
+        if not np.isfinite(sq).all() and not np.isfinite(arr).all():
             raise WeatkitError(f"{where}: set {key} has NaN or infinite values")
-        if np.any(np.linalg.norm(arr, axis=1) == 0):
+        if not sq.all():
             raise WeatkitError(f"{where}: set {key} has an all-zero vector")
     if len(t.X) + len(t.Y) - ddof <= 0:
         raise WeatkitError(f"{where}: too few target words for the standard deviation")
