@@ -269,7 +269,8 @@ def _run_batch(
 ) -> list[WeatResult]:
     """The tests of one padded batch: every set padded to the batch's largest size with members
     of weight 0 (:mod:`weatkit.engine.association`); tests of one shape are consecutive. The
-    intervals and p-values of each shape are computed in the run's threads."""
+    intervals and p-values are computed in the run's threads, a few dozen tests of one shape at
+a time (row by row, so the pieces do not change them)."""
     options, device, dtype = run.options, run.device, run.dtype
     sizes_of = [t.sizes for t in tests]
     widths = _widths(sizes_of)
@@ -334,7 +335,10 @@ def _run_batch(
             p = _permutation_pvalues(s_obs, stat[a:b], plan.permutations, options, dtype)
             pvalues[a:b] = [float(v) for v in p]
 
-    in_threads(segment, segments, run.workers)
+    # each shape's tests in pieces of at most one block of bootstrap values (rows alone count)
+    rows = max(1, _block_budget(device) // max(options.n_bootstrap, 1))
+    pieces = [(r0, min(r0 + rows, b), k) for a, b, k in segments for r0 in range(a, b, rows)]
+    in_threads(segment, pieces, run.workers)
     keep = options.keep_distributions and boot_stat is not None
     results = []
     for i, sizes in enumerate(sizes_of):
