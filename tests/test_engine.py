@@ -453,3 +453,24 @@ def test_input_check_agrees_with_the_norm_rule_at_the_edges(dtype) -> None:
             else:
                 with pytest.raises(WeatkitError, match=want):
                     weat(sets[0], sets[1], A, sets[3], n_bootstrap=0, n_permutations=0)
+
+
+def test_small_blocks_and_pieces_give_the_same_numbers(monkeypatch) -> None:
+    """Bootstrap blocks, similarity chunks and the pieces of a shape's intervals and p-values
+    cut small (a few tests each) give the numbers of the default cut."""
+    from weatkit.engine import weat as engine
+
+    options = replace(MIXED_OPTIONS, device="cpu")
+    tests = mixed_tests()
+    default = run_threads(tests, options, workers=2)
+    monkeypatch.setattr(engine, "_block_budget", lambda device: 3 * 300)  # 3 tests a piece
+    monkeypatch.setattr(engine, "_vector_budget", lambda device: 2 * 16 * 12)
+    small = run_threads(tests, options, workers=2)
+    for a, b in zip(default, small, strict=True):
+        assert b.statistic == a.statistic and b.effect_size == a.effect_size
+        assert b.statistic_ci == pytest.approx(a.statistic_ci, abs=1e-12)
+        assert b.effect_size_ci == pytest.approx(a.effect_size_ci, abs=1e-12)
+        assert b.effect_size_se == pytest.approx(a.effect_size_se, abs=1e-12)
+        assert b.pvalue == a.pvalue and b.sign_stability == a.sign_stability
+        for key in "XYAB":
+            np.testing.assert_allclose(b.influence[key], a.influence[key], atol=1e-12)
