@@ -474,3 +474,22 @@ def test_small_blocks_and_pieces_give_the_same_numbers(monkeypatch) -> None:
         assert b.pvalue == a.pvalue and b.sign_stability == a.sign_stability
         for key in "XYAB":
             np.testing.assert_allclose(b.influence[key], a.influence[key], atol=1e-12)
+
+
+def test_a_starved_thread_gives_its_items_to_the_other() -> None:
+    """Items that use no CPU (a sleep: like a thread that waits for busy cores) make every
+    thread but one stop after 50 ms; the last one does the rest, and nothing is lost."""
+    import threading
+    import time
+
+    from weatkit.engine.device import in_threads
+
+    names: list[str] = []
+
+    def idle(x: int) -> int:
+        time.sleep(0.005)
+        names.append(threading.current_thread().name)
+        return x
+
+    assert in_threads(idle, range(40), 2) == list(range(40))
+    assert len(set(names)) == 2 and len(set(names[-15:])) == 1
