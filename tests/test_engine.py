@@ -12,7 +12,7 @@ import torch
 from tests import naive_weat as naive
 from weatkit.engine.weat import EngineOptions, WeatInput, run_weat, weat
 from weatkit.errors import WeatkitError
-from weatkit.stats.intervals import bca_interval, percentile_interval
+from weatkit.stats.intervals import bca_interval, linear_quantiles, percentile_interval
 from weatkit.stats.resampling import bootstrap_indices, n_splits, permutation_plan
 
 
@@ -154,6 +154,25 @@ def test_percentile_interval_ignores_failed_resamples_row_by_row() -> None:
             for p in pos
         ]
         assert (lo, hi) == pytest.approx(want, rel=1e-13)
+
+
+def test_linear_quantiles_equal_numpy_bit_for_bit() -> None:
+    """The selected order statistics and NumPy's interpolation: ties, NaN and infinite
+    resamples, one to a few thousand resamples, quantiles at and inside the ends."""
+    rng = np.random.default_rng(1)
+    for trial in range(400):
+        n = int(rng.choice([1, 2, 3, 5, 37, 200, 2001]))
+        dist = rng.normal(size=(int(rng.integers(1, 5)), n))
+        if trial % 3 == 0:
+            dist = np.round(dist, 1)  # ties
+        for value, every in ((np.nan, 5), (np.inf, 7), (-np.inf, 11)):
+            if trial % every == 0:
+                dist[rng.random(dist.shape) < 0.05] = value
+        q = [0.0, 0.025, 0.5, 0.975, 1.0] if trial % 2 else [0.05, float(rng.random()), 0.95]
+        with np.errstate(invalid="ignore"):  # inf − inf, as in NumPy
+            want = np.quantile(dist, q, axis=-1)
+            got = linear_quantiles(dist, q)
+        np.testing.assert_array_equal(got, want)
 
 
 def test_bca_interval_matches_scipy_on_the_same_distribution() -> None:
@@ -312,13 +331,165 @@ def test_cpu_engine_runs_with_one_thread_and_gives_the_threads_back() -> None:
     assert torch.get_num_threads() == before
     torch.set_num_threads(2)
     try:
-        from weatkit.engine.device import resolve_device
-        from weatkit.engine.weat import _run_all
-
-        free = _run_all(tests, options, resolve_device("cpu"), None)
+        free = run_threads(tests, options, workers=1, hold=False)
     finally:
         torch.set_num_threads(before)
     for a, b in zip(held, free, strict=True):
         assert a.effect_size == pytest.approx(b.effect_size, rel=1e-12)
         np.testing.assert_allclose(a.effect_size_ci, b.effect_size_ci, rtol=1e-12)
         assert a.pvalue == b.pvalue
+
+
+def run_threads(
+    tests: list[WeatInput], options: EngineOptions, workers: int, hold: bool = True
+) -> list:
+    """The engine's run with its blocks shared out over ``workers`` threads (one torch thread
+    each when ``hold``, as ``run_weat`` does)."""
+    from weatkit.engine.device import cpu_threads, engine_dtype, resolve_device
+    from weatkit.engine.weat import _Run, _run_all
+
+    device = resolve_device(options.device)
+    run = _Run(options, device, engine_dtype(device), workers)
+    if not hold:
+        return _run_all(tests, run, None)
+    with cpu_threads(device):
+        return _run_all(tests, run, None)
+
+
+def test_threaded_blocks_equal_one_thread_bit_for_bit() -> None:
+    """Plans, similarities, bootstrap blocks and per-shape intervals shared out over threads:
+    every number is the one-thread run's, exactly."""
+    options = replace(MIXED_OPTIONS, device="cpu")
+    tests = mixed_tests()
+    one = run_threads(tests, options, workers=1)
+    for workers in (2, 3):
+        many = run_threads(tests, options, workers=workers)
+        for a, b in zip(one, many, strict=True):
+            for field in (
+                "statistic",
+                "effect_size",
+                "statistic_ci",
+                "effect_size_ci",
+                "effect_size_se",
+                "pvalue",
+                "sign_stability",
+            ):
+                assert getattr(a, field) == getattr(b, field), field
+            np.testing.assert_array_equal(a.bootstrap_statistic, b.bootstrap_statistic)
+            np.testing.assert_array_equal(a.bootstrap_effect_size, b.bootstrap_effect_size)
+            for key in "XYAB":
+                np.testing.assert_array_equal(a.influence[key], b.influence[key])
+
+
+def test_engine_takes_torch_thread_count_as_its_workers() -> None:
+    from weatkit.engine.device import cpu_workers, resolve_device
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(3)
+        assert cpu_workers(resolve_device("cpu")) == 3
+        torch.set_num_threads(1)
+        assert cpu_workers(resolve_device("cpu")) == 1
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_in_threads_keeps_order_holds_one_thread_and_raises() -> None:
+    import threading
+
+    from weatkit.engine.device import in_threads
+
+    seen: dict[int, tuple[str, int]] = {}
+
+    def square(x: int) -> int:
+        seen[x] = (threading.current_thread().name, torch.get_num_threads())
+        return x * x
+
+    assert in_threads(square, range(20), 2) == [x * x for x in range(20)]
+    assert {threads for _, threads in seen.values()} == {1}  # one torch thread in each
+    assert threading.main_thread().name not in {name for name, _ in seen.values()}
+
+    def fail(x: int) -> int:
+        if x == 7:
+            raise WeatkitError("item 7 is bad")
+        return x
+
+    with pytest.raises(WeatkitError, match="item 7 is bad"):
+        in_threads(fail, range(20), 2)
+    assert in_threads(square, [], 2) == [] and in_threads(square, [3], 2) == [9]
+
+
+def old_input_check(arr: np.ndarray) -> str:
+    """The input rule by the norm: NaN/inf values first, then a zero-norm row."""
+    if not np.all(np.isfinite(arr)):
+        return "NaN"
+    with np.errstate(all="ignore"):
+        if np.any(np.linalg.norm(arr, axis=1) == 0):
+            return "all-zero"
+    return "ok"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
+def test_input_check_agrees_with_the_norm_rule_at_the_edges(dtype) -> None:
+    """Sums of squares for float32/float64 rows: the same verdicts as the norm, also where the
+    squares underflow (tiny values) or overflow (huge ones)."""
+    rng = np.random.default_rng(0)
+    sets = [(10 * rng.normal(size=(4, 5))).astype(dtype) for _ in range(4)]
+    values = [np.nan, np.inf, -np.inf, 0.0, 1e-30, 1e-23, 3e-23, 1e-200, 1e-4, 1e20, 1e200]
+    for value in values:
+        for where in ("row", "cell", "cell of a zero row"):
+            A = sets[2].copy()
+            with np.errstate(all="ignore"):
+                v = np.array(value).astype(dtype) if np.isfinite(value) or dtype != np.int64 else 0
+                if where == "row":
+                    A[1] = v
+                elif where == "cell":
+                    A[1, 2] = v
+                else:
+                    A[1], A[1, 2] = 0, v
+            want = old_input_check(A)
+            if want == "ok":
+                weat(sets[0], sets[1], A, sets[3], n_bootstrap=0, n_permutations=0)
+            else:
+                with pytest.raises(WeatkitError, match=want):
+                    weat(sets[0], sets[1], A, sets[3], n_bootstrap=0, n_permutations=0)
+
+
+def test_small_blocks_and_pieces_give_the_same_numbers(monkeypatch) -> None:
+    """Bootstrap blocks, similarity chunks and the pieces of a shape's intervals and p-values
+    cut small (a few tests each) give the numbers of the default cut."""
+    from weatkit.engine import weat as engine
+
+    options = replace(MIXED_OPTIONS, device="cpu")
+    tests = mixed_tests()
+    default = run_threads(tests, options, workers=2)
+    monkeypatch.setattr(engine, "_block_budget", lambda device: 3 * 300)  # 3 tests a piece
+    monkeypatch.setattr(engine, "_vector_budget", lambda device: 2 * 16 * 12)
+    small = run_threads(tests, options, workers=2)
+    for a, b in zip(default, small, strict=True):
+        assert b.statistic == a.statistic and b.effect_size == a.effect_size
+        assert b.statistic_ci == pytest.approx(a.statistic_ci, abs=1e-12)
+        assert b.effect_size_ci == pytest.approx(a.effect_size_ci, abs=1e-12)
+        assert b.effect_size_se == pytest.approx(a.effect_size_se, abs=1e-12)
+        assert b.pvalue == a.pvalue and b.sign_stability == a.sign_stability
+        for key in "XYAB":
+            np.testing.assert_allclose(b.influence[key], a.influence[key], atol=1e-12)
+
+
+def test_a_starved_thread_gives_its_items_to_the_other() -> None:
+    """Items that use no CPU (a sleep: like a thread that waits for busy cores) make every
+    thread but one stop after 50 ms; the last one does the rest, and nothing is lost."""
+    import threading
+    import time
+
+    from weatkit.engine.device import in_threads
+
+    names: list[str] = []
+
+    def idle(x: int) -> int:
+        time.sleep(0.005)
+        names.append(threading.current_thread().name)
+        return x
+
+    assert in_threads(idle, range(40), 2) == list(range(40))
+    assert len(set(names)) == 2 and len(set(names[-15:])) == 1

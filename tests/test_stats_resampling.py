@@ -13,7 +13,9 @@ from weatkit.stats.resampling import (
     BOOTSTRAP_SCHEMES,
     bootstrap_draws,
     bootstrap_indices,
+    counts_from_indices,
     one_sample_bootstrap,
+    padded_counts,
     permutation_plan,
 )
 
@@ -86,3 +88,15 @@ def test_random_permutation_plan_equals_a_slow_draw() -> None:
 def test_unknown_scheme() -> None:
     with pytest.raises(WeatkitError, match="unknown bootstrap scheme 'paired'"):
         next(bootstrap_draws([3], 2, seed=0, scheme="paired"))  # type: ignore[arg-type]
+
+
+def test_padded_counts_are_each_sets_counts_side_by_side() -> None:
+    idx = bootstrap_indices((5, 3, 4, 2), 50, seed=7)
+    widths = (6, 3, 4, 5)
+    got = padded_counts([idx[k] for k in "XYAB"], widths)
+    assert got.shape == (50, sum(widths))
+    start = 0
+    for k, n, width in zip("XYAB", (5, 3, 4, 2), widths, strict=True):
+        np.testing.assert_array_equal(got[:, start : start + n], counts_from_indices(idx[k], n))
+        assert not got[:, start + n : start + width].any()  # padding: never drawn
+        start += width

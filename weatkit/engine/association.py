@@ -82,10 +82,34 @@ def statistic_and_effect_size(
     Returns:
         ``(S, d)``, each of ``s``'s shape without its last axis.
     """
-    ws = s * w
-    sum_x, sum_y = ws[..., :n_x].sum(dim=-1), ws[..., n_x:].sum(dim=-1)
-    sum_sq = ws.mul_(s).sum(dim=-1)  # Σ w s²
     n_wx, n_wy = w[..., :n_x].sum(dim=-1), w[..., n_x:].sum(dim=-1)
+    return statistic_from_sums(*weighted_sums(s, n_x, w), n_wx, n_wy, ddof)
+
+
+def weighted_sums(
+    s: torch.Tensor, n_x: int, w: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Σ_X w s, Σ_Y w s and Σ w s² over the last axis of ``s`` (overwritten, as in
+    :func:`statistic_and_effect_size`)."""
+    ws = s * w
+    if 2 * n_x == s.shape[-1]:  # X and Y as one reduction
+        sum_x, sum_y = ws.unflatten(-1, (2, n_x)).sum(dim=-1).unbind(-1)
+    else:
+        sum_x, sum_y = ws[..., :n_x].sum(dim=-1), ws[..., n_x:].sum(dim=-1)
+    return sum_x, sum_y, ws.mul_(s).sum(dim=-1)
+
+
+def statistic_from_sums(
+    sum_x: torch.Tensor,
+    sum_y: torch.Tensor,
+    sum_sq: torch.Tensor,
+    n_wx: torch.Tensor,
+    n_wy: torch.Tensor,
+    ddof: int,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """S = Σ_X w s − Σ_Y w s and d = (Σ_X w s / n_X − Σ_Y w s / n_Y) / σ, with n_X, n_Y the
+    total weights and σ² = (Σ w s² − n s̄²) / (n − ddof) over X∪Y (n = n_X + n_Y, s̄ the
+    weighted mean), elementwise over the sums of :func:`weighted_sums`."""
     n_w = n_wx + n_wy
     mean_all = (sum_x + sum_y) / n_w
     sq_dev = sum_sq - n_w * mean_all**2  # Σ w (s − mean)²

@@ -10,9 +10,12 @@ with members of weight 0, so one batch holds tests of every shape. The bootstrap
 in blocks of tests × resamples (:func:`_bootstrap`): a shape with enough tests gets blocks of
 its own, where each resample's weights serve all its tests (one matrix product); smaller shapes
 share blocks, each test with its own weights (a batched product). On a CPU a block is sized to
-stay in a core's cache. Resample plans depend only on the seed and the set sizes
-(:mod:`weatkit.stats.resampling`), so results do not depend on how tests are batched or on the
-device. The options, input and result types are in :mod:`weatkit.engine.weat_types`.
+stay in a core's cache, and the blocks (like the plans, the similarities and each shape's
+intervals and p-values) are shared out over the cores by Python threads, each running torch's
+kernels on one thread (:func:`weatkit.engine.device.in_threads`). Resample plans depend only on
+the seed and the set sizes (:mod:`weatkit.stats.resampling`), so results do not depend on how
+tests are batched, on the threads or on the device. The options, input and result types are in
+:mod:`weatkit.engine.weat_types`.
 """
 
 from __future__ import annotations
@@ -24,17 +27,23 @@ import numpy as np
 import torch
 
 from weatkit.engine.association import (
-    Weights,
     associations,
     attribute_weights,
     flat_similarities,
     pad_weights,
     padded_positions,
-    statistic_and_effect_size,
+    statistic_from_sums,
     unit_weights,
     weighted_statistics,
+    weighted_sums,
 )
-from weatkit.engine.device import cpu_threads, engine_dtype, resolve_device
+from weatkit.engine.device import (
+    cpu_threads,
+    cpu_workers,
+    engine_dtype,
+    in_threads,
+    resolve_device,
+)
 from weatkit.engine.leave_one_out import leave_one_out, split_by_set
 from weatkit.engine.similarity import similarity_matrix
 from weatkit.engine.weat_types import ALTERNATIVES as ALTERNATIVES
@@ -47,12 +56,11 @@ from weatkit.stats.resampling import (
     PermutationPlan,
     Sizes,
     bootstrap_indices,
-    counts_from_indices,
+    padded_counts,
     permutation_plan,
     pvalue_from_counts,
 )
 
-_MEMORY_BUDGET = 2**22  # float64 elements of stacked vectors (32 MiB)
 #: float64 elements of a batch's padded similarities and bootstrap distributions (128 MiB).
 _BATCH_BUDGET = 2**24
 
@@ -88,17 +96,26 @@ def run_weat(
     options = options or EngineOptions()
     options.validate()
     device = resolve_device(options.device)
-    with cpu_threads(device):  # small blocks: one thread is faster and immune to contention
-        return _run_all(tests, options, device, progress)
+    run = _Run(options, device, engine_dtype(device), cpu_workers(device))
+    with cpu_threads(device):  # small blocks, one thread each, spread over the cores
+        return _run_all(tests, run, progress)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every step of a run needs: the options, where and in what precision it computes,
+    and how many threads share out its blocks (:func:`weatkit.engine.device.in_threads`)."""
+
+    options: EngineOptions
+    device: torch.device
+    dtype: torch.dtype
+    workers: int
 
 
 def _run_all(
-    tests: Sequence[WeatInput],
-    options: EngineOptions,
-    device: torch.device,
-    progress: Callable[[int], None] | None,
+    tests: Sequence[WeatInput], run: _Run, progress: Callable[[int], None] | None
 ) -> list[WeatResult]:
-    dtype = engine_dtype(device)
+    options = run.options
     for i, t in enumerate(tests):
         _check_input(t, i, options.ddof)
     order = sorted(range(len(tests)), key=lambda i: (_cells(tests[i].sizes), tests[i].sizes))
@@ -106,14 +123,22 @@ def _run_all(
     plans: dict[Sizes, _Plan] = {}
     for batch in _batches([tests[i].sizes for i in order], options):
         idx = order[batch]
-        shapes = dict.fromkeys(tests[i].sizes for i in idx)
-        plans = {s: plans.get(s) or _Plan.build(s, options, device, dtype) for s in shapes}
-        batch_results = _run_batch([tests[i] for i in idx], plans, options, device, dtype)
+        shapes = list(dict.fromkeys(tests[i].sizes for i in idx))
+        widths = _widths(shapes)
+        new = [s for s in shapes if s not in plans or plans[s].widths != widths]
+        built = in_threads(lambda s, w=widths: _Plan.build(s, w, run), new, run.workers)
+        plans = {s: plans[s] for s in shapes if s in plans} | dict(zip(new, built, strict=True))
+        batch_results = _run_batch([tests[i] for i in idx], plans, run)
         for i, res in zip(idx, batch_results, strict=True):
             results[i] = res
         if progress is not None:
             progress(len(idx))
     return [r for r in results if r is not None]
+
+
+def _widths(sizes: Sequence[Sizes]) -> Sizes:
+    """The padded width of each set in a batch of tests of these shapes: its largest size."""
+    return tuple(max(s[k] for s in sizes) for k in range(4))  # type: ignore[return-value]
 
 
 def _cells(sizes: Sizes) -> int:
@@ -152,9 +177,13 @@ def _check_input(t: WeatInput, i: int, ddof: int) -> None:
     for key, arr in arrays.items():
         if len(arr) == 0:
             raise WeatkitError(f"{where}: set {key} is empty")
-        if not np.all(np.isfinite(arr)):
+        # Σ v² per row in the rows' precision, as the norm has it (the norm itself for other
+        # types): finite when every value is (unless it overflows), zero exactly when the norm is
+        fast = arr.dtype in (np.float32, np.float64)
+        sq = np.einsum("ij,ij->i", arr, arr) if fast else np.linalg.norm(arr, axis=1)
+        if not np.isfinite(sq).all() and not np.isfinite(arr).all():
             raise WeatkitError(f"{where}: set {key} has NaN or infinite values")
-        if np.any(np.linalg.norm(arr, axis=1) == 0):
+        if not sq.all():
             raise WeatkitError(f"{where}: set {key} has an all-zero vector")
     if len(t.X) + len(t.Y) - ddof <= 0:
         raise WeatkitError(f"{where}: too few target words for the standard deviation")
@@ -162,30 +191,34 @@ def _check_input(t: WeatInput, i: int, ddof: int) -> None:
 
 @dataclass
 class _Plan:
-    """Resample weights for one shape, on the device."""
+    """Resample weights for one shape, on the device, the bootstrap's padded to a batch's widths
+    (:func:`pad_weights`): attribute weights (:func:`attribute_weights`) and target weights, X
+    then Y, ``(R, ·)`` each."""
 
     sizes: Sizes
-    boot: Weights | None
+    widths: Sizes
+    boot: tuple[torch.Tensor, torch.Tensor] | None
     permutations: PermutationPlan | None
 
     @classmethod
-    def build(
-        cls, sizes: Sizes, options: EngineOptions, device: torch.device, dtype: torch.dtype
-    ) -> _Plan:
+    def build(cls, sizes: Sizes, widths: Sizes, run: _Run) -> _Plan:
+        options, device, dtype = run.options, run.device, run.dtype
         boot = None
         if options.n_bootstrap > 0:
             idx = bootstrap_indices(sizes, options.n_bootstrap, options.seed)
-            counts = [
-                torch.as_tensor(counts_from_indices(idx[k], n), dtype=dtype, device=device)
-                for k, n in zip("XYAB", sizes, strict=True)
-            ]
-            boot = Weights(*counts)
+
+            def counts(keys: str, set_widths: tuple[int, ...]) -> torch.Tensor:
+                c = padded_counts([idx[k] for k in keys], set_widths)
+                return torch.as_tensor(c, dtype=dtype, device=device)
+
+            ab, n_a = counts("AB", widths[2:]), widths[2]
+            boot = attribute_weights(ab[:, :n_a], ab[:, n_a:]), counts("XY", widths[:2])
         perm = None
         if options.n_permutations > 0:
             perm = permutation_plan(
                 sizes[0], sizes[1], options.n_permutations, options.max_exact, options.seed, sizes
             )
-        return cls(sizes, boot, perm)
+        return cls(sizes, widths, boot, perm)
 
 
 def _segments(sizes: Sequence[Sizes]) -> list[tuple[int, int, Sizes]]:
@@ -199,48 +232,49 @@ def _segments(sizes: Sequence[Sizes]) -> list[tuple[int, int, Sizes]]:
     return out
 
 
-def _padded_similarity(
-    tests: Sequence[WeatInput],
-    widths: Sizes,
-    options: EngineOptions,
-    dtype: torch.dtype,
-    device: torch.device,
-) -> torch.Tensor:
+def _padded_similarity(tests: Sequence[WeatInput], widths: Sizes, run: _Run) -> torch.Tensor:
     """``(T, N_X + N_Y, N_A + N_B)``: each test's similarities at its items' padded positions
-    (:func:`padded_positions`), 0 at the padding. Computed per run of one shape and width, on
-    the real vectors only (a padding member has no vector: its similarity is never used)."""
+    (:func:`padded_positions`), 0 at the padding. Computed per chunk of a run of one shape and
+    width, on the real vectors only (a padding member has no vector: its similarity is never
+    used); the chunks are shared out over the run's threads."""
     sim = torch.zeros(
-        len(tests), widths[0] + widths[1], widths[2] + widths[3], dtype=dtype, device=device
+        len(tests), widths[0] + widths[1], widths[2] + widths[3], dtype=run.dtype, device=run.device
     )
     keys = [(t.sizes, t.X.shape[1]) for t in tests]
+    chunks: list[tuple[int, int, Sizes]] = []
     for start, stop, (sizes, dim) in _segments(keys):  # type: ignore[arg-type]
-        rows = padded_positions(sizes[:2], widths[:2]).to(device)
-        cols = padded_positions(sizes[2:], widths[2:]).to(device)
-        step = max(1, _MEMORY_BUDGET // (sum(sizes) * dim))
-        for c0 in range(start, stop, step):
-            part = tests[c0 : min(c0 + step, stop)]
+        step = max(1, _vector_budget(run.device) // (sum(sizes) * dim))
+        chunks.extend((c0, min(c0 + step, stop), sizes) for c0 in range(start, stop, step))
 
-            def stack(keys: str, part: Sequence[WeatInput] = part) -> torch.Tensor:
-                rows = [np.concatenate([getattr(t, k) for k in keys]) for t in part]
-                return torch.as_tensor(np.stack(rows), dtype=dtype, device=device)
+    def fill(chunk: tuple[int, int, Sizes]) -> None:
+        c0, c1, sizes = chunk
+        rows = padded_positions(sizes[:2], widths[:2]).to(run.device)
+        cols = padded_positions(sizes[2:], widths[2:]).to(run.device)
 
-            block = similarity_matrix(stack("XY"), stack("AB"), options.metric, options.csls_k)
-            sim[c0 : c0 + len(part), rows[:, None], cols] = block
+        def stack(keys: str) -> torch.Tensor:
+            rows = [np.concatenate([getattr(t, k) for k in keys]) for t in tests[c0:c1]]
+            return torch.as_tensor(np.stack(rows), dtype=run.dtype, device=run.device)
+
+        block = similarity_matrix(
+            stack("XY"), stack("AB"), run.options.metric, run.options.csls_k
+        )
+        sim[c0:c1, rows[:, None], cols] = block
+
+    in_threads(fill, chunks, run.workers)
     return sim
 
 
 def _run_batch(
-    tests: Sequence[WeatInput],
-    plans: dict[Sizes, _Plan],
-    options: EngineOptions,
-    device: torch.device,
-    dtype: torch.dtype,
+    tests: Sequence[WeatInput], plans: dict[Sizes, _Plan], run: _Run
 ) -> list[WeatResult]:
     """The tests of one padded batch: every set padded to the batch's largest size with members
-    of weight 0 (:mod:`weatkit.engine.association`); tests of one shape are consecutive."""
+    of weight 0 (:mod:`weatkit.engine.association`); tests of one shape are consecutive. The
+    intervals and p-values are computed in the run's threads, a few dozen tests of one shape at
+a time (row by row, so the pieces do not change them)."""
+    options, device, dtype = run.options, run.device, run.dtype
     sizes_of = [t.sizes for t in tests]
-    widths: Sizes = tuple(max(s[k] for s in sizes_of) for k in range(4))  # type: ignore[assignment]
-    sim = _padded_similarity(tests, widths, options, dtype, device)
+    widths = _widths(sizes_of)
+    sim = _padded_similarity(tests, widths, run)
     segments = _segments(sizes_of)
     stat_t = torch.empty(len(tests), dtype=dtype, device=device)
     eff_t = torch.empty_like(stat_t)
@@ -254,7 +288,7 @@ def _run_batch(
     stability: np.ndarray | None = None
     if options.n_bootstrap > 0:
         boot_stat, boot_eff, stability = _bootstrap(
-            sim, widths, sizes_of, segments, plans, options, eff
+            sim, widths, sizes_of, segments, plans, run, eff
         )
 
     n = len(tests)
@@ -263,7 +297,9 @@ def _run_batch(
     influence: list[dict[str, np.ndarray] | None] = [None] * n
     pvalues: list[float | None] = [None] * n
     eff_se: list[float | None] = [None] * n
-    for a, b, sizes in segments:
+
+    def segment(seg: tuple[int, int, Sizes]) -> None:
+        a, b, sizes = seg
         plan = plans[sizes]
         jk_stat = jk_eff = None
         if options.influence or (boot_stat is not None and options.ci_method == "bca"):
@@ -299,6 +335,10 @@ def _run_batch(
             p = _permutation_pvalues(s_obs, stat[a:b], plan.permutations, options, dtype)
             pvalues[a:b] = [float(v) for v in p]
 
+    # each shape's tests in pieces of at most one block of bootstrap values (rows alone count)
+    rows = max(1, _block_budget(device) // max(options.n_bootstrap, 1))
+    pieces = [(r0, min(r0 + rows, b), k) for a, b, k in segments for r0 in range(a, b, rows)]
+    in_threads(segment, pieces, run.workers)
     keep = options.keep_distributions and boot_stat is not None
     results = []
     for i, sizes in enumerate(sizes_of):
@@ -370,52 +410,63 @@ def _bootstrap(
     sizes_of: Sequence[Sizes],
     segments: Sequence[tuple[int, int, Sizes]],
     plans: dict[Sizes, _Plan],
-    options: EngineOptions,
+    run: _Run,
     eff: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bootstrap distributions of S and d, ``(T, R)`` each, and the sign stability of d:
     #{r : sign(d_r) = sign(d)} / #{r : d_r defined}, ``(T,)``.
 
     Computed in blocks of tests × resamples of at most ``_block_budget`` associations: on a
-    CPU a block stays in cache, which matters more than its size."""
-    n_boot, n_t, ddof = options.n_bootstrap, widths[0] + widths[1], options.ddof
+    CPU a block stays in cache, which matters more than its size. The blocks of tests are
+    shared out over the run's threads (each block its own rows of the outputs)."""
+    n_boot, n_t, ddof = run.options.n_bootstrap, widths[0] + widths[1], run.options.ddof
     budget = _block_budget(sim.device)
     out_s = torch.empty(sim.shape[0], n_boot, dtype=sim.dtype, device=sim.device)
     out_d = torch.empty_like(out_s)
-    for t0, t1 in _blocks(segments, max(1, budget // (n_t * min(n_boot, 256)))):
+    weights = {k: w for k in dict.fromkeys(sizes_of) if (w := plans[k].boot) is not None}
+    totals = {  # the target weights of X and of Y in each resample, (2, R)
+        k: torch.stack([tw[:, : widths[0]].sum(dim=1), tw[:, widths[0] :].sum(dim=1)])
+        for k, (_, tw) in weights.items()
+    }
+    observed = torch.sign(torch.as_tensor(eff, dtype=sim.dtype, device=sim.device))[:, None]
+    same = torch.empty(sim.shape[0], dtype=torch.int64, device=sim.device)
+    defined = torch.empty_like(same)
+
+    def block(bounds: tuple[int, int]) -> None:
+        t0, t1 = bounds
         step = max(1, budget // (n_t * (t1 - t0)))
         shapes = sizes_of[t0:t1]
         shared = len(set(shapes)) == 1
         flat = flat_similarities(sim[t0:t1]) if shared else sim[t0:t1].mT
+        sums = torch.empty(3, t1 - t0, n_boot, dtype=sim.dtype, device=sim.device)
         for r0 in range(0, n_boot, step):
-            weights = {
-                sizes: pad_weights(_rows(plans[sizes].boot, r0, r0 + step), widths)
-                for sizes in dict.fromkeys(shapes)
-            }
-            att = {k: attribute_weights(w.A, w.B) for k, w in weights.items()}
-            tw = {k: torch.cat([w.X, w.Y], dim=1) for k, w in weights.items()}
+            r1 = r0 + step
             if shared:  # one product for the block: (r, n_att) @ (n_att, tests · n_t)
-                assoc = (att[shapes[0]] @ flat).view(-1, t1 - t0, n_t)
-                s, d = statistic_and_effect_size(assoc, widths[0], tw[shapes[0]][:, None], ddof)
-                s, d = s.T, d.T
+                att, tw = weights[shapes[0]]
+                assoc = (att[r0:r1] @ flat).view(-1, t1 - t0, n_t)
+                part = weighted_sums(assoc, widths[0], tw[r0:r1, None])
+                sums[:, :, r0:r1] = torch.stack(part).mT
             else:  # each test its own weights: a batched product
-                assoc = torch.bmm(torch.stack([att[k] for k in shapes]), flat)
-                s, d = statistic_and_effect_size(
-                    assoc, widths[0], torch.stack([tw[k] for k in shapes]), ddof
-                )
-            out_s[t0:t1, r0 : r0 + step] = s
-            out_d[t0:t1, r0 : r0 + step] = d
-    observed = torch.sign(torch.as_tensor(eff, dtype=sim.dtype, device=sim.device))[:, None]
-    same = (torch.sign(out_d) == observed).sum(dim=1).cpu().numpy()
-    defined = (~torch.isnan(out_d)).sum(dim=1).cpu().numpy()
-    stability = same / np.maximum(defined, 1)
-    stability[(defined == 0) | ~(np.abs(eff) > 0)] = np.nan
+                assoc = torch.bmm(torch.stack([weights[k][0][r0:r1] for k in shapes]), flat)
+                tw = torch.stack([weights[k][1][r0:r1] for k in shapes])
+                sums[:, :, r0:r1] = torch.stack(weighted_sums(assoc, widths[0], tw))
+        n_w = torch.stack([totals[k] for k in shapes], dim=1)  # (2, tests, R)
+        out_s[t0:t1], out_d[t0:t1] = statistic_from_sums(*sums, *n_w, ddof)
+        same[t0:t1] = (torch.sign(out_d[t0:t1]) == observed[t0:t1]).sum(dim=1)
+        defined[t0:t1] = (~torch.isnan(out_d[t0:t1])).sum(dim=1)
+
+    blocks = _blocks(segments, max(1, budget // (n_t * min(n_boot, 256))))
+    in_threads(block, blocks, run.workers)
+    n_same, n_defined = same.cpu().numpy(), defined.cpu().numpy()
+    stability = n_same / np.maximum(n_defined, 1)
+    stability[(n_defined == 0) | ~(np.abs(eff) > 0)] = np.nan
     return out_s.cpu().numpy(), out_d.cpu().numpy(), stability
 
 
-def _rows(w: Weights | None, r0: int, r1: int) -> Weights:
-    assert w is not None
-    return Weights(w.X[r0:r1], w.Y[r0:r1], w.A[r0:r1], w.B[r0:r1])
+def _vector_budget(device: torch.device) -> int:
+    """float64 elements of stacked vectors per similarity chunk: 4 MiB on a CPU (fresh arrays
+    of 32 MiB cost their pages and the cache: three times slower per test), 32 MiB on a GPU."""
+    return 2**19 if device.type == "cpu" else 2**22
 
 
 def _block_budget(device: torch.device) -> int:
@@ -437,7 +488,7 @@ def _permutation_pvalues(
     tol = 1e-9 * torch.clamp(observed.abs(), min=1.0)
     ge = torch.zeros(len(stat), dtype=torch.int64, device=s_obs.device)
     le = torch.zeros_like(ge)
-    step = max(1, _block_budget(s_obs.device) // max(s_obs.shape[0] * s_obs.shape[1], 1))
+    step = max(1, _block_budget(s_obs.device) // max(s_obs.shape[0], 1))  # S_perm: (tests, step)
     for p0 in range(0, plan.n, step):
         m = torch.as_tensor(plan.membership[p0 : p0 + step], dtype=dtype, device=s_obs.device)
         s_perm = 2.0 * (s_obs @ m.T) - total

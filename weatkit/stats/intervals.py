@@ -1,7 +1,8 @@
 """Confidence intervals: bootstrap percentile (default) and BCa; Agresti–Coull for proportions.
 
 Percentile: the (α/2, 1 − α/2) quantiles of the bootstrap distribution (linear interpolation,
-NumPy's default), α = 1 − confidence level.
+NumPy's default), α = 1 − confidence level. They are taken from the two pairs of order statistics
+they interpolate, found by selection (:func:`linear_quantiles`).
 
 BCa (Efron 1987; Efron & Tibshirani 1993, §14.3), with the multi-sample jackknife used by
 ``scipy.stats.bootstrap``:
@@ -28,11 +29,56 @@ def percentile_interval(
     """``(low, high)`` per row of a ``(T, R)`` bootstrap distribution (NaN resamples ignored)."""
     alpha = 1.0 - confidence_level
     q = [alpha / 2, 1 - alpha / 2]
-    low, high = np.quantile(distribution, q, axis=-1)
+    low, high = linear_quantiles(distribution, q)
     with_nan = np.isnan(distribution).any(axis=-1)
     if with_nan.any():  # nanquantile goes row by row: only where it is needed
         low[with_nan], high[with_nan] = np.nanquantile(distribution[with_nan], q, axis=-1)
     return low, high
+
+
+def linear_quantiles(distribution: np.ndarray, q: Sequence[float]) -> np.ndarray:
+    """``np.quantile(distribution, q, axis=-1)``, bit for bit: ``(len(q), T)`` from ``(T, R)``.
+
+    NumPy's linear rule: with h = (R − 1) q, j = ⌊h⌋ and γ = h − j, the quantile interpolates the
+    order statistics x₍ⱼ₎ and x₍ⱼ₊₁₎ (0-based, j and j + 1 clipped to [0, R − 1]), as
+    x₍ⱼ₎ + (x₍ⱼ₊₁₎ − x₍ⱼ₎) γ, or x₍ⱼ₊₁₎ − (x₍ⱼ₊₁₎ − x₍ⱼ₎)(1 − γ) when γ ≥ 0.5. Only those order
+    statistics are selected (:func:`_order_statistics`), where ``np.quantile`` also partitions
+    around the first and last positions. A row with a NaN gives NaN, as in ``np.quantile``.
+    """
+    n = distribution.shape[-1]
+    h = (n - 1) * np.asarray(q, dtype=np.float64)
+    j = np.floor(h)
+    above, below = h >= n - 1, h < 0
+    j[above], j[below] = -1, 0  # NumPy's indices: -1 is the last
+    gamma = h - j
+    nxt = np.where(above, -1, np.where(below, 0, j + 1)).astype(np.intp)
+    j = j.astype(np.intp)
+    wanted = sorted({int(k) % n for k in (*j, *nxt)})
+    stats = dict(zip(wanted, _order_statistics(distribution, wanted), strict=True))
+    a = np.stack([stats[int(k) % n] for k in j])
+    b = np.stack([stats[int(k) % n] for k in nxt])
+    diff = b - a
+    t = gamma[:, None]
+    out = a + diff * t
+    np.subtract(b, diff * (1 - t), out=out, where=t >= 0.5)
+    out[:, np.isnan(distribution).any(axis=-1)] = np.nan
+    return out
+
+
+def _order_statistics(x: np.ndarray, ks: Sequence[int]) -> list[np.ndarray]:
+    """``np.sort(x, axis=-1)[:, k]`` for each of the increasing positions ``ks``, by selection:
+    each position a partition of what lies above the previous one, or its minimum when it is
+    the next position (O(R) per row and position, no sort)."""
+    out = []
+    rest, base = x, 0  # rest: the order statistics from position base on, in any order
+    for k in ks:
+        if k == base:
+            out.append(rest.min(axis=-1))
+            continue
+        part = np.partition(rest, k - base, axis=-1)
+        out.append(part[:, k - base])
+        rest, base = part[:, k - base + 1 :], k + 1
+    return out
 
 
 def bca_acceleration(jackknife: Sequence[np.ndarray]) -> np.ndarray:

@@ -183,6 +183,24 @@ def counts_from_indices(indices: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=r * n).reshape(r, n).astype(np.float64)
 
 
+def padded_counts(indices: Sequence[np.ndarray], widths: Sequence[int]) -> np.ndarray:
+    """``(R, Σ widths)`` multiplicities of several sets side by side, set j's ``(R, n_j)``
+    positions counted in its ``widths[j]`` columns (zero beyond n_j: padding no resample draws).
+
+    One bincount for all sets; set by set it equals :func:`counts_from_indices` (as integers).
+
+    Example:
+        >>> padded_counts([np.array([[0, 0], [1, 0]]), np.array([[2, 0, 1]])[[0, 0]]], [3, 3])
+        array([[2, 0, 0, 1, 1, 1],
+               [1, 1, 0, 1, 1, 1]])
+    """
+    r, total = indices[0].shape[0], sum(widths)
+    starts = np.cumsum([0, *widths[:-1]])
+    flat = np.concatenate([idx + start for idx, start in zip(indices, starts, strict=True)], axis=1)
+    flat += (np.arange(r) * total)[:, None]
+    return np.bincount(flat.ravel(), minlength=r * total).reshape(r, total)
+
+
 def jackknife_weights(n: int) -> np.ndarray:
     """``(n, n)`` weights leaving out one item per row."""
     return 1.0 - np.eye(n)
