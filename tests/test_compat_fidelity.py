@@ -152,6 +152,9 @@ def test_invisible_marks_kept_or_dropped() -> None:
 
 
 def test_missing_unidecode_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from weatkit.lists import normalize
+
+    normalize._steps.cache_clear()  # items normalised earlier in this process are remembered
     monkeypatch.setitem(sys.modules, "unidecode", None)
     norm = Normalization(strip_accents=True, accent_removal="transliterate")
     with pytest.raises(ConfigError, match=r"pip install 'weatkit\[compat\]'") as err:

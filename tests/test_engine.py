@@ -156,6 +156,15 @@ def test_percentile_interval_ignores_failed_resamples_row_by_row() -> None:
         assert (lo, hi) == pytest.approx(want, rel=1e-13)
 
 
+def test_percentile_interval_of_one_distribution_is_two_scalars() -> None:
+    # the correlation and validity callers pass one (R,) distribution, as np.quantile took it
+    dist = np.random.default_rng(1).normal(size=999)
+    low, high = percentile_interval(dist, 0.95)
+    assert np.ndim(low) == np.ndim(high) == 0
+    alpha = 1 - 0.95  # 0.050000000000000044, as percentile_interval computes it
+    assert (low, high) == tuple(np.quantile(dist, [alpha / 2, 1 - alpha / 2]))
+
+
 def test_linear_quantiles_equal_numpy_bit_for_bit() -> None:
     """The selected order statistics and NumPy's interpolation: ties, NaN and infinite
     resamples, one to a few thousand resamples, quantiles at and inside the ends."""

@@ -26,7 +26,11 @@ from weatkit.errors import WeatkitError
 def percentile_interval(
     distribution: np.ndarray, confidence_level: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(low, high)`` per row of a ``(T, R)`` bootstrap distribution (NaN resamples ignored)."""
+    """``(low, high)`` per row of a ``(T, R)`` bootstrap distribution (NaN resamples ignored);
+    of an ``(R,)`` one, two scalars."""
+    if distribution.ndim == 1:
+        low, high = percentile_interval(distribution[None, :], confidence_level)
+        return low[0], high[0]
     alpha = 1.0 - confidence_level
     q = [alpha / 2, 1 - alpha / 2]
     low, high = linear_quantiles(distribution, q)
