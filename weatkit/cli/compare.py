@@ -13,12 +13,14 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
-    executor_options,
     format_option,
-    log_tracking,
-    make_executor,
     out_option,
     progress_option,
+)
+from weatkit.cli.study_options import (
+    executor_options,
+    log_tracking,
+    make_executor,
     resumable,
     tracking,
     tracking_options,

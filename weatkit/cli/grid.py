@@ -10,15 +10,17 @@ from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    out_option,
+    progress_option,
+    verbose_option,
+)
+from weatkit.cli.study_options import (
     executor_options,
     log_tracking,
     make_executor,
-    out_option,
-    progress_option,
     resumable,
     tracking,
     tracking_options,
-    verbose_option,
 )
 from weatkit.cli.tables import (
     rich_association,
@@ -111,9 +113,7 @@ def grid_command(**opts: Any) -> None:
     if not result.association.empty:
         console.print(rich_association(result.association, config.run.engine.confidence_level))
     if not result.correlations.empty:
-        console.print(
-            rich_correlations(result.correlations, config.run.engine.confidence_level)
-        )
+        console.print(rich_correlations(result.correlations, config.run.engine.confidence_level))
     if not result.comparisons.empty:
         console.print(rich_comparisons(result.comparisons))
     log_tracking(tracked, config.output)  # every output is written and printed

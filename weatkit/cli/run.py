@@ -13,14 +13,16 @@ from rich.console import Console
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
     format_option,
-    log_tracking,
     model_options,
     model_specs,
     out_option,
     progress_option,
+    verbose_option,
+)
+from weatkit.cli.study_options import (
+    log_tracking,
     tracking,
     tracking_options,
-    verbose_option,
 )
 from weatkit.cli.tables import rich_association, rich_correlations, rich_pooled, rich_summary
 from weatkit.config.run import run_config_from_cli
@@ -161,9 +163,7 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         if len(result.association):
             console.print(rich_association(result.association, config.engine.confidence_level))
         if config.isomorphism:
-            console.print(
-                rich_correlations(result.correlations, config.engine.confidence_level)
-            )
+            console.print(rich_correlations(result.correlations, config.engine.confidence_level))
         if config.pool:
             console.print(rich_pooled(result.pooled, config.engine.confidence_level))
     if opts["out_dir"]:
