@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import weatkit
 from tests.http_mirror import serve
 from tests.tiny_models import make_gest_mlm
 from weatkit.cli import main
@@ -477,7 +478,9 @@ def test_cli_limit_scores_a_stratified_sample(tiny: Path, tmp_path: Path) -> Non
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["contextual"]["batch_size"] == 32  # the loading options of the --model run
     assert {k: v for k, v in manifest.items() if k != "contextual"} == {
-        "command": "crows",
+        "command": "weatkit crows",
+        "weatkit_version": weatkit.__version__,
+        "log_items": None,
         "sample": {
             "limit": 4, "seed": 5, "n_items": 10, "unit": "pairs", "stratified_by": "bias type",
             "strata": {"age": {"n": 1, "of": 3}, "gender": {"n": 2, "of": 5},

@@ -248,7 +248,9 @@ def test_cli_scores_reproduce_reference(
     args = ["--scores", str(scores), "--bootstrap", "0", "--out", str(out)]
     result = CliRunner().invoke(gest_command, args)
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["scores.csv", "stereotypes.csv", "summary.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "manifest.json", "scores.csv", "stereotypes.csv", "summary.csv"
+    ]
     ref = _reference_row(reference, task, model, template)
     summary = pd.read_csv(out / "summary.csv").iloc[0]
     assert summary["n_samples"] == ref["n"] == 3565

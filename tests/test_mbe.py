@@ -442,7 +442,7 @@ def test_cli_limit_scores_a_sample_by_gender(
     assert (summary.loc[0, "n_male"], summary.loc[0, "n_female"]) == (2, 3)
     assert len(pd.read_csv(out / "sentences.csv")) == 5
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["command"] == "mbe"
+    assert manifest["command"] == "weatkit mbe"
     assert manifest["sample"]["strata"] == {"female": {"n": 3, "of": 4}, "male": {"n": 2, "of": 4}}
     # the library entry point draws the same sentences
     from weatkit.measures import mbe

@@ -274,7 +274,9 @@ def assert_no_report(path: Path) -> None:
 def test_not_a_weatkit_directory(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     result = invoke("report", str(tmp_path / "d"))
-    assert_one_line_error(result, f"{tmp_path / 'd'} is not a weatkit run, grid or compare")
+    assert_one_line_error(
+        result, f"{tmp_path / 'd'} is not a weatkit run, grid, compare or sentence directory"
+    )
     assert_no_report(tmp_path / "d")
     result = invoke("report", str(tmp_path / "nope"))
     assert_one_line_error(result, f"{tmp_path / 'nope'} does not exist or is not a directory")

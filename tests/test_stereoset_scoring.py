@@ -329,7 +329,7 @@ def test_cli_limit_scores_a_sample_by_bias_type(
     scores = pd.read_csv(out / "scores.csv")
     assert scores.set_index("bias_type").loc["overall", "n"] == 3
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["command"] == "stereoset"
+    assert manifest["command"] == "weatkit stereoset"
     assert manifest["sample"]["strata"] == {
         "gender": {"n": 1, "of": 2}, "profession": {"n": 1, "of": 2}, "race": {"n": 1, "of": 1}
     }  # fmt: skip

@@ -360,7 +360,11 @@ def crows_command(**opts: Any) -> None:
     if opts["out_dir"]:
         files = {f"{name}.csv": render(table, "csv") for name, table in tables.items()}
         # the preset's values, as weatkit run's manifest.json, and the --limit sample
-        files.update(manifest_file("crows", sample, compat=compat, contextual=model_record(opts)))
+        files.update(
+            manifest_file(
+                "crows", sample, opts["log_items"], compat=compat, contextual=model_record(opts)
+            )
+        )
         log = partial(
             crows_items,
             scored["pairs"],

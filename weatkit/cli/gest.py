@@ -452,7 +452,8 @@ def _finish(
         files = {input_name: render(inputs, "csv")}
         written = {**tables, **(extra or {})}
         files.update({f"{name}.csv": render(table, "csv") for name, table in written.items()})
-        files.update(manifest_file("gest", sample, contextual=model_record(opts)))
+        log_items = opts["log_items"] if log is not None else None
+        files.update(manifest_file("gest", sample, log_items, contextual=model_record(opts)))
         if log is not None:
             files.update(item_log_file(opts, log))
         for path in write_outputs(opts["out_dir"], files):

@@ -213,7 +213,7 @@ def mbe_command(**opts: Any) -> None:
         files = {
             "sentences.csv": render(run.sentences, "csv"),
             "summary.csv": render(summary, "csv"),
-            **manifest_file("mbe", run.sample, contextual=model_record(opts)),
+            **manifest_file("mbe", run.sample, opts["log_items"], contextual=model_record(opts)),
             **item_log_file(
                 opts, partial(mbe_items, run, model=opts["model"], language=opts["mbe_set"] or "")
             ),

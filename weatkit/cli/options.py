@@ -282,12 +282,17 @@ def sample_note(sample: ItemSample | None) -> None:
         note(f"scoring a {sample.describe()} (--limit)")
 
 
-def manifest_file(command: str, sample: ItemSample | None, **entries: Any) -> dict[str, bytes]:
-    """``{"manifest.json": ...}`` recording the ``--limit`` sample
+def manifest_file(
+    command: str, sample: ItemSample | None, log_items: str | None, **entries: Any
+) -> dict[str, bytes]:
+    """``{"manifest.json": ...}``: what a sentence command writes beside its tables with
+    ``--out``, always, so that ``weatkit report`` can tell what wrote the directory. It records
+    the ``command`` (``weatkit crows``), the ``weatkit_version``, ``log_items`` (the per-item
+    log's format, None without one), the ``--limit`` sample
     (:meth:`~weatkit.stats.sampling.ItemSample.to_dict`), the ``entries`` that are not None
     (``compat``: a preset's values) and the batch sizes ``--batch-size auto`` ran at
-    (``batch_size_used``: ``{model: N}``), or {} when there is nothing to record: what a
-    sentence command writes beside its tables with ``--out``."""
+    (``batch_size_used``: ``{model: N}``)."""
+    import weatkit
     from weatkit.models.batching import auto_batch_sizes
     from weatkit.report.tables import manifest_bytes
 
@@ -297,9 +302,12 @@ def manifest_file(command: str, sample: ItemSample | None, **entries: Any) -> di
         given["batch_size_used"] = auto_batch_sizes()
     if sample is not None:
         given["sample"] = sample.to_dict()
-    if not given:
-        return {}
-    return {"manifest.json": manifest_bytes({"command": command, **given})}
+    head = {
+        "command": f"weatkit {command}",
+        "weatkit_version": weatkit.__version__,
+        "log_items": log_items,
+    }
+    return {"manifest.json": manifest_bytes({**head, **given})}
 
 
 def model_record(opts: Mapping[str, Any]) -> dict[str, Any] | None:

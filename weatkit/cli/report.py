@@ -1,4 +1,5 @@
-"""``weatkit report``: one self-contained HTML page of a run, grid or compare directory.
+"""``weatkit report``: one self-contained HTML page of a run, grid, compare or sentence
+directory.
 
 From Python the same is :func:`weatkit.report.html.write_report` (``weatkit.write_report``).
 """
@@ -25,7 +26,8 @@ from weatkit.cli.options import out_option
 )
 @friendly
 def report_command(**opts: Any) -> None:
-    """Write an HTML report of RUN_DIR (weatkit run --out, weatkit grid or weatkit compare).
+    """Write an HTML report of RUN_DIR (weatkit run --out, weatkit grid, weatkit compare, or
+    weatkit gest|crows|stereoset|mbe --out).
 
     One file with everything inline (it opens without network): the summary and results tables,
     sortable and filterable, with each number's interval and its kind; every figure the

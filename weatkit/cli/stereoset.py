@@ -217,7 +217,9 @@ def stereoset_command(**opts: Any) -> None:
     if opts["out_dir"]:
         files["scores.csv"] = render(table, "csv")
         files.update({f"{name}.csv": render(t, "csv") for name, t in tables.items()})
-        files.update(manifest_file("stereoset", sample, contextual=model_record(opts)))
+        files.update(
+            manifest_file("stereoset", sample, opts["log_items"], contextual=model_record(opts))
+        )
         log = partial(stereoset_items, dataset, predictions, model=opts["model"] or "",
                       language=lang)  # fmt: skip
         files.update(item_log_file(opts, log))

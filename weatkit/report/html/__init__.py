@@ -1,4 +1,4 @@
-"""An HTML report of a run, grid or compare directory (``weatkit report DIR``).
+"""An HTML report of a run, grid, compare or sentence directory (``weatkit report DIR``).
 
 :func:`write_report` reads the directory (:mod:`weatkit.report.html.source`), lays out its
 sections (:mod:`weatkit.report.html.sections`: tables by :mod:`weatkit.report.html.table`,

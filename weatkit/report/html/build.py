@@ -1,4 +1,5 @@
-"""``weatkit report DIR``: one self-contained HTML page of a run, grid or compare directory."""
+"""``weatkit report DIR``: one self-contained HTML page of a run, grid, compare or sentence
+directory."""
 
 from __future__ import annotations
 
@@ -7,7 +8,12 @@ from pathlib import Path
 
 from weatkit._io.paths import check_writable
 from weatkit.report.html.render import render_page, write_page
-from weatkit.report.html.sections import DOCS_URL, compare_sections, run_sections
+from weatkit.report.html.sections import (
+    DOCS_URL,
+    compare_sections,
+    run_sections,
+    sentence_sections,
+)
 from weatkit.report.html.source import read_source
 
 #: The report's file name in the directory when no ``out`` is given.
@@ -17,7 +23,7 @@ DEFAULT_NAME = "report.html"
 def write_report(
     run_dir: str | os.PathLike, out: str | os.PathLike | None = None, *, docs_url: str = DOCS_URL
 ) -> Path:
-    """Write the HTML report of a run, grid or compare directory; the path written.
+    """Write the HTML report of a run, grid, compare or sentence directory; the path written.
 
     The page holds the directory's summary and results tables (sortable and filterable, each
     number with its interval and the interval's kind), every figure the directory supports
@@ -28,13 +34,15 @@ def write_report(
     ``docs_url``. Everything is inline: the page opens without network.
 
     Args:
-        run_dir: written by ``weatkit run --out``, ``weatkit grid`` or ``weatkit compare``.
+        run_dir: written by ``weatkit run --out``, ``weatkit grid``, ``weatkit compare`` or
+            ``weatkit gest|crows|stereoset|mbe --out`` (each table, the per-item log and the
+            manifest).
         out: the HTML file (default ``run_dir/report.html``), written atomically.
         docs_url: where the documentation site is served (default: ``mkdocs serve``'s).
 
     Raises:
-        WeatkitError: ``out`` cannot be written, ``run_dir`` is not a weatkit run, grid or
-            compare directory or was written by another minor version
+        WeatkitError: ``out`` cannot be written, ``run_dir`` is not a weatkit run, grid,
+            compare or sentence directory or was written by another minor version
             (:mod:`weatkit.report.html.source`), or one of its tables is malformed; nothing is
             written then.
 
@@ -45,5 +53,8 @@ def write_report(
     """
     target = check_writable(Path(run_dir) / DEFAULT_NAME if out is None else out)
     source = read_source(run_dir)
-    sections = compare_sections(source) if source.kind == "compare" else run_sections(source)
+    make = {"compare": compare_sections, "sentence": sentence_sections}.get(
+        source.kind, run_sections
+    )
+    sections = make(source)
     return write_page(render_page(source, sections, docs_url=docs_url), target)

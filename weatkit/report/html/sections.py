@@ -4,7 +4,8 @@ A section has a title, one line saying how to read it, a link to the documentati
 it shows (:data:`DOCS_PAGES`; :func:`docs_link`), its tables (:mod:`weatkit.report.html.table`),
 figures (:mod:`weatkit.report.html.svg`) and notes. :func:`run_sections` makes those of a run or
 grid directory, :func:`compare_sections` those of a compare directory; both end with the per-item
-log (when the directory has one), the skip report and the manifest.
+log (when the directory has one), the skip report and the manifest. :func:`sentence_sections`
+makes those of a sentence command's directory: one per table, the per-item log, the manifest.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ DOCS_PAGES = {
     "compare": "sentence/compare.md",
     "report": "guides/report.md",
     "items": "guides/items.md",
+    "weatkit gest": "sentence/gest.md",
+    "weatkit crows": "sentence/crows-pairs.md",
+    "weatkit stereoset": "sentence/stereoset.md",
+    "weatkit mbe": "sentence/mbe.md",
 }
 
 #: The intervals of a reliability table (:mod:`weatkit.validity`), after their level.
@@ -294,6 +299,24 @@ def compare_sections(source: ReportSource) -> list[Section]:
     sections.append(section)
     sections.append(manifest_section(source))
     return sections
+
+
+def sentence_sections(source: ReportSource) -> list[Section]:
+    """The sections of a sentence command's ``--out`` directory: each CSV table as it is
+    (its columns are described on the command's page), the per-item log and the manifest."""
+    command = source.manifest["command"]
+    sections = [
+        Section(
+            f"table-{name}",
+            f"{name}.csv",
+            f"The {name} table {command} wrote, one HTML row per CSV row; its page describes "
+            "its columns.",
+            command,
+            tables=[html_table(table, id=f"t-{name}", source=f"{name}.csv")],
+        )
+        for name, table in source.tables.items()
+    ]
+    return [*sections, *_items_section(source), manifest_section(source)]
 
 
 def _figure_section(figures: list[SvgFigure], notes: list[str]) -> Section:

@@ -1,7 +1,9 @@
-"""What a report is made of: a run, grid or compare directory, read and checked.
+"""What a report is made of: a run, grid, compare or sentence directory, read and checked.
 
-:func:`read_source` tells the three kinds apart by their files and ``manifest.json``:
+:func:`read_source` tells the four kinds apart by their files and ``manifest.json``:
 
+* ``sentence``: a manifest whose ``command`` is a sentence command (:data:`SENTENCE_COMMANDS`:
+  ``weatkit gest|crows|stereoset|mbe --out DIR``), whatever its tables;
 * ``compare``: ``scores.csv`` and a manifest whose ``command`` is ``weatkit compare``
   (:mod:`weatkit.crossmethod.runner`);
 * ``grid``: the tables of a run directory and a manifest with an ``experiment`` (:mod:`weatkit.
@@ -9,10 +11,11 @@
 * ``run``: ``results.csv`` or ``summary.csv`` and a run manifest (``weatkit run --out DIR``).
 
 Run and grid directories are read by :func:`weatkit.report.run_dir.read_run_dir`, compare
-directories table by table with :func:`weatkit.report.run_dir.read_table`: every field is checked
-against its column's declared type, so a malformed table is a one-line error naming its file,
-line and column. A per-item log (``items.parquet``, else ``items.csv``: one row per scored item)
-is read when present, whatever its columns.
+and sentence directories table by table with :func:`weatkit.report.run_dir.read_table` (a
+sentence directory: every ``*.csv`` but the per-item log, no column required): every field is
+checked against its column's declared type, so a malformed table is a one-line error naming its
+file, line and column. A per-item log (``items.parquet``, else ``items.csv``: one row per scored
+item) is read when present, whatever its columns.
 
 Versions: the manifest records the weatkit version that wrote the directory
 (``weatkit_version``; ``environment.weatkit_version`` in a compare manifest). A report is made
@@ -41,7 +44,10 @@ from weatkit.report.run_dir import (
 )
 
 #: The kinds of directory a report is made of.
-KINDS = ("run", "grid", "compare")
+KINDS = ("run", "grid", "compare", "sentence")
+#: The ``command`` of the manifest a sentence command writes with ``--out``
+#: (:func:`weatkit.cli.options.manifest_file`).
+SENTENCE_COMMANDS = ("weatkit gest", "weatkit crows", "weatkit stereoset", "weatkit mbe")
 
 #: The tables of a compare directory and the columns each must have (absent optional tables
 #: are skipped: ``seeds``, ``validity`` and ``reliability`` are written only when computed).
@@ -63,12 +69,12 @@ class ReportSource:
     """A directory to report on.
 
     Attributes:
-        kind: ``run``, ``grid`` or ``compare``.
+        kind: ``run``, ``grid``, ``compare`` or ``sentence``.
         path: the directory.
         manifest: its ``manifest.json``.
         version: the weatkit version that wrote it.
         tables: its tables by name (file stem), only those present.
-        run: a run or grid directory's tables as the figures read them (None for compare).
+        run: a run or grid directory's tables as the figures read them (None for the others).
         items: the per-item log (None when absent).
         items_file: the file it was read from (``items.parquet`` or ``items.csv``).
     """
@@ -84,17 +90,23 @@ class ReportSource:
 
 
 def read_source(path: str | os.PathLike) -> ReportSource:
-    """The run, grid or compare directory at ``path``, every table checked.
+    """The run, grid, compare or sentence directory at ``path``, every table checked.
 
     Raises:
-        WeatkitError: the directory does not exist, is none of the three kinds, was written by
+        WeatkitError: the directory does not exist, is none of the four kinds, was written by
             another major or minor weatkit version (or records none), or a file is malformed.
     """
     root = Path(path)
     if not root.is_dir():
         raise WeatkitError(f"{root} does not exist or is not a directory")
     manifest_path = root / "manifest.json"
-    if (root / "scores.csv").is_file():
+    peek = _json_object(manifest_path) if manifest_path.is_file() else {}
+    if peek.get("command") in SENTENCE_COMMANDS:
+        source = ReportSource("sentence", root, peek, _version(manifest_path, peek))
+        for table in sorted(root.glob("*.csv")):
+            if table.name not in ITEMS_FILES:
+                source.tables[table.stem] = read_table(table)
+    elif (root / "scores.csv").is_file():
         manifest = _compare_manifest(manifest_path)
         source = ReportSource("compare", root, manifest, _version(manifest_path, manifest))
         for name, required in COMPARE_TABLES.items():
@@ -112,9 +124,10 @@ def read_source(path: str | os.PathLike) -> ReportSource:
         }
     else:
         raise WeatkitError(
-            f"{root} is not a weatkit run, grid or compare directory: it has neither "
-            "results.csv, summary.csv nor scores.csv (write one with weatkit run --out DIR, "
-            "weatkit grid or weatkit compare)"
+            f"{root} is not a weatkit run, grid, compare or sentence directory: it has "
+            "neither results.csv, summary.csv, scores.csv nor the manifest.json of a sentence "
+            "command (write one with weatkit run --out DIR, weatkit grid, weatkit compare or "
+            "weatkit gest|crows|stereoset|mbe --out DIR)"
         )
     source.items, source.items_file = read_items(root, source.manifest)
     return source
@@ -124,17 +137,25 @@ def _compare_manifest(path: Path) -> dict:
     """A compare directory's ``manifest.json``, which must say it was written by compare."""
     if not path.is_file():
         raise WeatkitError(f"{path}: missing; every compare directory has one")
+    manifest = _json_object(path)
+    if manifest.get("command") != "weatkit compare":
+        raise WeatkitError(
+            f"{path}: key command: expected 'weatkit compare' (a directory with scores.csv is "
+            "read as a weatkit compare output)"
+        )
+    return manifest
+
+
+def _json_object(path: Path) -> dict:
+    """The JSON object in the file at ``path``; a one-line error naming it otherwise."""
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise WeatkitError(f"{path} is not valid JSON: {err}") from err
     except OSError as err:
         raise WeatkitError(f"cannot read {path}: {err.strerror}") from err
-    if not isinstance(manifest, dict) or manifest.get("command") != "weatkit compare":
-        raise WeatkitError(
-            f"{path}: key command: expected 'weatkit compare' (a directory with scores.csv is "
-            "read as a weatkit compare output)"
-        )
+    if not isinstance(manifest, dict):
+        raise WeatkitError(f"{path} is not a JSON object")
     return manifest
 
 
@@ -164,10 +185,10 @@ def _major_minor(version: str) -> tuple[str, ...]:
 def read_items(root: Path, manifest: dict) -> tuple[pd.DataFrame | None, str | None]:
     """The per-item log of ``root`` and its file name; ``(None, None)`` when there is none.
 
-    A manifest with a ``log_items`` key (``weatkit compare``) names the file: ``items.parquet``
-    or ``items.csv`` by its format, none when it is off, so that the log of an earlier run
-    left in the directory is not shown as this run's. Otherwise ``items.parquet``, else
-    ``items.csv``, if present.
+    A manifest with a ``log_items`` key (``weatkit compare``, a sentence command) names the
+    file: ``items.parquet`` or ``items.csv`` by its format, none when it is off, so that the log
+    of an earlier run left in the directory is not shown as this run's. Otherwise
+    ``items.parquet``, else ``items.csv``, if present.
 
     Raises:
         WeatkitError: the file the manifest names is missing, or cannot be read as a table
