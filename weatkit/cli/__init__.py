@@ -80,7 +80,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "report": (
         "weatkit.cli.report:report_command",
-        "Write an HTML report of RUN_DIR (weatkit run --out, weatkit grid or weatkit compare).",
+        "Write an HTML report of RUN_DIR (weatkit run --out, weatkit grid, weatkit compare, "
+        "or weatkit gest|crows|stereoset|mbe --out).",
     ),
     "run": (
         "weatkit.cli.run:run_command",
