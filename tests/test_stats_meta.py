@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from weatkit.errors import ConfigError, WeatkitError
@@ -65,6 +67,39 @@ def test_random_effects_equals_a_plain_dersimonian_laird(d, v, level) -> None:
     for name, value in expected.items():
         assert getattr(pooled, name) == pytest.approx(value, rel=1e-10, abs=1e-12), name
     assert pooled.k == len(d) and pooled.confidence_level == level
+
+
+_EFFECTS = st.floats(-5, 5, allow_nan=False, allow_subnormal=False)
+_VARIANCES = st.floats(1e-6, 10, allow_nan=False, allow_subnormal=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(2, 30).flatmap(
+        lambda k: st.tuples(st.lists(_EFFECTS, min_size=k, max_size=k),
+                            st.lists(_VARIANCES, min_size=k, max_size=k))
+    ),
+    st.sampled_from([0.95, 0.9, 0.99, 0.5]),
+)
+def test_bit_for_bit_the_values_of_statsmodels_and_scipy_stats(dv, level) -> None:
+    """Every field as statsmodels' ``combine_effects(method_re="dl")`` and scipy.stats' norm,
+    t and chi2 give it (τ² truncated at 0: then the fixed-effect fields)."""
+    from statsmodels.stats.meta_analysis import combine_effects
+
+    d, v = np.array(dv[0]), np.array(dv[1])
+    alpha = 1 - level
+    with np.errstate(all="ignore"):
+        res = combine_effects(d, v, method_re="dl", alpha=alpha)
+    kind = "re" if res.tau2 > 0 else "fe"
+    estimate, se = getattr(res, f"mean_effect_{kind}"), getattr(res, f"sd_eff_w_{kind}")
+    z, t = stats.norm.isf(alpha / 2), stats.t.isf(alpha / 2, len(d) - 1)
+    hk_half = t * np.sqrt(getattr(res, f"var_hksj_{kind}"))
+    pooled = random_effects(d, v, level)
+    assert pooled.estimate == estimate and pooled.se == se
+    assert (pooled.ci_low, pooled.ci_high) == (estimate - z * se, estimate + z * se)
+    assert (pooled.hk_ci_low, pooled.hk_ci_high) == (estimate - hk_half, estimate + hk_half)
+    assert pooled.tau2 == max(res.tau2, 0.0) and pooled.q == res.q
+    assert pooled.q_pvalue == res.test_homogeneity().pvalue
 
 
 def test_the_truncated_case_is_the_fixed_effect_estimate() -> None:
