@@ -87,6 +87,33 @@ def test_null_d_equals_a_plain_loop_over_the_plans_draws(metric: str, ddof: int)
     assert (other != out.plan).any()
 
 
+def test_csls_null_d_is_the_engines_d_of_each_draw() -> None:
+    """CSLS scales by each draw's own words (a similarity matrix per draw): each null d is the
+    engine's d of that draw's X', Y' with the real A, B. It is also the cosine null d: within
+    a test CSLS(w, a) = 2 cos(w, a) − r(w) − r(a) shifts every s(w) by the same constant and
+    scales it by 2, which d's difference over its SD cancels."""
+    space = random_space()
+    sets = toy_sets(space)
+    out = weatkit.null_baseline(
+        space, *sets.values(), n_draws=40, frequency="rank", metric="csls", seed=2, device="cpu"
+    )
+    words = out.candidates.words
+    A, B = space.lookup(sets["A"]), space.lookup(sets["B"])
+    loop = [
+        weatkit.weat(
+            space.lookup([words[i] for i in row[:5]]), space.lookup([words[i] for i in row[5:]]),
+            A, B, metric="csls", n_bootstrap=0, n_permutations=0, device="cpu",
+        ).effect_size
+        for row in out.plan
+    ]
+    np.testing.assert_allclose(out.distribution, loop, rtol=0, atol=1e-10)
+    assert np.ptp(loop) > 0.1
+    cosine = weatkit.null_baseline(
+        space, *sets.values(), n_draws=40, frequency="rank", metric="cosine", seed=2, device="cpu"
+    )
+    np.testing.assert_allclose(out.distribution, cosine.distribution, rtol=0, atol=1e-10)
+
+
 def test_every_drawn_word_is_in_the_band_of_the_word_it_replaces() -> None:
     space = random_space(n=600)
     sets = toy_sets(space)

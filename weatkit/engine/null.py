@@ -49,7 +49,7 @@ import torch
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.association import unit_weights, weighted_statistics
 from weatkit.engine.device import engine_dtype, resolve_device
-from weatkit.engine.similarity import similarity_matrix
+from weatkit.engine.similarity import PAIRWISE_METRICS, similarity_matrix
 from weatkit.errors import CoverageError, DataError, WeatkitError
 from weatkit.stats.resampling import null_plan, pvalue_from_counts
 
@@ -214,23 +214,35 @@ def null_effect_sizes(
 ) -> np.ndarray:
     """d_k = d(X'_k, Y'_k, A, B) of every draw, ``(K,)``: the rows ``vectors[plan[k, :n_x]]``
     are X'_k and ``vectors[plan[k, n_x:]]`` Y'_k. Batched: the draws are the batch of the
-    engine's similarity and effect size; a plan entry −1 (no vector) makes that d NaN."""
+    engine's similarity and effect size; a plan entry −1 (no vector) makes that d NaN. With a
+    similarity of the pair alone (cosine, euclidean) each drawn row's similarities to A and B
+    are computed once and gathered per draw; CSLS, whose scale depends on the draw's words, is
+    computed per draw."""
     dev = resolve_device(device)
     dtype = engine_dtype(dev)
     n = plan.shape[1]
     sizes = (n_x, n - n_x, len(A), len(B))
-    table = torch.as_tensor(np.asarray(vectors), dtype=dtype, device=dev)
     attributes = torch.as_tensor(np.concatenate([A, B]), dtype=dtype, device=dev)
-    index = torch.as_tensor(plan, device=dev)
-    missing = (index < 0).any(dim=1)
-    step = max(1, _MEMORY_BUDGET // max(n * (table.shape[1] + len(attributes)), 1))
+    missing = torch.as_tensor((plan < 0).any(axis=1), device=dev)
+    if metric in PAIRWISE_METRICS:  # similarities once, of each drawn row: gathered per draw
+        used, where = np.unique(plan.clip(min=0), return_inverse=True)
+        rows = torch.as_tensor(np.asarray(vectors)[used], dtype=dtype, device=dev)
+        table = similarity_matrix(rows[None], attributes[None], metric, csls_k)[0]
+        index = torch.as_tensor(where.reshape(plan.shape), device=dev)
+    else:  # CSLS scales by each draw's own neighbourhood: a similarity matrix per draw
+        table = torch.as_tensor(np.asarray(vectors), dtype=dtype, device=dev)
+        index = torch.as_tensor(plan, device=dev).clamp(min=0)
+    width = len(attributes) if metric in PAIRWISE_METRICS else table.shape[1] + len(attributes)
+    step = max(1, _MEMORY_BUDGET // max(n * width, 1))
     out = []
     for k0 in range(0, len(index), step):
         rows = index[k0 : k0 + step]
-        targets = table[rows.clamp(min=0)]  # (k, n, dim)
-        sim = similarity_matrix(
-            targets, attributes.expand(len(rows), -1, -1), metric, csls_k
-        )
+        if metric in PAIRWISE_METRICS:
+            sim = table[rows]  # (k, n, n_a)
+        else:
+            sim = similarity_matrix(
+                table[rows], attributes.expand(len(rows), -1, -1), metric, csls_k
+            )
         _, d = weighted_statistics(sim, n_x, sizes[2], unit_weights(sizes, sim), ddof)
         out.append(d[:, 0])
     d = torch.cat(out)

@@ -18,6 +18,8 @@ import torch
 from weatkit.errors import WeatkitError
 
 METRICS = ("cosine", "euclidean", "csls")
+#: The measures whose value for a pair depends on that pair alone (not CSLS: on the test's words).
+PAIRWISE_METRICS = ("cosine", "euclidean")
 
 
 def _unit(v: torch.Tensor) -> torch.Tensor:
