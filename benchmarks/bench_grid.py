@@ -43,11 +43,19 @@ LISTS = ["x-weat", "ca-weat"]
 DIM = 300
 
 
-def write_spaces(root: Path, n_spaces: int, filler: int) -> None:
+def write_spaces(root: Path, n_spaces: int, filler: int, vocabulary: int = 0) -> None:
+    """``vocabulary`` > 0: each language's file starts with wordfreq's top ``vocabulary`` words
+    of the language, in frequency order as a real space's rows are (what ``--null`` draws
+    from), then the list items not among them."""
     rng = np.random.default_rng(0)
     for lang in LANGS:
         tests = select_lists(LISTS, (lang,)).tests
         words = sorted(set().union(*(t.vocabulary() for t in tests)))
+        if vocabulary:
+            import wordfreq
+
+            top = [w for w in wordfreq.top_n_list(lang, vocabulary) if " " not in w]
+            words = top + sorted(set(words) - set(top))
         words += [f"filler{i}" for i in range(filler)]
         base = rng.standard_normal((len(words), DIM)).astype(np.float32)
         for s in range(n_spaces):

@@ -18,7 +18,13 @@ import weatkit
 from tests.test_influence import textbook_d
 from weatkit.cli import main
 from weatkit.embeddings.vectors import WordVectors
-from weatkit.engine.null import N_BANDS, candidates_from_words, summarize_null
+from weatkit.engine.null import (
+    N_BANDS,
+    candidates_from_words,
+    null_d_of,
+    null_samples,
+    summarize_null,
+)
 from weatkit.errors import DataError
 from weatkit.report.null_plot import null_plot
 from weatkit.report.run_dir import read_run_dir
@@ -112,6 +118,42 @@ def test_csls_null_d_is_the_engines_d_of_each_draw() -> None:
         space, *sets.values(), n_draws=40, frequency="rank", metric="cosine", seed=2, device="cpu"
     )
     np.testing.assert_allclose(out.distribution, cosine.distribution, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_the_tests_of_a_language_at_once_equal_a_plain_loop_per_test_and_draw(metric) -> None:
+    """A run's null: the draws of two tests of other sizes from one ``null_samples`` call, d of
+    both at once; drawn words without a vector (a model's) make their draw's d NaN."""
+    space = random_space(n=500)
+    candidates = candidates_from_words(space.words, "en", frequency="rank")
+    first = toy_sets(space)
+    second = {"X": space.words[200:203], "Y": space.words[210:213], "A": space.words[220:226],
+              "B": space.words[230:232]}
+    lacking = set(candidates.words[260:280])  # drawn words the embedding leaves out
+
+    def embed(words: list[str]) -> WordVectors:
+        kept = [w for w in words if w not in lacking]
+        return WordVectors("toy", kept, space.lookup(kept))
+
+    tests = [("first", first), ("second", second)]
+    samples = null_samples(tests, candidates, embed, n_draws=200, seed=3)
+    arrays = [{k: space.lookup(v).astype(float) for k, v in t.items()} for _, t in tests]
+    got = null_d_of(
+        [(sample, a["A"], a["B"]) for sample, a in zip(samples, arrays, strict=True)],
+        metric=metric, ddof=1, device="cpu",
+    )
+    n_nan = 0
+    for sample, a, d in zip(samples, arrays, got, strict=True):
+        assert sample.vectors is samples[0].vectors and d.shape == (200,)
+        for k, row in enumerate(sample.rows):
+            if (row < 0).any():
+                assert np.isnan(d[k])
+                n_nan += 1
+                continue
+            X, Y = sample.vectors[row[: sample.n_x]], sample.vectors[row[sample.n_x :]]
+            want = textbook_d(X.astype(float), Y.astype(float), a["A"], a["B"], sim=metric)
+            assert d[k] == pytest.approx(want, abs=1e-10)
+    assert 0 < n_nan < 400
 
 
 def test_every_drawn_word_is_in_the_band_of_the_word_it_replaces() -> None:

@@ -47,9 +47,9 @@ import numpy as np
 import torch
 
 from weatkit.embeddings.vectors import WordVectors
-from weatkit.engine.association import unit_weights, weighted_statistics
+from weatkit.engine.association import statistic_and_effect_size
 from weatkit.engine.device import engine_dtype, resolve_device
-from weatkit.engine.similarity import PAIRWISE_METRICS, similarity_matrix
+from weatkit.engine.similarity import METRICS, similarity_matrix, unit_rows
 from weatkit.errors import CoverageError, DataError, WeatkitError
 from weatkit.stats.resampling import null_plan, pvalue_from_counts
 
@@ -59,7 +59,6 @@ N_CANDIDATES = 20_000
 N_BANDS = 10
 #: Columns of ``null.csv`` after the test's keys.
 DRAW_COLUMNS = ["draw", "d"]
-_MEMORY_BUDGET = 2**22  # float64 elements per gathered batch
 
 
 @dataclass(frozen=True)
@@ -213,41 +212,62 @@ def null_effect_sizes(
     device: str | torch.device = "auto",
 ) -> np.ndarray:
     """d_k = d(X'_k, Y'_k, A, B) of every draw, ``(K,)``: the rows ``vectors[plan[k, :n_x]]``
-    are X'_k and ``vectors[plan[k, n_x:]]`` Y'_k. Batched: the draws are the batch of the
-    engine's similarity and effect size; a plan entry −1 (no vector) makes that d NaN. With a
-    similarity of the pair alone (cosine, euclidean) each drawn row's similarities to A and B
-    are computed once and gathered per draw; CSLS, whose scale depends on the draw's words, is
-    computed per draw."""
+    are X'_k and ``vectors[plan[k, n_x:]]`` Y'_k; a plan entry −1 (no vector) makes that d
+    NaN. Only the rows the plan names are read (:func:`null_effect_sizes_of_tests`)."""
+    used, where = np.unique(plan.clip(min=0), return_inverse=True)
+    rows = np.where(plan < 0, -1, where.reshape(plan.shape))
+    return null_effect_sizes_of_tests(
+        np.asarray(vectors)[used], [(rows, n_x, A, B)],
+        metric=metric, csls_k=csls_k, ddof=ddof, device=device,
+    )[0]
+
+
+def null_effect_sizes_of_tests(
+    vectors: np.ndarray,
+    tests: Sequence[tuple[np.ndarray, int, np.ndarray, np.ndarray]],
+    *,
+    metric: str = "cosine",
+    csls_k: int = 10,
+    ddof: int = 1,
+    device: str | torch.device = "auto",
+) -> list[np.ndarray]:
+    """The null d's ``(K,)`` of several tests whose draws are rows of the same ``vectors``
+    (``tests``: ``(plan, n_x, A, B)``, as in :func:`null_effect_sizes`).
+
+    Cosine: s(w) = mean_a cos(w, a) − mean_b cos(w, b) = ŵ · (mean_a â − mean_b b̂) (x̂ = x/‖x‖),
+    so one product ``unit(vectors) @ directionsᵀ`` gives s of every row for every test, and
+    each draw's d is its targets' s gathered. CSLS gives the cosine d: within a test
+    CSLS(w, a) = 2 cos(w, a) − r(w) − r(a) moves every s(w) by the same constant and doubles
+    it, which d (a difference of means over their SD) cancels. Euclidean, 1/(1 + ‖ŵ − â‖), is
+    not linear: each row's similarities to A and B once per test, gathered per draw.
+    """
+    if metric not in METRICS:
+        raise WeatkitError(f"unknown similarity {metric!r}: choose one of {', '.join(METRICS)}")
     dev = resolve_device(device)
     dtype = engine_dtype(dev)
-    n = plan.shape[1]
-    sizes = (n_x, n - n_x, len(A), len(B))
-    attributes = torch.as_tensor(np.concatenate([A, B]), dtype=dtype, device=dev)
-    missing = torch.as_tensor((plan < 0).any(axis=1), device=dev)
-    if metric in PAIRWISE_METRICS:  # similarities once, of each drawn row: gathered per draw
-        used, where = np.unique(plan.clip(min=0), return_inverse=True)
-        rows = torch.as_tensor(np.asarray(vectors)[used], dtype=dtype, device=dev)
-        table = similarity_matrix(rows[None], attributes[None], metric, csls_k)[0]
-        index = torch.as_tensor(where.reshape(plan.shape), device=dev)
-    else:  # CSLS scales by each draw's own neighbourhood: a similarity matrix per draw
-        table = torch.as_tensor(np.asarray(vectors), dtype=dtype, device=dev)
-        index = torch.as_tensor(plan, device=dev).clamp(min=0)
-    width = len(attributes) if metric in PAIRWISE_METRICS else table.shape[1] + len(attributes)
-    step = max(1, _MEMORY_BUDGET // max(n * width, 1))
+    table = torch.as_tensor(np.asarray(vectors), dtype=dtype, device=dev)
+    units = [
+        (unit_rows(torch.as_tensor(A, dtype=dtype, device=dev)),
+         unit_rows(torch.as_tensor(B, dtype=dtype, device=dev)))
+        for _, _, A, B in tests
+    ]  # fmt: skip
+    if metric != "euclidean":
+        directions = torch.stack([a.mean(dim=0) - b.mean(dim=0) for a, b in units])
+        s_all = unit_rows(table) @ directions.T  # (rows, T)
     out = []
-    for k0 in range(0, len(index), step):
-        rows = index[k0 : k0 + step]
-        if metric in PAIRWISE_METRICS:
-            sim = table[rows]  # (k, n, n_a)
+    for t, (plan, n_x, _, _) in enumerate(tests):
+        index = torch.as_tensor(plan, device=dev).clamp(min=0)
+        if metric == "euclidean":
+            a, b = units[t]
+            sim = similarity_matrix(table[None], torch.cat([a, b])[None], metric, csls_k)[0]
+            s_rows = sim[:, : len(a)].mean(dim=1) - sim[:, len(a) :].mean(dim=1)
         else:
-            sim = similarity_matrix(
-                table[rows], attributes.expand(len(rows), -1, -1), metric, csls_k
-            )
-        _, d = weighted_statistics(sim, n_x, sizes[2], unit_weights(sizes, sim), ddof)
-        out.append(d[:, 0])
-    d = torch.cat(out)
-    d = torch.where(missing, torch.tensor(float("nan"), dtype=dtype, device=dev), d)
-    return d.cpu().numpy().astype(np.float64)
+            s_rows = s_all[:, t]
+        s = s_rows[index]  # (K, n)
+        _, d = statistic_and_effect_size(s, n_x, torch.ones_like(s[:1]), ddof)
+        d = torch.where(torch.as_tensor((plan < 0).any(axis=1), device=dev), torch.nan, d)
+        out.append(d.cpu().numpy().astype(np.float64))
+    return out
 
 
 @dataclass(frozen=True)
@@ -338,21 +358,22 @@ def null_samples(
 
 
 def null_d_of(
-    sample: NullSample,
-    A: np.ndarray,
-    B: np.ndarray,
+    samples: Sequence[tuple[NullSample, np.ndarray, np.ndarray]],
     *,
     metric: str = "cosine",
     csls_k: int = 10,
     ddof: int = 1,
     device: str | torch.device = "auto",
-) -> np.ndarray:
-    """The null d's ``(K,)`` of one test's draws (:func:`null_effect_sizes`; all NaN without
-    vectors)."""
-    if sample.vectors is None:
-        return np.full(len(sample.rows), np.nan)
-    return null_effect_sizes(
-        sample.vectors, sample.rows, sample.n_x, A, B,
+) -> list[np.ndarray]:
+    """The null d's ``(K,)`` of the draws of several tests of one space and language
+    (``samples``: ``(sample, A, B)`` from one :func:`null_samples` call, which share their
+    vectors), at once (:func:`null_effect_sizes_of_tests`); all NaN without vectors."""
+    if not samples or samples[0][0].vectors is None:
+        return [np.full(len(sample.rows), np.nan) for sample, _, _ in samples]
+    vectors = samples[0][0].vectors
+    assert all(sample.vectors is vectors for sample, _, _ in samples)
+    return null_effect_sizes_of_tests(
+        vectors, [(sample.rows, sample.n_x, A, B) for sample, A, B in samples],
         metric=metric, csls_k=csls_k, ddof=ddof, device=device,
     )
 

@@ -18,11 +18,10 @@ import torch
 from weatkit.errors import WeatkitError
 
 METRICS = ("cosine", "euclidean", "csls")
-#: The measures whose value for a pair depends on that pair alone (not CSLS: on the test's words).
-PAIRWISE_METRICS = ("cosine", "euclidean")
 
 
-def _unit(v: torch.Tensor) -> torch.Tensor:
+def unit_rows(v: torch.Tensor) -> torch.Tensor:
+    """v / ‖v‖ along the last axis."""
     return v / torch.linalg.vector_norm(v, dim=-1, keepdim=True)
 
 
@@ -40,7 +39,7 @@ def similarity_matrix(
     Returns:
         ``(T, n_t, n_a)`` similarity matrices.
     """
-    t, a = _unit(targets), _unit(attributes)
+    t, a = unit_rows(targets), unit_rows(attributes)
     if metric == "cosine":
         return t @ a.transpose(1, 2)
     if metric == "euclidean":

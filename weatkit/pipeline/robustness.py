@@ -75,13 +75,17 @@ def null_baselines(
             continue
         tests = [(job_label(j), j.covered.items) for j in group.values()]
         drawn = null_samples(tests, candidates, embed, n_draws=engine.null, seed=engine.seed)
-        for (i, job), sample in zip(group.items(), drawn, strict=True):
-            A, B = job.covered.vectors["A"], job.covered.vectors["B"]
-            if "weat" in config.metrics:
-                nulls[i] = null_d_of(
-                    sample, A, B, metric=engine.metric, csls_k=engine.csls_k, ddof=engine.ddof,
-                    device=engine.device,
-                )
+        if "weat" in config.metrics:
+            samples = [
+                (sample, job.covered.vectors["A"], job.covered.vectors["B"])
+                for job, sample in zip(group.values(), drawn, strict=True)
+            ]
+            null_d = null_d_of(
+                samples, metric=engine.metric, csls_k=engine.csls_k, ddof=engine.ddof,
+                device=engine.device,
+            )
+            nulls.update(zip(group, null_d, strict=True))
+        for job, sample in zip(group.values(), drawn, strict=True):
             job.null = sample if config.association_metrics else None
         spaces.append({"embeddings": spec.name, "lang": lang, **candidates.describe()})
     return spaces
