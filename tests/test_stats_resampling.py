@@ -100,3 +100,28 @@ def test_padded_counts_are_each_sets_counts_side_by_side() -> None:
         np.testing.assert_array_equal(got[:, start : start + n], counts_from_indices(idx[k], n))
         assert not got[:, start + n : start + width].any()  # padding: never drawn
         start += width
+
+
+@pytest.mark.parametrize(
+    ("size", "need"),
+    [(5, 2), (8, 3), (5, 3)],  # need² ≤ size; need ≤ size / 2; a permutation's first need
+    ids=["whole-rows", "by-position", "permutation"],
+)
+def test_the_null_draws_every_ordered_subset_equally_often(size: int, need: int) -> None:
+    """Each of null_plan's three ways to draw ``need`` distinct of ``size``: every row distinct,
+    and the size!/(size − need)! ordered tuples equally likely (χ² goodness of fit)."""
+    from math import perm
+
+    from scipy.stats import chisquare
+
+    from weatkit.stats.resampling import _distinct_rows
+
+    cells = perm(size, need)
+    rows = _distinct_rows(np.random.default_rng(7), size, need, 400 * cells)
+    assert rows.shape == (400 * cells, need)
+    assert (np.sort(rows, axis=1)[:, 1:] != np.sort(rows, axis=1)[:, :-1]).all()
+    _, counts = np.unique(rows, axis=0, return_counts=True)
+    assert len(counts) == cells
+    assert chisquare(counts).pvalue > 1e-3
+    # a draw that favours small positions would be seen: the first position's mean
+    assert abs(rows[:, 0].mean() - (size - 1) / 2) < 0.05

@@ -40,8 +40,9 @@ Summary over the K' draws whose d is defined (K' = K unless a d is undefined):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import torch
@@ -92,9 +93,25 @@ class Candidates:
 
     def band_of(self, words: Sequence[str]) -> np.ndarray:
         """Band of each word: ⌊N_BANDS · #{c : f(c) > f(w)} / M⌋, at most N_BANDS − 1."""
-        ascending = np.sort(self.frequency)
+        ascending = self._ascending
         above = len(ascending) - np.searchsorted(ascending, self.frequency_of(words), "right")
         return np.minimum(above * N_BANDS // len(ascending), N_BANDS - 1)
+
+    def positions_of(self, words: Iterable[str]) -> list[int]:
+        """The positions of the candidates equal to any of ``words``, compared case-folded."""
+        at = self._casefolded
+        return sorted(i for w in {w.casefold() for w in words} for i in at.get(w, ()))
+
+    @cached_property
+    def _ascending(self) -> np.ndarray:
+        return np.sort(self.frequency)
+
+    @cached_property
+    def _casefolded(self) -> dict[str, list[int]]:
+        at: dict[str, list[int]] = {}
+        for i, w in enumerate(self.words):
+            at.setdefault(w.casefold(), []).append(i)
+        return at
 
     def describe(self) -> dict[str, object]:
         """For the manifest: the frequency source, the candidates and the rows they came from."""
@@ -190,8 +207,7 @@ def draw_null(
     """
     targets = [*items["X"], *items["Y"]]
     bands = candidates.band_of(targets)
-    test_words = {w.casefold() for key in "XYAB" for w in items[key]}
-    exclude = [i for i, w in enumerate(candidates.words) if w.casefold() in test_words]
+    exclude = candidates.positions_of(w for key in "XYAB" for w in items[key])
     try:
         plan = null_plan(candidates.bands, bands, n_draws, seed=seed, exclude=exclude)
     except DataError as err:

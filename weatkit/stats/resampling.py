@@ -342,11 +342,17 @@ def null_plan(
     The draw: one generator ``numpy.random.default_rng([seed, n, M, 2])`` (n = len(
     target_bands), M = len(candidate_bands)); bands in increasing order; for band b with pool
     P_b (its candidates, ascending, less ``exclude``) and m_b targets, each row draws m_b
-    distinct members of P_b (uniformly: all ordered m_b-subsets are equally likely) — by
-    redrawing ``rng.integers(0, |P_b|, (rows, m_b))`` for the rows with a repeat while
-    m_b² ≤ |P_b|, else as the first m_b of a random permutation,
-    ``argsort(rng.random((K, |P_b|)))[:, :m_b]`` — assigned to the band's targets in their
-    order. So the plan depends only on the seed, the sizes and the candidate bands.
+    distinct members of P_b (uniformly: all ordered m_b-subsets are equally likely), assigned
+    to the band's targets in their order:
+
+    * m_b² ≤ |P_b|: ``rng.integers(0, |P_b|, (rows, m_b))``, redrawn whole for the rows with a
+      repeat (a repeat is then unlikely: probability below about 1/2);
+    * m_b ≤ |P_b| / 2: position by position, ``rng.integers(0, |P_b|, rows)`` for position j,
+      redrawn for the rows where it repeats one of positions 0 … j − 1 (rejection: position j
+      is uniform over the members not yet drawn, fewer than two tries each on average);
+    * else the first m_b of a random permutation, ``argsort(rng.random((K, |P_b|)))[:, :m_b]``.
+
+    So the plan depends only on the seed, the sizes and the candidate bands.
 
     Raises:
         DataError: ``n_draws < 1``, or a band with fewer candidates than targets, naming the
@@ -384,7 +390,7 @@ def _distinct_rows(rng: np.random.Generator, size: int, need: int, n_rows: int) 
     """``(n_rows, need)`` positions in ``range(size)``, distinct within each row (see
     :func:`null_plan`)."""
     if need * need > size:
-        return np.argsort(rng.random((n_rows, size)), axis=1)[:, :need]
+        return _distinct_by_position(rng, size, need, n_rows)
     rows = rng.integers(0, size, (n_rows, need))
     while True:
         ordered = np.sort(rows, axis=1)
@@ -392,6 +398,24 @@ def _distinct_rows(rng: np.random.Generator, size: int, need: int, n_rows: int) 
         if len(repeated) == 0:
             return rows
         rows[repeated] = rng.integers(0, size, (len(repeated), need))
+
+
+def _distinct_by_position(
+    rng: np.random.Generator, size: int, need: int, n_rows: int
+) -> np.ndarray:
+    """The last two cases of :func:`null_plan`'s draw: by position while ``need`` ≤ size / 2
+    (O(rows · need²) comparisons), else a permutation's first ``need`` (O(rows · size))."""
+    if 2 * need > size:
+        return np.argsort(rng.random((n_rows, size)), axis=1)[:, :need]
+    rows = np.empty((n_rows, need), dtype=np.int64)
+    for j in range(need):
+        column = rng.integers(0, size, n_rows)
+        redraw = np.flatnonzero((rows[:, :j] == column[:, None]).any(axis=1))
+        while len(redraw):
+            column[redraw] = rng.integers(0, size, len(redraw))
+            redraw = redraw[(rows[redraw, :j] == column[redraw, None]).any(axis=1)]
+        rows[:, j] = column
+    return rows
 
 
 def pvalue_from_counts(
