@@ -472,3 +472,19 @@ def test_cli_errors(run_dir: Path, tmp_path: Path) -> None:
     assert_one_line_error(invoke(str(other)), "no list sets")
     (other / "manifest.json").unlink()
     assert_one_line_error(invoke(str(other)), "manifest.json: missing")
+
+
+def test_wordfreq_counts_are_looked_up_once_per_process(monkeypatch) -> None:
+    """A grid asks for the same 20,000 candidates per space: each word is tokenised once (not
+    again when wordfreq's own cache of 100,000 lookups has emptied itself)."""
+    words = ["love", "loves", "peace"]
+    first = wordfreq_counts(words, "en")
+    assert first["peace"] == pytest.approx(1e6 * wordfreq.word_frequency("peace", "en"))
+
+    def no_lookup(*args, **kwargs):
+        raise AssertionError("looked up again")
+
+    monkeypatch.setattr(wordfreq, "word_frequency", no_lookup)
+    assert wordfreq_counts(words, "en") == first
+    with pytest.raises(AssertionError, match="looked up again"):
+        wordfreq_counts(["zzqxwörter"], "de")  # a word not looked up before

@@ -124,6 +124,11 @@ CountSource = str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]]
 #: wordfreq lists accepted for a language whose own code differs (same language, other code).
 _WORDFREQ_ALIASES = {"hr": "sh", "sr": "sh", "bs": "sh", "no": "nb"}
 
+#: f(w) of every item :func:`wordfreq_counts` has looked up, per wordfreq list, for the process:
+#: wordfreq's own cache empties itself at 100,000 lookups, which a grid's null candidates (20,000
+#: words per language and space) reach again and again, and each lookup tokenises anew.
+_WORDFREQ_SEEN: dict[str, dict[str, float]] = {}
+
 # ---------------------------------------------------------------------------------------------
 # counting in a corpus
 
@@ -205,6 +210,7 @@ def count_items(
 # wordfreq proxy
 
 
+@cache
 def wordfreq_language(lang: str) -> str:
     """The wordfreq list for ``lang``: the same language, possibly under another code
     (``pt-BR`` -> ``pt``, ``hr`` -> ``sh`` Serbo-Croatian, ``no`` -> ``nb``).
@@ -249,13 +255,20 @@ def wordfreq_counts(items: Iterable[str], lang: str) -> dict[str, float]:
     import wordfreq
 
     code = wordfreq_language(lang)
+    known = _WORDFREQ_SEEN.setdefault(code, {})
+    out: dict[str, float] = {}
     try:
-        return {w: 1e6 * wordfreq.word_frequency(w.replace("_", " "), code) for w in items}
+        for w in items:
+            f = known.get(w)
+            if f is None:
+                f = known[w] = 1e6 * wordfreq.word_frequency(w.replace("_", " "), code)
+            out[w] = f
     except ImportError as err:
         raise WeatkitError(
             f"wordfreq needs the package {err.name or err} to tokenise {lang!r} (install "
             "wordfreq's cjk extra), or count in a corpus with --corpus"
         ) from None
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 import torch
@@ -133,7 +133,14 @@ def candidates_from_words(
         DataError: no letters-only word among them; WeatkitError: ``frequency="wordfreq"``
             for a language wordfreq lacks.
     """
-    rows = list(words[:size])
+    return _candidates(tuple(words[:size]), lang, frequency, size)
+
+
+@lru_cache(maxsize=16)
+def _candidates(rows: tuple[str, ...], lang: str, frequency: str, size: int) -> Candidates:
+    """:func:`candidates_from_words` of the rows, once per process for the same rows: a grid's
+    spaces of one vocabulary (one file named by several entries, or spaces mapped from one
+    monolingual space) share their candidates, and with them their case-folded index."""
     rank: dict[str, int] = {}
     for i, w in enumerate(rows):
         rank.setdefault(w, i)
@@ -364,7 +371,10 @@ def null_samples(
     draws = [
         draw_null(candidates, items, n_draws, seed=seed, label=label) for label, items in tests
     ]
-    used = np.unique(np.concatenate([d.plan.ravel() for d in draws]))
+    drawn = np.zeros(len(candidates.words), dtype=bool)
+    for d in draws:
+        drawn[d.plan.ravel()] = True
+    used = np.flatnonzero(drawn)
     space = embed([candidates.words[i] for i in used])
     row_of = np.full(len(candidates.words), -1, dtype=np.int64)
     present = [i for i in used if candidates.words[i] in space]

@@ -102,14 +102,18 @@ def null_columns(
 
 def null_table(jobs: Sequence[Job], nulls: dict[int, np.ndarray]) -> pd.DataFrame:
     """Every null d (:data:`~weatkit.report.tables.NULL_COLUMNS`), draws numbered from 1."""
-    frames = []
-    for i, null_d in sorted(nulls.items()):
-        keys = row_keys(jobs[i].source.name, jobs[i].covered.test)
-        frame = pd.DataFrame({"draw": np.arange(1, len(null_d) + 1), "d": null_d})
-        frames.append(frame.assign(**keys))
-    if not frames:
+    if not nulls:
         return pd.DataFrame(columns=NULL_COLUMNS)
-    return pd.concat(frames, ignore_index=True)[NULL_COLUMNS]
+    order = sorted(nulls)
+    sizes = [len(nulls[i]) for i in order]
+    keys = [row_keys(jobs[i].source.name, jobs[i].covered.test) for i in order]
+    columns: dict[str, object] = {
+        name: np.repeat(np.array([k[name] for k in keys], dtype=object), sizes)
+        for name in keys[0]
+    }
+    columns["draw"] = np.concatenate([np.arange(1, n + 1) for n in sizes])
+    columns["d"] = np.concatenate([nulls[i] for i in order])
+    return pd.DataFrame(columns)[NULL_COLUMNS]
 
 
 def layer_models(specs: Iterable[EmbeddingsSpec]) -> dict[str, tuple[str, int]]:
