@@ -194,6 +194,23 @@ def test_cli_writes_influence_csv_and_prints_the_top_items(tmp_path: Path) -> No
     assert result.exit_code == 0 and png.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_cli_prints_the_first_ten_tests_and_counts_the_rest(capsys) -> None:
+    """A grid has thousands of tests: ten are printed, in their order, and the rest counted."""
+    from weatkit.cli.run import _print_influence
+
+    rows = [
+        ("e", "en", "s", f"l{t:02d}", "weat1", key, f"w{i}", 0.5, delta)
+        for t in range(13)
+        for i, (key, delta) in enumerate([("X", 0.01 * t), ("A", -0.2), ("B", np.nan)])
+    ]
+    _print_influence(pd.DataFrame(rows, columns=INFLUENCE_COLUMNS), "influence.csv")
+    err = capsys.readouterr().err
+    printed = re.findall(r"^influence e en s (l\d\d) weat1: (.*)$", err, re.M)
+    assert [lid for lid, _ in printed] == [f"l{t:02d}" for t in range(10)]
+    assert printed[3][1] == "A:w1 -0.200, X:w0 +0.030"
+    assert "influence: 3 more test(s); influence.csv has every item" in err
+
+
 def test_cli_small_sets_give_nan_and_a_plain_run(tmp_path: Path) -> None:
     lists = tmp_path / "tiny.yaml"
     lists.write_text(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -231,17 +232,15 @@ def _print_influence(influence: Any, written_to: str | None) -> None:
     ``influence EMBEDDINGS LANG LIST_SET LIST_ID TEST: X:item +0.123, ...``."""
     from weatkit.report.tables import KEY_COLUMNS
 
-    lines = []
-    defined = influence.dropna(subset=["delta"])
-    for keys, group in defined.groupby(KEY_COLUMNS, sort=False):
+    groups = influence.dropna(subset=["delta"]).groupby(KEY_COLUMNS, sort=False)
+    for keys, group in islice(groups, _MAX_INFLUENCE_TESTS):  # a grid has thousands
         order = group["delta"].abs().sort_values(ascending=False, kind="stable").index
         top = group.loc[order[:INFLUENCE_TOP]]
         items = ", ".join(f"{r.set}:{r.item} {r.delta:+.3f}" for r in top.itertuples())
-        lines.append(f"influence {' '.join(map(str, keys))}: {items}")
-    for line in lines[:_MAX_INFLUENCE_TESTS]:
+        line = f"influence {' '.join(map(str, keys))}: {items}"
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
     where = "influence.csv has every item" if written_to else "--out writes influence.csv"
-    more = len(lines) - _MAX_INFLUENCE_TESTS
+    more = groups.ngroups - _MAX_INFLUENCE_TESTS
     err_console.print(
         f"influence: {f'{more} more test(s); ' if more > 0 else ''}{where} (delta = d without "
         "the item - d)",

@@ -276,7 +276,7 @@ def null_effect_sizes_of_tests(
     ]  # fmt: skip
     if metric != "euclidean":
         directions = torch.stack([a.mean(dim=0) - b.mean(dim=0) for a, b in units])
-        s_all = unit_rows(table) @ directions.T  # (rows, T)
+        s_all = (table @ directions.T) / torch.linalg.vector_norm(table, dim=1)[:, None]
     out = []
     for t, (plan, n_x, _, _) in enumerate(tests):
         index = torch.as_tensor(plan, device=dev).clamp(min=0)
