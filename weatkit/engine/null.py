@@ -24,8 +24,9 @@ random lists are matched in size and in frequency band to the real targets:
   distinct, none of them a word of the test (X, Y, A or B; compared case-folded). The real A
   and B are kept. The plan depends only on the seed, the sizes and the candidate bands.
 * **Null effect sizes** d_k = d(X'_k, Y'_k, A, B), the engine's d with the run's metric and
-  ``ddof`` (:mod:`weatkit.engine.association`), computed for all K draws at once: one
-  ``(K, n_x + n_y)`` index tensor gathers the vectors, one batched similarity with A and B.
+  ``ddof`` (:mod:`weatkit.engine.association`), computed for all K draws of all the tests of a
+  space and language at once: s of every drawn word for every test in one product (cosine;
+  :func:`null_effect_sizes_of_tests`), then one ``(K, n_x + n_y)`` gather per test.
 
 Summary over the K' draws whose d is defined (K' = K unless a d is undefined):
 
