@@ -259,8 +259,8 @@ def null_effect_sizes_of_tests(
     (``tests``: ``(plan, n_x, A, B)``, as in :func:`null_effect_sizes`).
 
     Cosine: s(w) = mean_a cos(w, a) − mean_b cos(w, b) = ŵ · (mean_a â − mean_b b̂) (x̂ = x/‖x‖),
-    so one product ``unit(vectors) @ directionsᵀ`` gives s of every row for every test, and
-    each draw's d is its targets' s gathered. CSLS gives the cosine d: within a test
+    so one product ``(vectors @ directionsᵀ) / ‖row‖`` gives s of every row for every test,
+    and each draw's d is its targets' s gathered. CSLS gives the cosine d: within a test
     CSLS(w, a) = 2 cos(w, a) − r(w) − r(a) moves every s(w) by the same constant and doubles
     it, which d (a difference of means over their SD) cancels. Euclidean, 1/(1 + ‖ŵ − â‖), is
     not linear: each row's similarities to A and B once per test, gathered per draw.
