@@ -50,12 +50,19 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(gguf: Path, *, logits_all: bool = True) -> Iterator[str]:
-    """Start ``python -m llama_cpp.server`` on a free port with ``gguf`` as :data:`ALIAS`
-    (prompt log-probabilities when ``logits_all``, mean-pooled embeddings, a BOS token:
-    :data:`KV_OVERRIDES`), wait until
-    ``/v1/models`` answers, yield the base URL (``…/v1``), stop the server at the end."""
-    port = _free_port()
+def serve(
+    gguf: Path,
+    *,
+    logits_all: bool = True,
+    port: int | None = None,
+    kv_overrides: dict[str, object] | None = None,
+) -> Iterator[str]:
+    """Start ``python -m llama_cpp.server`` on ``port`` (None: a free one) with ``gguf`` as
+    :data:`ALIAS` (prompt log-probabilities when ``logits_all``, mean-pooled embeddings, a BOS
+    token: ``kv_overrides``, default :data:`KV_OVERRIDES`), wait until ``/v1/models`` answers,
+    yield the base URL (``…/v1``), stop the server at the end."""
+    port = port or _free_port()
+    overrides = KV_OVERRIDES if kv_overrides is None else kv_overrides
     command = [
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(gguf), "--model_alias", ALIAS,
@@ -63,7 +70,7 @@ def serve(gguf: Path, *, logits_all: bool = True) -> Iterator[str]:
         "--n_ctx", str(N_CTX), "--logits_all", str(logits_all), "--embedding", "True",
         "--kv_overrides", *(
             f"{key}={type(value).__name__}:{str(value).lower()}"
-            for key, value in KV_OVERRIDES.items()
+            for key, value in overrides.items()
         ),
         "--verbose", "False",
     ]  # fmt: skip

@@ -7,6 +7,10 @@ A text's entry is keyed (:func:`weatkit.models.cache.cache_key`) by
 * the backend and the scorer's :attr:`~weatkit.scoring.base.Scorer.identity` (an hf model's
   commit or content hash; a server's base URL, model name and what ``/v1/models`` says of it,
   never an API key);
+* for a server, what it computes: the fingerprint of its probe
+  (:func:`weatkit.scoring.probe.probe_server`: its log-probabilities of a fixed text), so a
+  server that changed its model, quantization or flags on the same URL and model name never
+  gets the entries of what it served before;
 * for a backend that loads the weights in this process (:data:`LOADS_WEIGHTS`), the loading
   options that change a number (:func:`weatkit.models.cache.model_inputs`: dtype,
   quantization…; not the device, not the batch size);
@@ -29,9 +33,11 @@ of the tokens before it may be NaN) is served by the whole text's entry where on
 it is computed with its offset and kept under the same key with ``read_from`` added, as the item
 ``<offset>:<text>``.
 
-Values come back bit for bit. Rows served and computed are counted by
-:func:`weatkit.models.cache.counting` (``compare`` reports them). ``options.cache`` False (the
-``--no-cache`` of every command) neither reads nor writes the cache.
+Values come back bit for bit. Every call that reads texts from their first token records what
+the scores include (:mod:`weatkit.scoring.conventions`), cached or not. Rows served and
+computed are counted by :func:`weatkit.models.cache.counting` (``compare`` reports them).
+``options.cache`` False (the ``--no-cache`` of every command) neither reads nor writes the
+cache.
 """
 
 from __future__ import annotations
@@ -46,7 +52,8 @@ import numpy as np
 
 from weatkit.data import ensure_cache_dir
 from weatkit.models.cache import VectorCache, model_inputs, read_shard, tally, write_shard
-from weatkit.scoring.base import DEFAULT_START, Scorer, TokenLogprobs
+from weatkit.scoring import conventions
+from weatkit.scoring.base import DEFAULT_START, NO_START, Scorer, TokenLogprobs
 
 #: Bump when the meaning of cached token log-probabilities changes.
 CAUSAL_CACHE_VERSION = 1
@@ -128,6 +135,9 @@ class CachedScorer:
                 model = model_inputs({"identity": self.identity}, self._options, backend)
             else:
                 model = {"backend": backend, "identity": self.identity}
+            probe = getattr(self.scorer, "probe", None)
+            if probe is not None and start != NO_START:  # a server (which refuses "none"):
+                model["probe"] = probe().fingerprint  # what it computes, not where it lives
             key = {"task": "causal-logprobs", "version": CAUSAL_CACHE_VERSION,
                    "start": start, **model}  # fmt: skip
             if partial:
@@ -160,6 +170,8 @@ class CachedScorer:
                 texts, show_progress=show_progress, start=start, **since
             )
             tally(None, [], len(scored))
+            if read_from is None:
+                conventions.record(str(self.spec), start, scored)
             return scored
         offsets: dict[str, int] = {}  # a text given twice is read from its smaller offset
         for text, offset in zip(texts, read_from if read_from is not None else [], strict=False):
@@ -186,7 +198,10 @@ class CachedScorer:
                 cache.put(missing, {0: fresh})
             found.update(zip(missing, fresh, strict=True))
         tally(None, [], len(missing))
-        return [found[t] for t in texts]
+        out = [found[t] for t in texts]
+        if read_from is None:
+            conventions.record(str(self.spec), start, out)
+        return out
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
         """The wrapped scorer's embeddings (not cached here)."""

@@ -39,6 +39,7 @@ import openai
 from weatkit.errors import ConfigError, ModelError
 from weatkit.scoring.base import DEFAULT_START, NO_START, STARTS, TokenLogprobs
 from weatkit.scoring.options import OpenAIOptions
+from weatkit.scoring.probe import ServerProbe, probe_server
 from weatkit.scoring.spec import ModelSpec
 
 #: Where the API key is read from, first match wins.
@@ -88,6 +89,33 @@ class OpenAIScorer:
             max_retries=self.options.max_retries,
         )
         self.identity = f"{spec}{self._served_fingerprint()}"
+        self._probe: ServerProbe | None = None
+
+    def probe(self) -> ServerProbe:
+        """What the server computes (:func:`weatkit.scoring.probe.probe_server`), asked once per
+        scorer, before its first causal request: a server whose echo is not aligned with its
+        tokens is a one-line :class:`ModelError` here; the probe's ``first_token`` and
+        ``fingerprint`` go into the scores' manifest and the cache key."""
+        if self._probe is None:
+            self._probe = probe_server(str(self.spec), self._complete_one)
+        return self._probe
+
+    def _complete_one(self, prompt: str, echo: bool) -> Any:
+        """The ``logprobs`` of one greedy ``max_tokens=1, logprobs=1`` completion of ``prompt``."""
+        response = self._call(
+            lambda: self._client.completions.create(
+                model=self.spec.model,
+                prompt=prompt,
+                echo=echo,
+                logprobs=1,
+                max_tokens=1,
+                temperature=0.0,
+            ),
+            causal=True,
+        )
+        if not response.choices or response.choices[0].logprobs is None:
+            raise ModelError(f"{self.spec}: {_NO_LOGPROBS}")
+        return response.choices[0].logprobs
 
     def __repr__(self) -> str:
         return f"OpenAIScorer({str(self.spec)!r})"
@@ -211,6 +239,8 @@ class OpenAIScorer:
                 "model's special tokens); use an hf: or vllm: model"
             )
         sent = [text for text in texts if text]
+        if sent:
+            self.probe()
         scored = iter(self._map(self._causal_chunk, sent, self.options.prompts_per_request))
         empty = TokenLogprobs("", (), (), np.zeros(0))
         return [next(scored) if text else empty for text in texts]
