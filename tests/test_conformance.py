@@ -19,8 +19,10 @@ binding for the server), the first token included: the number a measure *should*
   and records ``scoring_conventions`` in its manifest exactly when the first token is left out.
 * **CrowS-Pairs** ``sum`` (Σ of the values given) and ``shared`` (the tokens of difflib's equal
   blocks over the two sentences' token strings), **MBE** ``mean-ll`` (the mean of the values
-  given) and **embeddings** (the mean of the last hidden states over the text's tokens; the
-  server's mean pooling) equal the reference computed from ``ref``.
+  given), **GEST**'s causal templates (the word's values after the prefix, the text encoded
+  as the tokenizer encodes it), **StereoSet**'s causal score (``exp`` of the mean) and
+  **embeddings** (the mean of the last hidden states over the text's tokens) equal the
+  reference computed from ``ref``.
 
 A new backend joins by adding a path to :data:`PATHS` and a branch to :func:`path`.
 """
@@ -39,7 +41,7 @@ import numpy as np
 import pytest
 
 from tests.tiny_models import make_causal_lm
-from weatkit.scoring import get_scorer
+from weatkit.scoring import get_scorer, parse_model_spec
 from weatkit.scoring.conventions import EXCLUDED, INCLUDED, recording, summarize
 
 #: The ways to reach a model; each is one parameter of every test here.
@@ -58,8 +60,9 @@ class Path_:
     name: str
     spec: str
     options: Any
-    #: ``text -> (token strings, ref values)`` of the path's tokenization, first token included.
-    reference: Callable[[str], tuple[list[str], np.ndarray]]
+    #: ``(text, start) -> (token strings, ref values)`` of the path's tokenization, the first
+    #: token included where the start gives it a context (``bos-or-eos``, the default, always).
+    reference: Callable[..., tuple[list[str], np.ndarray]]
     #: ``texts -> (n, dim)`` reference embeddings.
     embed_reference: Callable[[list[str]], np.ndarray] | None
     first_token: str
@@ -82,12 +85,21 @@ def _hf_path(name: str, directory: Path) -> Path_:
     model = AutoModelForCausalLM.from_pretrained(directory).eval()
     start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
 
-    def reference(text: str) -> tuple[list[str], np.ndarray]:
+    def reference(text: str, begin: str = "bos-or-eos") -> tuple[list[str], np.ndarray]:
         ids = tok(text, add_special_tokens=False)["input_ids"]
+        if begin == "bos-or-eos":
+            lead = [start]
+        else:  # "tokenizer": the special tokens the tokenizer itself puts in front
+            own = tok(text, add_special_tokens=True)["input_ids"]
+            lead = own[: len(own) - len(ids)] if own[-len(ids) :] == ids else own[:1]
         values = []
         with torch.no_grad():
             for i in range(len(ids)):  # token by token: the context is [s, w_1 … w_{i-1}]
-                logits = model(torch.tensor([[start, *ids[:i]]])).logits[0, -1].numpy()
+                context = [*lead, *ids[:i]]
+                if not context:  # no start token: the first token has no conditional
+                    values.append(np.nan)
+                    continue
+                logits = model(torch.tensor([context])).logits[0, -1].numpy()
                 values.append(_log_softmax(logits)[ids[i]])
         return tok.convert_ids_to_tokens(ids), np.array(values)
 
@@ -114,7 +126,8 @@ def _server_path(url: str) -> Path_:
                           kv_overrides=KV_OVERRIDES, verbose=False)  # fmt: skip
     bos = llm.token_bos()
 
-    def reference(text: str) -> tuple[list[str], np.ndarray]:
+    def reference(text: str, begin: str = "bos-or-eos") -> tuple[list[str], np.ndarray]:
+        # the server encodes a prompt with the BOS of KV_OVERRIDES whatever the start asked
         ids = llm.tokenize(text.encode(), add_bos=False, special=False)
         llm.reset()
         llm.eval([bos, *ids])  # the logits of row j give the token after position j
@@ -258,7 +271,7 @@ def test_crows_says_what_it_measured(path: Path_, tmp_path: Path, data_dir: Path
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
-    spec = str(get_scorer(path.spec, path.options).spec)
+    spec = str(parse_model_spec(path.spec))
     assert manifest["scoring_conventions"] == {spec: {"first_token": path.first_token}}
     noted = [line for line in result.output.splitlines() if "first token" in line]
     if path.first_token == EXCLUDED:
@@ -331,3 +344,53 @@ def test_a_server_that_computes_otherwise_gets_other_cache_entries() -> None:
     assert not np.allclose(np.nan_to_num(values_1[0]), np.nan_to_num(values_2[0]), atol=1e-2)
     for a, b in zip(values_1, values_3, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_gest_causal_equals_the_reference(path: Path_) -> None:
+    """GEST's causal templates: ``log P(w_m | prefix) − log P(w_f | prefix)`` (natural log),
+    each the sum of the reference values of the word's tokens, the text encoded as the
+    tokenizer encodes it (``start="tokenizer"``: GPT-2 has no start token, Llama and the
+    server a BOS). The first token is never read, so every path gives the same measure."""
+    from weatkit.gest.scoring import score_samples
+    from weatkit.gest.templates import GLM_TEMPLATES
+
+    sentences = ["I like to cook.", "I fixed the car myself."]
+    scored = score_samples(path.spec, sentences, kind="glm", log_base="e", options=path.options,
+                           show_progress=False)  # fmt: skip
+    checked = 0
+    for row in scored.itertuples():
+        template = GLM_TEMPLATES[row.template]
+        prefix = template.text.replace("{s}", sentences[row.sample_id])
+        n_prefix = len(path.reference(prefix, "tokenizer")[0])
+        words = []
+        for word in (template.masculine, template.feminine):
+            tokens, ref = path.reference(f"{prefix} {word}", "tokenizer")
+            if tokens[:n_prefix] != path.reference(prefix, "tokenizer")[0]:
+                break  # the word merges with the prefix: weatkit skips the sample too
+            words.append(float(ref[n_prefix:].sum()))
+        if len(words) < 2:
+            assert row.skipped
+            continue
+        assert not row.skipped
+        assert row.score == pytest.approx(words[0] - words[1], abs=TOLERANCE[path.name] * 10)
+        checked += 1
+    assert checked >= 2
+
+
+def test_stereoset_causal_equals_the_reference(path: Path_, data_dir: Path) -> None:
+    """StereoSet's causal score, ``exp`` of the mean of the sentence's token values (the
+    first included only where the path gives it, which its convention says)."""
+    from weatkit.stereoset.data import load_stereoset, sample_examples
+    from weatkit.stereoset.scoring import score_intrasentence
+
+    dataset, _ = sample_examples(load_stereoset("en"), 2, 0)
+    with recording() as seen:
+        scores = score_intrasentence(path.spec, dataset, kind="glm", options=path.options,
+                                     show_progress=False)  # fmt: skip
+    sentences = [s for example in dataset.intrasentence for s in example.sentences]
+    assert sorted(scores) == sorted(s.id for s in sentences)
+    for sentence in sentences:
+        _, ref = path.reference(sentence.sentence)
+        given = ref if path.first_token == INCLUDED else ref[1:]
+        assert scores[sentence.id] == pytest.approx(float(np.exp(given.mean())), rel=1e-3)
+    assert summarize(seen) == {str(parse_model_spec(path.spec)): {"first_token": path.first_token}}
