@@ -15,8 +15,10 @@ binding for the server), the first token included: the number a measure *should*
   not give (NaN) is allowed only for the first token, and only where the path says so
   (``first_token="excluded"``: the OpenAI API's echo gives the first prompt token none).
 * **what was measured**: the scores' convention (:mod:`weatkit.scoring.conventions`) says
-  ``included`` or ``excluded`` as the path does, and ``weatkit crows`` prints a ``note:`` line
-  and records ``scoring_conventions`` in its manifest exactly when the first token is left out.
+  ``included`` or ``excluded`` as the path does (and how its embeddings pool: the text's own
+  tokens for ``hf``, the server's pooling, which for llama.cpp averages its BOS too), and
+  ``weatkit crows`` prints a ``note:`` line and records ``scoring_conventions`` in its manifest
+  exactly when the first token is left out.
 * **CrowS-Pairs** ``sum`` (Σ of the values given) and ``shared`` (the tokens of difflib's equal
   blocks over the two sentences' token strings), **MBE** ``mean-ll`` (the mean of the values
   given), **GEST**'s causal templates (the word's values after the prefix, the text encoded
@@ -42,7 +44,7 @@ import pytest
 
 from tests.tiny_models import make_causal_lm
 from weatkit.scoring import get_scorer, parse_model_spec
-from weatkit.scoring.conventions import EXCLUDED, INCLUDED, recording, summarize
+from weatkit.scoring.conventions import EXCLUDED, INCLUDED, TEXT_TOKENS, recording, summarize
 
 #: The ways to reach a model; each is one parameter of every test here.
 PATHS = ("hf-gpt2", "hf-llama", "llama.cpp-server", "vllm")
@@ -211,8 +213,9 @@ def _check_crows(path: Path_, method: str) -> None:
                    show_progress=False)  # fmt: skip
     wins = 0
     for row in result.pairs.itertuples():
-        (tok_m, ref_m), (tok_l, ref_l) = path.reference(row.sent_more), path.reference(
-            row.sent_less
+        (tok_m, ref_m), (tok_l, ref_l) = (
+            path.reference(row.sent_more),
+            path.reference(row.sent_less),
         )
         if method == "sum":
             want_m = _given_sum(ref_m, path.first_token)
@@ -239,7 +242,13 @@ def test_mbe_mean_ll_equals_the_reference(path: Path_) -> None:
     if "embed" not in scorer.capabilities:
         pytest.skip(f"{path.name} gives no embeddings, which mean-ll's weights need")
     male, female = ["He was a nurse.", "He cooked dinner."], ["She was a nurse.", "She cooked."]
-    _, sentences, _ = evaluate_mbe(scorer, male, female, method="mean-ll", show_progress=False)
+    with recording() as seen:
+        _, sentences, _ = evaluate_mbe(scorer, male, female, method="mean-ll",
+                                       show_progress=False)  # fmt: skip
+    pooling = TEXT_TOKENS if path.embed_reference is not None else "the server's own pooling"
+    assert summarize(seen) == {
+        str(scorer.spec): {"first_token": path.first_token, "embedding": pooling}
+    }
     for text, got in zip([*male, *female], sentences["mean_ll"], strict=True):
         _, ref = path.reference(text)
         given = ref if path.first_token == INCLUDED else ref[1:]

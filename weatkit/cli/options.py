@@ -310,15 +310,15 @@ def manifest_file(
     return {"manifest.json": manifest_bytes({**head, **given})}
 
 
-def scoring_conventions(seen: Mapping[str, Sequence[int]]) -> dict[str, dict[str, str]] | None:
+def scoring_conventions(seen: Mapping[str, Any]) -> dict[str, dict[str, str]] | None:
     """What a run's causal scores include (``seen``: the counts of a
     :func:`weatkit.scoring.conventions.recording` block around its scoring; whether a text's
-    first token has a log-probability), for its manifest's ``scoring_conventions``; a
-    ``note:`` line for each model whose scores leave a term out. None when nothing was
-    recorded (no causal scores)."""
+    first token has a log-probability; how embeddings pool), for its manifest's
+    ``scoring_conventions``; a ``note:`` line for each model that differs from ``hf:`` models
+    (:func:`weatkit.scoring.conventions.notes`). None when nothing was recorded."""
     from weatkit.scoring.conventions import notes, summarize
 
-    found = summarize(seen)
+    found = summarize(dict(seen))
     for line in notes(found):
         note(line)
     return found or None

@@ -258,7 +258,8 @@ def _check_conventions(
     by_method: dict[str, dict[str, str]] = {}
     for job in plan.jobs:
         for seen in conventions.get(job.id, {}).values():
-            by_method.setdefault(job.method, {})[job.entry.name] = seen["first_token"]
+            if "first_token" in seen:
+                by_method.setdefault(job.method, {})[job.entry.name] = seen["first_token"]
     for method, by_model in by_method.items():
         check_same_convention(method, by_model)
 

@@ -204,7 +204,10 @@ class CachedScorer:
         return out
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
-        """The wrapped scorer's embeddings (not cached here)."""
+        """The wrapped scorer's embeddings (not cached here); how they pool is recorded
+        (:func:`weatkit.scoring.conventions.record_embedding`)."""
+        pooling = getattr(self.scorer, "embedding_pooling", conventions.TEXT_TOKENS)
+        conventions.record_embedding(str(self.spec), pooling)
         return self.scorer.embed(texts, show_progress=show_progress)
 
 

@@ -15,10 +15,16 @@ than ``none``) is recorded here by :class:`weatkit.scoring.cache.CachedScorer`, 
 ``first_token``  ``included`` (every text's first token had a value), ``excluded`` (none had),
                  or ``excluded for K of N texts``.
 
-:func:`conventions` gives them per model spec for the manifests (``scoring_conventions``),
-:func:`notes` one line per model whose first token was left out, and :func:`recording` the
-conventions of one block (a ``compare`` job's record), which ``compare`` checks so that no
-correlation mixes the two measures (:func:`check_same_convention`).
+``embedding``    how a model's embeddings pool a text: :data:`TEXT_TOKENS` for ``hf`` models
+                 (start and special tokens left out), the server's own pooling for ``openai``
+                 (llama.cpp's mean pooling averages every position, its BOS included), which
+                 changes MBE's similarity weights.
+
+:func:`recording` gives the conventions of one block (a command's scoring, a ``compare``
+job), :func:`summarize` them per model spec for the manifests (``scoring_conventions``),
+:func:`notes` one line per model that differs from ``hf:`` models, and ``compare`` checks that
+no method's models differ in their first token (:func:`check_same_convention`): a correlation
+across them would mix two measures.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 import numpy as np
 
@@ -35,10 +42,14 @@ from weatkit.scoring.base import NO_START, TokenLogprobs
 INCLUDED = "included"
 EXCLUDED = "excluded"
 
-#: ``spec -> [texts read from their first token, of which without a first value]``.
-Counts = dict[str, list[int]]
+#: ``spec -> {"texts": texts read from their first token, "missing": of which without a first
+#: value, "embedding": how its embeddings pool}``.
+Counts = dict[str, dict[str, Any]]
 
-_PROCESS: Counts = {}
+#: How each backend's embeddings pool a text (:attr:`Scorer.embedding_pooling`, when a backend
+#: says; ``hf`` models average the text's own tokens, start and special tokens left out).
+TEXT_TOKENS = "mean of the text's tokens"
+
 _OPEN: ContextVar[tuple[Counts, ...]] = ContextVar("weatkit_scoring_conventions", default=())
 
 
@@ -51,10 +62,17 @@ def record(spec: str, start: str, scored: Sequence[TokenLogprobs]) -> None:
     if not texts:
         return
     missing = sum(1 for s in texts if np.isnan(s.logprobs[0]))
-    for counts in (_PROCESS, *_OPEN.get()):
-        seen = counts.setdefault(spec, [0, 0])
-        seen[0] += len(texts)
-        seen[1] += missing
+    for counts in _OPEN.get():
+        seen = counts.setdefault(spec, {})
+        seen["texts"] = seen.get("texts", 0) + len(texts)
+        seen["missing"] = seen.get("missing", 0) + missing
+
+
+def record_embedding(spec: str, pooling: str) -> None:
+    """Record how model ``spec``'s embeddings pool a text (``pooling``: :data:`TEXT_TOKENS`, or
+    what a server says of its own)."""
+    for counts in _OPEN.get():
+        counts.setdefault(spec, {})["embedding"] = pooling
 
 
 def first_token(n_texts: int, n_missing: int) -> str:
@@ -66,32 +84,41 @@ def first_token(n_texts: int, n_missing: int) -> str:
     return f"{EXCLUDED} for {n_missing:,} of {n_texts:,} texts"
 
 
-def summarize(counts: Mapping[str, Sequence[int]]) -> dict[str, dict[str, str]]:
-    """``{spec: {"first_token": ...}}`` of recorded counts."""
-    return {spec: {"first_token": first_token(*seen)} for spec, seen in sorted(counts.items())}
+def summarize(counts: Counts) -> dict[str, dict[str, str]]:
+    """``{spec: {"first_token": ..., "embedding": ...}}`` of recorded counts (each key where
+    recorded)."""
+    out: dict[str, dict[str, str]] = {}
+    for spec, seen in sorted(counts.items()):
+        entry = out.setdefault(spec, {})
+        if "texts" in seen:
+            entry["first_token"] = first_token(seen["texts"], seen["missing"])
+        if "embedding" in seen:
+            entry["embedding"] = seen["embedding"]
+    return out
 
 
-def conventions() -> dict[str, dict[str, str]]:
-    """What every model scored in this process gave (:func:`summarize`)."""
-    return summarize(_PROCESS)
-
-
-def notes(found: Mapping[str, Mapping[str, str]] | None = None) -> list[str]:
-    """One line per model of ``found`` (default: :func:`conventions`) whose first token was
-    left out (to print after ``note:``)."""
-    found = conventions() if found is None else found
-    return [
-        f"{spec} gave no log-probability for the first token ({seen['first_token']}): "
-        "sentence sums leave out log P(w_1 | start), which hf: and vllm: models include, so "
-        "the two are different measures (manifest: scoring_conventions)"
-        for spec, seen in found.items()
-        if seen.get("first_token", INCLUDED) != INCLUDED
-    ]
+def notes(found: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """One line per model of ``found`` (:func:`summarize`) whose scores left a term out or
+    whose embeddings pool otherwise than ``hf:`` models' (to print after ``note:``)."""
+    lines = []
+    for spec, seen in found.items():
+        if seen.get("first_token", INCLUDED) != INCLUDED:
+            lines.append(
+                f"{spec} gave no log-probability for the first token ({seen['first_token']}): "
+                "sentence sums leave out log P(w_1 | start), which hf: and vllm: models "
+                "include, so the two are different measures (manifest: scoring_conventions)"
+            )
+        if seen.get("embedding", TEXT_TOKENS) != TEXT_TOKENS:
+            lines.append(
+                f"{spec}'s embeddings are {seen['embedding']}, not the {TEXT_TOKENS} of hf: "
+                "models, so MBE's similarity weights differ (manifest: scoring_conventions)"
+            )
+    return lines
 
 
 @contextmanager
 def recording() -> Iterator[Counts]:
-    """The counts (``spec -> [texts, without a first value]``) recorded inside the block."""
+    """The counts (:data:`Counts`) recorded inside the block."""
     counts: Counts = {}
     token = _OPEN.set((*_OPEN.get(), counts))
     try:

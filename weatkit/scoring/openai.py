@@ -82,6 +82,9 @@ class OpenAIScorer:
         self.options = OpenAIOptions.of(options)
         self.options.validate()
         self.capabilities = frozenset({"causal", "embed"})
+        #: How ``/v1/embeddings`` pools a text: the server's choice (llama.cpp's mean pooling
+        #: averages every position, its BOS included), recorded with the scores.
+        self.embedding_pooling = "the server's own pooling"
         self._client = openai.OpenAI(
             api_key=api_key(),
             base_url=spec.base_url,
