@@ -39,7 +39,7 @@ import openai
 from weatkit.errors import ConfigError, ModelError
 from weatkit.scoring.base import DEFAULT_START, NO_START, STARTS, TokenLogprobs
 from weatkit.scoring.options import OpenAIOptions
-from weatkit.scoring.probe import ServerProbe, probe_server
+from weatkit.scoring.probe import Echo, ServerProbe, probe_server
 from weatkit.scoring.spec import ModelSpec
 
 #: Where the API key is read from, first match wins.
@@ -269,22 +269,17 @@ class OpenAIScorer:
             texts, choices, strict=True)]
 
     def _token_logprobs(self, text: str, logprobs: Any) -> TokenLogprobs:
-        """The prompt's entries of a ``logprobs`` object: those starting before the end of
-        ``text`` (the generated token starts at its end); empty-span tokens (BOS) dropped."""
-        offsets = getattr(logprobs, "text_offset", None)
-        values = getattr(logprobs, "token_logprobs", None)
-        tokens = getattr(logprobs, "tokens", None)
-        if not offsets or values is None or tokens is None:
+        """The prompt's entries of a ``logprobs`` object (:class:`weatkit.scoring.probe.Echo`:
+        the generated token and empty-span tokens such as BOS dropped), ``null`` as NaN."""
+        if (
+            not getattr(logprobs, "text_offset", None)
+            or getattr(logprobs, "token_logprobs", None) is None
+            or getattr(logprobs, "tokens", None) is None
+        ):
             raise ModelError(f"{self.spec}: {_NO_LOGPROBS}")
-        n = sum(1 for start in offsets if start < len(text))
-        ends = [*offsets[1:n], len(text)]
-        keep = [i for i in range(n) if ends[i] > offsets[i]]
-        return TokenLogprobs(
-            text,
-            tuple(tokens[i] for i in keep),
-            tuple((offsets[i], ends[i]) for i in keep),
-            np.array([math.nan if values[i] is None else values[i] for i in keep], np.float64),
-        )
+        echo = Echo.of(text, logprobs)
+        values = [math.nan if v is None else v for v in echo.values]
+        return TokenLogprobs(text, echo.tokens, echo.spans, np.array(values, np.float64))
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
         """One float32 vector per text from ``/v1/embeddings``, shape ``(len(texts), dim)``

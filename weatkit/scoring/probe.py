@@ -72,11 +72,13 @@ Complete = Callable[[str, bool], Any]
 
 @dataclass(frozen=True)
 class Echo:
-    """The prompt's part of one echoed answer: tokens, character offsets and values (None for
-    no value), the generated token and empty-span tokens (BOS) left out."""
+    """The prompt's part of one echoed ``logprobs`` object: each token, its character span
+    (from its offset to the next token's, the last to the prompt's end) and its value (None for
+    ``null``); the generated token (at the prompt's end) and empty-span tokens (BOS) left out.
+    The ``openai`` backend reads every answer this way."""
 
     tokens: tuple[str, ...]
-    offsets: tuple[int, ...]
+    spans: tuple[tuple[int, int], ...]
     values: tuple[float | None, ...]
 
     @classmethod
@@ -89,11 +91,16 @@ class Echo:
         keep = [i for i in range(n) if ends[i] > offsets[i]]
         return cls(
             tuple(tokens[i] for i in keep),
-            tuple(offsets[i] for i in keep),
+            tuple((offsets[i], ends[i]) for i in keep),
             tuple(values[i] if i < len(values) else None for i in keep),
         )
 
-    def tiles(self, prompt: str) -> bool:
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """Where each token starts."""
+        return tuple(start for start, _ in self.spans)
+
+    def tiles(self) -> bool:
         """Whether the spans start at 0 and each starts after the one before."""
         starts = list(self.offsets)
         return bool(starts) and starts[0] == 0 and starts == sorted(set(starts))
@@ -131,7 +138,7 @@ def probe_server(name: str, complete: Complete) -> ServerProbe:
     joined = PROBE_TEXT + token
     echoed = Echo.of(joined, complete(joined, True))
     for echo, text in ((alone, PROBE_TEXT), (echoed, joined)):
-        if not echo.tiles(text):
+        if not echo.tiles():
             raise ModelError(
                 f"{name}: the echoed tokens of the probe {text!r} do not tile it (offsets "
                 f"{list(echo.offsets)}); the server's echo cannot be read token by token"
