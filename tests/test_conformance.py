@@ -233,6 +233,11 @@ def _check_crows(path: Path_, method: str) -> None:
         wins += (want_m > want_l) if stereo else (want_l > want_m)
     overall = result.summary.set_index("bias_type").loc["overall", "metric"]
     assert overall == pytest.approx(100 * wins / len(result.pairs))
+    # the Python result says what was measured too
+    spec = str(parse_model_spec(path.spec))
+    assert result.scoring_conventions == {spec: {"first_token": path.first_token}}
+    said = result.measures[0].method.endswith("; first token excluded")
+    assert said == (path.first_token == EXCLUDED)
 
 
 def test_mbe_mean_ll_equals_the_reference(path: Path_) -> None:

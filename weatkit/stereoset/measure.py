@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from weatkit.errors import WeatkitError
-from weatkit.measures.result import MeasureResult, on_sample
+from weatkit.measures.result import MeasureResult, on_convention, on_sample
+from weatkit.scoring.conventions import recording, summarize
 from weatkit.stereoset.metrics import OVERALL, evaluate
 
 if TYPE_CHECKING:
@@ -51,6 +52,9 @@ class StereosetResult:
             :func:`weatkit.stereoset.controls.score_genderswap`), else None.
         sample: with ``limit``, the sample of intrasentence examples scored
             (:class:`~weatkit.stats.sampling.ItemSample`), else None.
+        scoring_conventions: what a causal LM's scores included (``{model spec:
+            {"first_token": ...}}``, :mod:`weatkit.scoring.conventions`); empty for a masked LM
+            or predictions.
     """
 
     table: pd.DataFrame
@@ -58,6 +62,7 @@ class StereosetResult:
     controls: pd.DataFrame | None = None
     control_items: pd.DataFrame | None = None
     sample: ItemSample | None = None
+    scoring_conventions: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def stereoset_measures(
@@ -183,6 +188,7 @@ def stereoset(
         kinds = control_kinds(controls)
     dataset, sample = sample_examples(load_stereoset(lang), limit, seed)
     control_table = control_items = None
+    conventions: dict[str, dict[str, str]] = {}
     if model is not None:
         from weatkit.stereoset.scoring import IntrasentenceScorer
 
@@ -192,11 +198,16 @@ def stereoset(
 
             items = load_genderswap(kinds)  # read (and checked) before any scoring
         scorer = IntrasentenceScorer(model, kind=kind, options=options, scoring=scoring)
-        preds: Mapping = {"intrasentence": scorer.score(dataset, show_progress)}
-        if items is not None:
-            from weatkit.stereoset.controls import control_summary, score_genderswap
+        with recording() as seen:
+            preds: Mapping = {"intrasentence": scorer.score(dataset, show_progress)}
+            if items is not None:
+                from weatkit.stereoset.controls import score_genderswap
 
-            control_items = score_genderswap(scorer, items, show_progress)
+                control_items = score_genderswap(scorer, items, show_progress)
+        conventions = summarize(seen)
+        if control_items is not None:
+            from weatkit.stereoset.controls import control_summary
+
             control_table = control_summary(
                 control_items, n_bootstrap=n_bootstrap, seed=seed,
                 confidence_level=confidence_level,
@@ -208,4 +219,11 @@ def stereoset(
     table = evaluate(dataset, preds)
     source = name or (str(model) if model is not None else "predictions")
     measures = stereoset_measures(table, source=source, lang=lang, split=split)
-    return StereosetResult(table, on_sample(measures, sample), control_table, control_items, sample)
+    return StereosetResult(
+        table,
+        on_convention(on_sample(measures, sample), conventions),
+        control_table,
+        control_items,
+        sample,
+        conventions,
+    )
