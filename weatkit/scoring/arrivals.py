@@ -4,9 +4,9 @@
 A backend calls the writer (its ``on_scored``, :meth:`weatkit.scoring.base.Scorer.causal_logprobs`)
 with each batch it finishes; the writer holds them and writes what it holds in one
 :meth:`~weatkit.models.cache.VectorCache.put` (one shard) once ``wait`` seconds have passed since
-its last write, where
+its last write, where::
 
-.. math:: \\text{wait} = \\max(\\text{WRITE\\_EVERY\\_S},\\; t_{\\text{last write}} / \\text{WRITE\\_SHARE})
+    wait = max(WRITE_EVERY_S, (seconds the last write took) / WRITE_SHARE)
 
 so a write every :data:`WRITE_EVERY_S` seconds at most, and writing (a shard, and every
 :data:`~weatkit.models.cache.MAX_SHARDS` shards a merge of the key's shards, which grows with the

@@ -162,7 +162,9 @@ class VllmScorer:
                 prompts = [{"prompt_token_ids": ids} for ids, _, _ in chunk]
                 answers = llm.generate(prompts, params, use_tqdm=False)
                 if len(answers) != len(chunk):
-                    raise ModelError(f"{self.spec}: {len(chunk)} texts sent, {len(answers)} answers")
+                    raise ModelError(
+                        f"{self.spec}: {len(chunk)} texts sent, {len(answers)} answers"
+                    )
                 scored = [
                     self._token_logprobs(text, row, answer)
                     for text, row, answer in zip(
