@@ -31,8 +31,8 @@ it is computed with its offset and kept under the same key with ``read_from`` ad
 
 Entries are written as the backend's batches arrive (:mod:`weatkit.scoring.arrivals`), so a
 run stopped part-way keeps what it scored. Values come back bit for bit. Rows served and
-computed are counted by :func:`weatkit.models.cache.counting` (``compare`` reports them). ``options.cache`` False (the
-``--no-cache`` of every command) neither reads nor writes the cache.
+computed are counted by :func:`weatkit.models.cache.counting` (``compare`` reports them).
+``options.cache`` False (the ``--no-cache`` of every command) neither reads nor writes the cache.
 """
 
 from __future__ import annotations
