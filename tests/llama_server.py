@@ -80,12 +80,19 @@ class Server:
 
 
 @contextlib.contextmanager
-def server(gguf: Path, *, logits_all: bool = True, port: int | None = None) -> Iterator[Server]:
+def server(
+    gguf: Path,
+    *,
+    logits_all: bool = True,
+    port: int | None = None,
+    kv_overrides: dict[str, object] | None = None,
+) -> Iterator[Server]:
     """Start ``python -m llama_cpp.server`` on ``port`` (None: a free one) with ``gguf`` as
     :data:`ALIAS` (prompt log-probabilities when ``logits_all``, mean-pooled embeddings, a BOS
-    token: :data:`KV_OVERRIDES`), wait until ``/v1/models`` answers, yield the
-    :class:`Server`, stop it at the end (if it still runs)."""
-    port = _free_port() if port is None else port
+    token: ``kv_overrides``, default :data:`KV_OVERRIDES`), wait until ``/v1/models`` answers,
+    yield the :class:`Server`, stop it at the end (if it still runs)."""
+    port = port or _free_port()
+    overrides = KV_OVERRIDES if kv_overrides is None else kv_overrides
     command = [
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(gguf), "--model_alias", ALIAS,
@@ -93,7 +100,7 @@ def server(gguf: Path, *, logits_all: bool = True, port: int | None = None) -> I
         "--n_ctx", str(N_CTX), "--logits_all", str(logits_all), "--embedding", "True",
         "--kv_overrides", *(
             f"{key}={type(value).__name__}:{str(value).lower()}"
-            for key, value in KV_OVERRIDES.items()
+            for key, value in overrides.items()
         ),
         "--verbose", "False",
     ]  # fmt: skip
@@ -114,9 +121,15 @@ def server(gguf: Path, *, logits_all: bool = True, port: int | None = None) -> I
 
 
 @contextlib.contextmanager
-def serve(gguf: Path, *, logits_all: bool = True) -> Iterator[str]:
-    """:func:`server` on a free port, yielding its base URL (``…/v1``)."""
-    with server(gguf, logits_all=logits_all) as running:
+def serve(
+    gguf: Path,
+    *,
+    logits_all: bool = True,
+    port: int | None = None,
+    kv_overrides: dict[str, object] | None = None,
+) -> Iterator[str]:
+    """:func:`server`, yielding its base URL (``…/v1``)."""
+    with server(gguf, logits_all=logits_all, port=port, kv_overrides=kv_overrides) as running:
         yield running.url
 
 

@@ -86,6 +86,8 @@ def compare_command(**opts: Any) -> None:
         note(line)
     for line in result.validity_notes:
         note(line)
+    for line in _convention_lines(result):
+        note(line)
     n_na = int((result.skipped["status"] == "not applicable").sum())
     if n_na:
         note(f"{n_na} model × language × method combination(s) not applicable (skipped.csv)")
@@ -369,3 +371,14 @@ def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:
 
 def _fmt(value: Any) -> str:
     return "" if pd.isna(value) else f"{float(value):.3f}"
+
+
+def _convention_lines(result: CompareResult) -> list[str]:
+    """The ``note:`` lines of the models whose causal scores left their first token out
+    (:func:`weatkit.scoring.conventions.notes`), once per model."""
+    from weatkit.scoring.conventions import notes
+
+    seen: dict[str, dict[str, str]] = {}
+    for by_spec in result.manifest.get("scoring_conventions", {}).values():
+        seen.update(by_spec)
+    return notes(seen)

@@ -39,6 +39,7 @@ from weatkit.cli.options import (
     out_option,
     resampling_options,
     sample_note,
+    scoring_conventions,
     split_values,
 )
 from weatkit.cli.tables import ci_header, rich_controls
@@ -337,12 +338,16 @@ def crows_command(**opts: Any) -> None:
         "seed": opts["seed"],
         "confidence_level": opts["confidence"],
     }
-    compat = sample = None
+    compat = sample = conventions = None
     if opts["model"]:
+        from weatkit.scoring.conventions import recording
+
         opts["scoring"], compat = _scoring(opts)
         if compat is not None:
             err_console.print(compat["line"], markup=False, highlight=False, soft_wrap=True)
-        scored, sample = _score_with_model(opts)
+        with recording() as seen:
+            scored, sample = _score_with_model(opts)
+        conventions = scoring_conventions(seen)
         title = f"CrowS-Pairs, {opts['model']} ({opts['scoring']['method']})"
     else:
         scored = {"pairs": _from_scores(opts)}
@@ -362,7 +367,12 @@ def crows_command(**opts: Any) -> None:
         # the preset's values, as weatkit run's manifest.json, and the --limit sample
         files.update(
             manifest_file(
-                "crows", sample, opts["log_items"], compat=compat, contextual=model_record(opts)
+                "crows",
+                sample,
+                opts["log_items"],
+                compat=compat,
+                contextual=model_record(opts),
+                scoring_conventions=conventions,
             )
         )
         log = partial(

@@ -40,6 +40,7 @@ from weatkit.cli.options import (
     manifest_file,
     model_record,
     out_option,
+    scoring_conventions,
     seed_option,
 )
 from weatkit.cli.tables import fmt_p
@@ -197,23 +198,33 @@ def mbe_command(**opts: Any) -> None:
         "on_note": note,
         "limit": opts["limit"],
     }
-    if mode == "set":
-        run = run_mbe_set(lm, opts["mbe_set"], opts["corpus"], **settings)
-    else:
-        corpus = opts["parallel"] if mode == "parallel" else (opts["english"], opts["target"])
-        run = run_mbe_parallel(
-            lm,
-            corpus,
-            male_words=opts["male_words"],
-            female_words=opts["female_words"],
-            **settings,
-        )
+    from weatkit.scoring.conventions import recording
+
+    with recording() as seen:
+        if mode == "set":
+            run = run_mbe_set(lm, opts["mbe_set"], opts["corpus"], **settings)
+        else:
+            corpus = opts["parallel"] if mode == "parallel" else (opts["english"], opts["target"])
+            run = run_mbe_parallel(
+                lm,
+                corpus,
+                male_words=opts["male_words"],
+                female_words=opts["female_words"],
+                **settings,
+            )
+    conventions = scoring_conventions(seen)
     summary = run.summary(opts["model"])
     if opts["out_dir"]:
         files = {
             "sentences.csv": render(run.sentences, "csv"),
             "summary.csv": render(summary, "csv"),
-            **manifest_file("mbe", run.sample, opts["log_items"], contextual=model_record(opts)),
+            **manifest_file(
+                "mbe",
+                run.sample,
+                opts["log_items"],
+                contextual=model_record(opts),
+                scoring_conventions=conventions,
+            ),
             **item_log_file(
                 opts, partial(mbe_items, run, model=opts["model"], language=opts["mbe_set"] or "")
             ),

@@ -310,6 +310,20 @@ def manifest_file(
     return {"manifest.json": manifest_bytes({**head, **given})}
 
 
+def scoring_conventions(seen: Mapping[str, Any]) -> dict[str, dict[str, str]] | None:
+    """What a run's causal scores include (``seen``: the counts of a
+    :func:`weatkit.scoring.conventions.recording` block around its scoring; whether a text's
+    first token has a log-probability; how embeddings pool), for its manifest's
+    ``scoring_conventions``; a ``note:`` line for each model that differs from ``hf:`` models
+    (:func:`weatkit.scoring.conventions.notes`). None when nothing was recorded."""
+    from weatkit.scoring.conventions import notes, summarize
+
+    found = summarize(dict(seen))
+    for line in notes(found):
+        note(line)
+    return found or None
+
+
 def model_record(opts: Mapping[str, Any]) -> dict[str, Any] | None:
     """The loading options of a ``--model`` run (batch size, dtype, device…) as its manifest's
     ``contextual`` records them (``compare``'s too); None without ``--model``. The batch size is

@@ -38,6 +38,7 @@ from weatkit.cli.options import (
     out_option,
     resampling_options,
     sample_note,
+    scoring_conventions,
     stereoset_scoring_options,
 )
 from weatkit.cli.tables import rich_controls
@@ -186,7 +187,7 @@ def stereoset_command(**opts: Any) -> None:
     items = load_genderswap(kinds) if kinds else None  # checked before any scoring
     files: dict[str, bytes] = {}
     tables: dict[str, pd.DataFrame] = {}
-    sample = None
+    sample = conventions = None
     if opts["predictions_path"]:
         if opts["limit"] is not None:
             raise WeatkitError("--limit is for --model; --predictions are scores already computed")
@@ -199,15 +200,22 @@ def stereoset_command(**opts: Any) -> None:
                 f"were ignored: {', '.join(unknown[:3])}{more}"
             )
     else:
+        from weatkit.scoring.conventions import recording
         from weatkit.stereoset.scoring import to_predictions
 
         dataset, sample = sample_examples(dataset, opts["limit"], opts["seed"])
         sample_note(sample)
-        scores, scorer = _score_with_model(dataset, opts)
+        with recording() as seen:
+            scores, scorer = _score_with_model(dataset, opts)
+            scored = (
+                None
+                if items is None
+                else score_genderswap(scorer, items, show_progress=opts["progress"])
+            )
+        conventions = scoring_conventions(seen)
         predictions = {"intrasentence": scores}
         files["predictions.json"] = (json.dumps(to_predictions(scores), indent=1) + "\n").encode()
-        if items is not None:
-            scored = score_genderswap(scorer, items, show_progress=opts["progress"])
+        if scored is not None:
             tables["controls"] = control_summary(
                 scored, n_bootstrap=opts["n_bootstrap"], seed=opts["seed"],
                 confidence_level=opts["confidence"],
@@ -218,7 +226,13 @@ def stereoset_command(**opts: Any) -> None:
         files["scores.csv"] = render(table, "csv")
         files.update({f"{name}.csv": render(t, "csv") for name, t in tables.items()})
         files.update(
-            manifest_file("stereoset", sample, opts["log_items"], contextual=model_record(opts))
+            manifest_file(
+                "stereoset",
+                sample,
+                opts["log_items"],
+                contextual=model_record(opts),
+                scoring_conventions=conventions,
+            )
         )
         log = partial(stereoset_items, dataset, predictions, model=opts["model"] or "",
                       language=lang)  # fmt: skip

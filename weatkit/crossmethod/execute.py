@@ -42,6 +42,7 @@ from weatkit.models.cache import counting
 from weatkit.models.handle import ModelHandle
 from weatkit.models.hub import UntrainedHeadError
 from weatkit.models.pool import handles, release
+from weatkit.scoring.conventions import recording, summarize
 
 #: How each method computes its rows for one model in one language.
 RUNNERS = {
@@ -94,7 +95,7 @@ def execute_compare_job(
     rows: list[dict[str, Any]] = []
     with holding(entry.model or entry.vectors):
         loads = {id(h): h.n_loads for h in handles()}
-        with counting() as count:
+        with counting() as count, recording() as seen:
             try:
                 rows = runner(entry, job.model_kind, job.lang, section, ctx)
             except (NotApplicable, UntrainedHeadError) as err:  # an encoder without an LM head
@@ -106,6 +107,7 @@ def execute_compare_job(
         "samples": {key: asdict(sample) for key, sample in ctx.samples.items()},
         "cache": asdict(count) if count.cached or count.computed else None,
         "weights_loaded": loaded,
+        "scoring_conventions": summarize(seen),
     }
     if ctx.log_items:
         record["items"] = items_record(ctx.items)

@@ -11,7 +11,8 @@ on: the weatkit version (which pins the GEST, StereoSet and CrowS-Pairs data by 
 :mod:`weatkit.data.registry`), the method, language, unit name and model kind, the model's
 identity (a local directory's content hash, a hub id with its revision, the word-vector file's
 fingerprint; :func:`weatkit.grid.jobs.source_identity`), the loading options but the device and
-the cache, the method's section (the ``weat`` run options but the engine's device), the
+the cache (and, for a model behind a server, what its probe computes: :func:`_served`), the
+method's section (the ``weat`` run options but the engine's device), the
 ``scores`` section, and the job's own inputs: the SHA-256 of the word lists read (``weat``), the
 parallel corpus' fingerprint (``mbe``); with ``log_items``, that a sentence-level job's record
 keeps its per-item log (so a comparison that asks for the logs reruns the jobs kept without
@@ -104,12 +105,14 @@ def plan_compare(config: CompareConfig) -> ComparePlan:
     for entry in config.units:
         try:
             kind = entry.kind or _kind(entry.model, config.contextual)
+            causal = not entry.vectors and set(config.methods) != {"weat"}
+            served = _served(entry.model, config.contextual) if causal else {}
         except Exception as err:  # WeatkitError, or a library's error on this model's config
             plan.failed_units[entry.name] = one_line(err)
             continue
         unit = {"unit": entry.name, "model_kind": kind}
         if not entry.vectors:
-            unit["model"] = model_input(entry.model, config.contextual)
+            unit["model"] = {**model_input(entry.model, config.contextual), **served}
         gpus = 0 if entry.vectors else model_gpus(entry.model, config.contextual)
         for method in config.methods:
             for lang in config.languages:
@@ -126,6 +129,24 @@ def plan_compare(config: CompareConfig) -> ComparePlan:
                     inputs["model"] = _vectors_input(entry, lang, config.contextual)
                 plan.jobs.append(CompareJob(method, entry, kind, lang, job_key(inputs), gpus))
     return plan
+
+
+def _served(model: str, options: ContextualOptions) -> dict[str, str]:
+    """What a server computes, for the key of its jobs (with a sentence-level method, which
+    scores through its completions): its identity and its probe's
+    fingerprint (:func:`weatkit.scoring.probe.probe_server`), so a job scored by a server that
+    since changed its model or flags on the same URL is run again, not reused; ``{}`` for a
+    model that is not behind a server. A server that is down or fails the probe fails here
+    (its unit is recorded as failed)."""
+    from weatkit.scoring.spec import parse_model_spec
+
+    spec = parse_model_spec(model)
+    if spec.backend != "openai":
+        return {}
+    from weatkit.scoring.registry import get_scorer
+
+    scorer = get_scorer(spec, options)
+    return {"server": scorer.identity, "probe": scorer.probe().fingerprint}
 
 
 def _kind(model: str, options: ContextualOptions) -> str:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
@@ -247,6 +247,23 @@ def _run(
     return _collate(config, plan, found, status, started)
 
 
+def _check_conventions(
+    plan: ComparePlan, conventions: Mapping[str, Mapping[str, Mapping[str, str]]]
+) -> None:
+    """A one-line error when one method's models were scored under different conventions
+    (:func:`weatkit.scoring.conventions.check_same_convention`): their scores are different
+    measures, and a correlation across them would mix the two."""
+    from weatkit.scoring.conventions import check_same_convention
+
+    by_method: dict[str, dict[str, str]] = {}
+    for job in plan.jobs:
+        for seen in conventions.get(job.id, {}).values():
+            if "first_token" in seen:
+                by_method.setdefault(job.method, {})[job.entry.name] = seen["first_token"]
+    for method, by_model in by_method.items():
+        check_same_convention(method, by_model)
+
+
 def _collate(
     config: CompareConfig,
     plan: ComparePlan,
@@ -265,6 +282,7 @@ def _collate(
     weights_loaded: dict[str, int] = {}
     items: list[pd.DataFrame] = []
     jobs: list[dict[str, Any]] = []
+    conventions: dict[str, dict[str, dict[str, str]]] = {}  # job id -> spec -> convention
     by_unit: dict[str, list[CompareJob]] = {}
     for job in plan.jobs:
         by_unit.setdefault(job.entry.name, []).append(job)
@@ -287,6 +305,8 @@ def _collate(
                 items.append(pd.DataFrame(record["items"]["data"], columns=record["items"][
                     "columns"]))  # fmt: skip
             samples.update({k: _sample(v) for k, v in record["samples"].items()})
+            if record.get("scoring_conventions"):
+                conventions[job.id] = record["scoring_conventions"]
             timings[job.id] = record["timings_s"]["job"]
             if state["status"] == "ran":  # what this run loaded and took from the score cache
                 weights_loaded[entry.name] += record["weights_loaded"]
@@ -294,6 +314,7 @@ def _collate(
                 if record["cache"] is not None:
                     cache[job.id] = CacheCount(**record["cache"])
             jobs.append({"id": job.id, "key": job.key, **state, "timings_s": record["timings_s"]})
+    _check_conventions(plan, conventions)
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     seeds = seed_table(scores, config)
     table = joined_table(scores, config)
@@ -363,6 +384,8 @@ def _collate(
         "weights_loaded": weights_loaded,  # times each model's weights were read from disk
         # scores each step took from the score cache (and who wrote them) and computed
         "cache": {step: asdict(count) for step, count in cache.items()},
+        # what each job's causal scores include (weatkit.scoring.conventions: the first token)
+        "scoring_conventions": conventions,
         # every job: its key, status (ran, with the worker; reused; failed, with the error)
         "jobs": jobs,
         "environment": environment(),

@@ -21,7 +21,8 @@ from weatkit.crows.score import (
 )
 from weatkit.errors import WeatkitError
 from weatkit.measures.compat import apply_preset
-from weatkit.measures.result import MeasureResult, on_sample
+from weatkit.measures.result import MeasureResult, on_convention, on_sample
+from weatkit.scoring.conventions import recording, summarize
 
 if TYPE_CHECKING:
     from weatkit.embeddings.contextual import ContextualOptions
@@ -47,6 +48,10 @@ class CrowsResult:
             then of the control pairs (a ``side`` column: ``original``/``control``), else None.
         sample: with ``limit``, the sample of pairs scored
             (:class:`~weatkit.stats.sampling.ItemSample`), else None.
+        scoring_conventions: what a causal LM's scores included (``{model spec:
+            {"first_token": "included" | "excluded" | …}}``, :mod:`weatkit.scoring.
+            conventions`; a server's echo gives the first token none, so its ``sum`` is another
+            measure than an ``hf:`` model's, and ``measures`` say so); empty otherwise.
     """
 
     pairs: pd.DataFrame
@@ -56,6 +61,7 @@ class CrowsResult:
     controls: pd.DataFrame | None = None
     control_pairs: pd.DataFrame | None = None
     sample: ItemSample | None = None
+    scoring_conventions: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def crows_measures(
@@ -183,6 +189,7 @@ def crows(
         )
     corrections = pd.DataFrame(columns=CORRECTION_COLUMNS)
     control_table = control_pairs = sample = None
+    conventions: dict[str, dict[str, str]] = {}
     if model is not None:
         from weatkit.crows.controls import (
     control_summary,
@@ -200,11 +207,14 @@ def crows(
         shipped, sample = sample_pairs(shipped, limit, seed)
         control_rows = load_controls() if controls else None
         lm = sentence_lm(f"crows:{method}", model, options)
-        table = score_crows(lm, shipped, **scoring, show_progress=show_progress)
+        with recording() as seen:
+            table = score_crows(lm, shipped, **scoring, show_progress=show_progress)
+            if control_rows is not None:
+                originals, scored = score_controls(
+                    lm, control_rows, **scoring, show_progress=show_progress
+                )
+        conventions = summarize(seen)
         if control_rows is not None:
-            originals, scored = score_controls(
-                lm, control_rows, **scoring, show_progress=show_progress
-            )
             control_table = control_summary(
                 originals, scored, n_bootstrap=n_bootstrap, seed=seed,
                 confidence_level=confidence_level,
@@ -226,9 +236,10 @@ def crows(
     return CrowsResult(
         table,
         summary,
-        on_sample(measures, sample),
+        on_convention(on_sample(measures, sample), conventions),
         corrections,
         control_table,
         control_pairs,
         sample,
+        conventions,
     )

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from weatkit.errors import WeatkitError
-from weatkit.measures.result import MeasureResult, on_sample
+from weatkit.measures.result import MeasureResult, on_convention, on_sample
+from weatkit.scoring.conventions import recording, summarize
 
 if TYPE_CHECKING:
     from weatkit.embeddings.contextual import ContextualOptions
@@ -25,10 +26,13 @@ class MbeMeasure:
     Attributes:
         run: the native :class:`~weatkit.mbe.run.MbeRun` (score, McNemar test, sentences).
         measures: ``mbe:METHOD`` (:func:`mbe_measures`).
+        scoring_conventions: what a causal LM's ``mean-ll`` included (``{model spec:
+            {"first_token": ...}}``, :mod:`weatkit.scoring.conventions`); empty for a masked LM.
     """
 
     run: MbeRun
     measures: list[MeasureResult] = field(default_factory=list)
+    scoring_conventions: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def mbe_measures(result: MbeResult, *, source: str, lang: str) -> list[MeasureResult]:
@@ -109,9 +113,12 @@ def mbe(
         "show_progress": show_progress,
         "limit": limit,
     }
-    if corpus is not None:
-        run = run_mbe_parallel(lm, corpus, **common)
-    else:
-        run = run_mbe_set(lm, lang, str(mbe_set), **common)
+    with recording() as seen:
+        if corpus is not None:
+            run = run_mbe_parallel(lm, corpus, **common)
+        else:
+            run = run_mbe_set(lm, lang, str(mbe_set), **common)
+    conventions = summarize(seen)
     measures = mbe_measures(run.result, source=name or str(model), lang=lang)
-    return MbeMeasure(run, on_sample(measures, run.sample))
+    return MbeMeasure(run, on_convention(on_sample(measures, run.sample), conventions),
+                      conventions)  # fmt: skip

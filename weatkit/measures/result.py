@@ -9,7 +9,7 @@ table with the stable columns :data:`RESULT_COLUMNS`; ``weatkit compare`` joins 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import astuple, dataclass, fields, replace
 from typing import TYPE_CHECKING
 
@@ -77,6 +77,19 @@ def on_sample(results: list[MeasureResult], sample: ItemSample | None) -> list[M
         replace(r, method=f"{r.method}; {sample.describe()}" if r.method else sample.describe())
         for r in results
     ]
+
+
+def on_convention(
+    results: list[MeasureResult], conventions: Mapping[str, Mapping[str, str]]
+) -> list[MeasureResult]:
+    """``results`` with ``method`` saying a model's scores left a term out (``conventions``:
+    :func:`weatkit.scoring.conventions.summarize` of the scoring; ``...; first token excluded``,
+    :mod:`weatkit.scoring.conventions`); unchanged when every term was included."""
+    left_out = sorted({c["first_token"] for c in conventions.values()} - {"included"})
+    if not left_out:
+        return results
+    said = "; ".join(f"first token {value}" for value in left_out)
+    return [replace(r, method=f"{r.method}; {said}" if r.method else said) for r in results]
 
 
 #: Columns of :func:`to_frame`, in order (the fields of :class:`MeasureResult`).

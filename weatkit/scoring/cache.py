@@ -7,6 +7,10 @@ A text's entry is keyed (:func:`weatkit.models.cache.cache_key`) by
 * the backend and the scorer's :attr:`~weatkit.scoring.base.Scorer.identity` (an hf model's
   commit or content hash; a server's base URL, model name and what ``/v1/models`` says of it,
   never an API key);
+* for a server, what it computes: the fingerprint of its probe
+  (:func:`weatkit.scoring.probe.probe_server`: its log-probabilities of a fixed text), so a
+  server that changed its model, quantization or flags on the same URL and model name never
+  gets the entries of what it served before;
 * for a backend that loads the weights in this process (:data:`LOADS_WEIGHTS`), the loading
   options that change a number (:func:`weatkit.models.cache.model_inputs`: dtype,
   quantization…; not the device, not the batch size);
@@ -30,9 +34,11 @@ it is computed with its offset and kept under the same key with ``read_from`` ad
 ``<offset>:<text>``.
 
 Entries are written as the backend's batches arrive (:mod:`weatkit.scoring.arrivals`), so a
-run stopped part-way keeps what it scored. Values come back bit for bit. Rows served and
-computed are counted by :func:`weatkit.models.cache.counting` (``compare`` reports them).
-``options.cache`` False (the ``--no-cache`` of every command) neither reads nor writes the cache.
+run stopped part-way keeps what it scored. Values come back bit for bit. Every call that reads
+texts from their first token records what the scores include
+(:mod:`weatkit.scoring.conventions`), cached or not. Rows served and computed are counted by
+:func:`weatkit.models.cache.counting` (``compare`` reports them). ``options.cache`` False (the
+``--no-cache`` of every command) neither reads nor writes the cache.
 """
 
 from __future__ import annotations
@@ -48,8 +54,9 @@ import numpy as np
 
 from weatkit.data import ensure_cache_dir
 from weatkit.models.cache import VectorCache, model_inputs, read_shard, tally, write_shard
+from weatkit.scoring import conventions
 from weatkit.scoring.arrivals import ArrivalWriter
-from weatkit.scoring.base import DEFAULT_START, OnScored, Scorer, TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, NO_START, OnScored, Scorer, TokenLogprobs
 
 #: Bump when the meaning of cached token log-probabilities changes.
 CAUSAL_CACHE_VERSION = 1
@@ -131,6 +138,9 @@ class CachedScorer:
                 model = model_inputs({"identity": self.identity}, self._options, backend)
             else:
                 model = {"backend": backend, "identity": self.identity}
+            probe = getattr(self.scorer, "probe", None)
+            if probe is not None and start != NO_START:  # a server (which refuses "none"):
+                model["probe"] = probe().fingerprint  # what it computes, not where it lives
             key = {"task": "causal-logprobs", "version": CAUSAL_CACHE_VERSION,
                    "start": start, **model}  # fmt: skip
             if partial:
@@ -167,6 +177,8 @@ class CachedScorer:
                 texts, show_progress=show_progress, start=start, on_scored=on_scored, **since
             )
             tally(None, [], len(scored))
+            if read_from is None:
+                conventions.record(str(self.spec), start, scored)
             return scored
         offsets: dict[str, int] = {}  # a text given twice is read from its smaller offset
         for text, offset in zip(texts, read_from if read_from is not None else [], strict=False):
@@ -204,10 +216,16 @@ class CachedScorer:
             writer.flush()
             found.update(zip(missing, fresh, strict=True))
         tally(None, [], len(missing))
-        return [found[t] for t in texts]
+        out = [found[t] for t in texts]
+        if read_from is None:
+            conventions.record(str(self.spec), start, out)
+        return out
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
-        """The wrapped scorer's embeddings (not cached here)."""
+        """The wrapped scorer's embeddings (not cached here); how they pool is recorded
+        (:func:`weatkit.scoring.conventions.record_embedding`)."""
+        pooling = getattr(self.scorer, "embedding_pooling", conventions.TEXT_TOKENS)
+        conventions.record_embedding(str(self.spec), pooling)
         return self.scorer.embed(texts, show_progress=show_progress)
 
 

@@ -39,6 +39,7 @@ import openai
 from weatkit.errors import ConfigError, ModelError
 from weatkit.scoring.base import DEFAULT_START, NO_START, STARTS, OnScored, TokenLogprobs
 from weatkit.scoring.options import OpenAIOptions
+from weatkit.scoring.probe import Echo, ServerProbe, probe_server
 from weatkit.scoring.spec import ModelSpec
 
 #: Where the API key is read from, first match wins.
@@ -81,6 +82,9 @@ class OpenAIScorer:
         self.options = OpenAIOptions.of(options)
         self.options.validate()
         self.capabilities = frozenset({"causal", "embed"})
+        #: How ``/v1/embeddings`` pools a text: the server's choice (llama.cpp's mean pooling
+        #: averages every position, its BOS included), recorded with the scores.
+        self.embedding_pooling = "the server's own pooling"
         self._client = openai.OpenAI(
             api_key=api_key(),
             base_url=spec.base_url,
@@ -88,6 +92,33 @@ class OpenAIScorer:
             max_retries=self.options.max_retries,
         )
         self.identity = f"{spec}{self._served_fingerprint()}"
+        self._probe: ServerProbe | None = None
+
+    def probe(self) -> ServerProbe:
+        """What the server computes (:func:`weatkit.scoring.probe.probe_server`), asked once per
+        scorer, before its first causal request: a server whose echo is not aligned with its
+        tokens is a one-line :class:`ModelError` here; the probe's ``first_token`` and
+        ``fingerprint`` go into the scores' manifest and the cache key."""
+        if self._probe is None:
+            self._probe = probe_server(str(self.spec), self._complete_one)
+        return self._probe
+
+    def _complete_one(self, prompt: str, echo: bool) -> Any:
+        """The ``logprobs`` of one greedy ``max_tokens=1, logprobs=1`` completion of ``prompt``."""
+        response = self._call(
+            lambda: self._client.completions.create(
+                model=self.spec.model,
+                prompt=prompt,
+                echo=echo,
+                logprobs=1,
+                max_tokens=1,
+                temperature=0.0,
+            ),
+            causal=True,
+        )
+        if not response.choices or response.choices[0].logprobs is None:
+            raise ModelError(f"{self.spec}: {_NO_LOGPROBS}")
+        return response.choices[0].logprobs
 
     def __repr__(self) -> str:
         return f"OpenAIScorer({str(self.spec)!r})"
@@ -237,6 +268,8 @@ class OpenAIScorer:
                 "model's special tokens); use an hf: or vllm: model"
             )
         where = [i for i, text in enumerate(texts) if text]  # of the texts sent
+        if where:
+            self.probe()
         empty = TokenLogprobs("", (), (), np.zeros(0))
         if on_scored is not None and len(where) < len(texts):
             blank = [i for i, text in enumerate(texts) if not text]
@@ -273,22 +306,17 @@ class OpenAIScorer:
             texts, choices, strict=True)]
 
     def _token_logprobs(self, text: str, logprobs: Any) -> TokenLogprobs:
-        """The prompt's entries of a ``logprobs`` object: those starting before the end of
-        ``text`` (the generated token starts at its end); empty-span tokens (BOS) dropped."""
-        offsets = getattr(logprobs, "text_offset", None)
-        values = getattr(logprobs, "token_logprobs", None)
-        tokens = getattr(logprobs, "tokens", None)
-        if not offsets or values is None or tokens is None:
+        """The prompt's entries of a ``logprobs`` object (:class:`weatkit.scoring.probe.Echo`:
+        the generated token and empty-span tokens such as BOS dropped), ``null`` as NaN."""
+        if (
+            not getattr(logprobs, "text_offset", None)
+            or getattr(logprobs, "token_logprobs", None) is None
+            or getattr(logprobs, "tokens", None) is None
+        ):
             raise ModelError(f"{self.spec}: {_NO_LOGPROBS}")
-        n = sum(1 for start in offsets if start < len(text))
-        ends = [*offsets[1:n], len(text)]
-        keep = [i for i in range(n) if ends[i] > offsets[i]]
-        return TokenLogprobs(
-            text,
-            tuple(tokens[i] for i in keep),
-            tuple((offsets[i], ends[i]) for i in keep),
-            np.array([math.nan if values[i] is None else values[i] for i in keep], np.float64),
-        )
+        echo = Echo.of(text, logprobs)
+        values = [math.nan if v is None else v for v in echo.values]
+        return TokenLogprobs(text, echo.tokens, echo.spans, np.array(values, np.float64))
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
         """One float32 vector per text from ``/v1/embeddings``, shape ``(len(texts), dim)``
