@@ -13,6 +13,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -49,18 +50,47 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+@dataclass
+class Server:
+    """A running llama.cpp server (:func:`server`).
+
+    Attributes:
+        url: its base URL (``http://127.0.0.1:PORT/v1``).
+        port: its port.
+        process: the server process.
+        log: its stdout and stderr (uvicorn logs one line per request).
+    """
+
+    url: str
+    port: int
+    process: subprocess.Popen
+    log: IO[str]
+
+    def requests(self, path: str = "/v1/completions") -> int:
+        """How many ``POST path`` requests it has answered (its access log's lines)."""
+        self.log.flush()
+        self.log.seek(0)
+        return sum(f'"POST {path} HTTP' in line for line in self.log)
+
+    def kill(self) -> None:
+        """SIGKILL the server, as a machine going down would (no answer to a request in
+        flight), and wait until it is gone."""
+        self.process.kill()
+        self.process.wait()
+
+
 @contextlib.contextmanager
-def serve(
+def server(
     gguf: Path,
     *,
     logits_all: bool = True,
     port: int | None = None,
     kv_overrides: dict[str, object] | None = None,
-) -> Iterator[str]:
+) -> Iterator[Server]:
     """Start ``python -m llama_cpp.server`` on ``port`` (None: a free one) with ``gguf`` as
     :data:`ALIAS` (prompt log-probabilities when ``logits_all``, mean-pooled embeddings, a BOS
     token: ``kv_overrides``, default :data:`KV_OVERRIDES`), wait until ``/v1/models`` answers,
-    yield the base URL (``…/v1``), stop the server at the end."""
+    yield the :class:`Server`, stop it at the end (if it still runs)."""
     port = port or _free_port()
     overrides = KV_OVERRIDES if kv_overrides is None else kv_overrides
     command = [
@@ -78,8 +108,9 @@ def serve(
     with tempfile.TemporaryFile("w+") as log:
         proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
         try:
-            _wait_until_served(proc, log, f"http://127.0.0.1:{port}/v1")
-            yield f"http://127.0.0.1:{port}/v1"
+            url = f"http://127.0.0.1:{port}/v1"
+            _wait_until_served(proc, log, url)
+            yield Server(url, port, proc, log)
         finally:
             proc.terminate()
             try:
@@ -87,6 +118,19 @@ def serve(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@contextlib.contextmanager
+def serve(
+    gguf: Path,
+    *,
+    logits_all: bool = True,
+    port: int | None = None,
+    kv_overrides: dict[str, object] | None = None,
+) -> Iterator[str]:
+    """:func:`server`, yielding its base URL (``…/v1``)."""
+    with server(gguf, logits_all=logits_all, port=port, kv_overrides=kv_overrides) as running:
+        yield running.url
 
 
 def _wait_until_served(proc: subprocess.Popen, log: IO[str], url: str) -> None:

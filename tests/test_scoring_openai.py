@@ -13,8 +13,9 @@ import pytest
 
 pytest.importorskip("openai", reason="the openai backend needs the openai extra")
 
-from tests.llama_server import ALIAS, KV_OVERRIDES, N_CTX, serve, smollm2_gguf
+from tests.llama_server import ALIAS, KV_OVERRIDES, N_CTX, serve, server, smollm2_gguf
 from weatkit.errors import ModelError
+from weatkit.models.cache import counting
 from weatkit.scoring import Scorer, get_scorer
 from weatkit.scoring.openai import OpenAIOptions
 
@@ -200,3 +201,46 @@ def test_crows_through_the_server_equals_the_in_process_model(
     )
     overall = result.summary.set_index("bias_type").loc["overall", "metric"]
     assert overall == pytest.approx(100 * wins / 6)
+
+
+#: 12 distinct short sentences (a request takes about 0.3 s on a busy 2-core machine).
+SENTENCES = [
+    f"The {who} {did} today."
+    for who in ("nurse", "doctor", "teacher", "pilot")
+    for did in ("slept", "worked", "cried")
+]
+
+
+@pytest.mark.slow
+def test_a_server_killed_mid_run_keeps_what_it_answered(llama_cpp) -> None:
+    """Issue 36 §3: the server is killed (SIGKILL) once half of the texts are answered; the
+    run fails in one line, and a rerun on a new server sends only the texts that were not
+    answered, with the numbers of an uninterrupted run."""
+    gguf = smollm2_gguf()
+    options = OpenAIOptions(concurrency=1, max_retries=0)
+    answered: list[int] = []
+    with server(gguf) as first:
+        spec = f"openai:{first.url}#{ALIAS}"
+
+        def kill_at_half(indices: list[int], scored: list) -> None:
+            answered.extend(indices)
+            if len(answered) >= len(SENTENCES) // 2 and first.process.poll() is None:
+                first.kill()
+
+        with pytest.raises(ModelError) as err:
+            get_scorer(spec, options).causal_logprobs(SENTENCES, on_scored=kill_at_half)
+    assert str(err.value).startswith(f"{spec}: ") and "\n" not in str(err.value)
+    assert len(SENTENCES) // 2 <= len(answered) < len(SENTENCES)
+    with server(gguf, port=first.port) as second:  # the same URL: the same cache key
+        scorer = get_scorer(spec, options)
+        scorer.scorer.probe()  # its completions (once per scorer) are not the texts'
+        probed = second.requests()
+        with counting() as count:
+            resumed = scorer.causal_logprobs(SENTENCES)
+        assert second.requests() - probed == len(SENTENCES) - len(answered)
+        assert (count.cached, count.computed) == (len(answered), len(SENTENCES) - len(answered))
+        whole = scorer.scorer.causal_logprobs(SENTENCES)  # the backend: uncached, in one go
+        assert second.requests() - probed == 2 * len(SENTENCES) - len(answered)
+    for a, b in zip(resumed, whole, strict=True):
+        assert (a.text, a.tokens, a.offsets) == (b.text, b.tokens, b.offsets)
+        np.testing.assert_allclose(a.logprobs, b.logprobs, rtol=0, atol=1e-4, equal_nan=True)

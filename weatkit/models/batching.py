@@ -85,6 +85,7 @@ def run_batches(
     show_progress: bool | None = None,
     inputs: str = "",
     row_tokens: int | None = None,
+    on_batch: Callable[[list[int], np.ndarray], None] | None = None,
 ) -> tuple[np.ndarray, int]:
     """``compute`` over batches of ``items`` of similar length; results in ``items`` order.
 
@@ -96,7 +97,9 @@ def run_batches(
     :func:`weatkit.progress.progress` (``show_progress`` as there); ``inputs`` says what the
     forward passes are for in the estimate line (e.g. ``"of 3016 sentences"``). With
     ``row_tokens`` a batch also holds at most ``batch size × row_tokens`` padded tokens (module
-    docstring); the results do not depend on it.
+    docstring); the results do not depend on it. ``on_batch``: called after each batch with
+    the indices of its items in ``items`` and ``compute``'s result (a caller that keeps them,
+    such as the causal-score cache, loses no finished batch when a later one fails).
     """
     check_batch_size(batch_size)
     auto = batch_size == "auto"
@@ -112,7 +115,7 @@ def run_batches(
             batch = [items[i] for i in order[start:end]]
             started = time.perf_counter()
             try:
-                parts.append(np.asarray(compute(batch)))
+                result = np.asarray(compute(batch))
             except RuntimeError as err:  # torch.OutOfMemoryError is one
                 if not _out_of_memory(err):
                     raise
@@ -127,6 +130,7 @@ def run_batches(
                 size //= 2
                 _free_accelerator_memory()
                 continue
+            parts.append(result)
             if n_batches == 0 and show_progress is not False and _on_cpu(device):
                 sizes = batch_sizes(lengths, size, row_tokens)
                 line = estimate_line(
@@ -134,6 +138,8 @@ def run_batches(
                 )
                 if line:
                     _progress.note(line)
+            if on_batch is not None:
+                on_batch(order[start:end], result)
             start += len(batch)
             n_batches += 1
             bar.update(len(batch))

@@ -34,7 +34,7 @@ of a GEST template) selects them by character span, never by a token index of an
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -89,6 +89,11 @@ class TokenLogprobs:
         return (spans[:, 0] >= start) & (spans[:, 1] <= end) & (spans[:, 1] > spans[:, 0])
 
 
+#: What :meth:`Scorer.causal_logprobs` calls as its results arrive: ``(indices into the texts,
+#: their results)``, once per batch or request (the on-disk cache writes them as they come).
+OnScored = Callable[[list[int], list[TokenLogprobs]], None]
+
+
 @runtime_checkable
 class Scorer(Protocol):
     """One model reached through one backend.
@@ -111,6 +116,7 @@ class Scorer(Protocol):
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
         read_from: Sequence[int] | None = None,
+        on_scored: OnScored | None = None,
     ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text under a causal LM, in the input order
         (``show_progress``: a progress bar where the backend has one; None: on a terminal;
@@ -120,7 +126,14 @@ class Scorer(Protocol):
         ``read_from``: per text, a character offset; the caller reads only the tokens whose
         span ends after it (GEST's word after its prefix), and a backend may give NaN for the
         others (the hf backend then runs its LM head at the positions read only; a server
-        scores every token all the same). None: every token."""
+        scores every token all the same). None: every token.
+
+        ``on_scored``: called in the calling thread with ``(indices, results)`` as soon as a
+        batch of texts (a forward pass, a request, an engine call) is done, before the call
+        returns; every index of ``texts`` is in exactly one call (a text no batch needs, such as
+        an empty one, in a call of its own). What it was given stays valid when the call then
+        fails, so a caller keeps what was scored before the failure
+        (:class:`weatkit.scoring.cache.CachedScorer`)."""
         ...
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:

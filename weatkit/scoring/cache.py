@@ -33,17 +33,19 @@ of the tokens before it may be NaN) is served by the whole text's entry where on
 it is computed with its offset and kept under the same key with ``read_from`` added, as the item
 ``<offset>:<text>``.
 
-Values come back bit for bit. Every call that reads texts from their first token records what
-the scores include (:mod:`weatkit.scoring.conventions`), cached or not. Rows served and
-computed are counted by :func:`weatkit.models.cache.counting` (``compare`` reports them).
-``options.cache`` False (the ``--no-cache`` of every command) neither reads nor writes the
-cache.
+Entries are written as the backend's batches arrive (:mod:`weatkit.scoring.arrivals`), so a
+run stopped part-way keeps what it scored. Values come back bit for bit. Every call that reads
+texts from their first token records what the scores include
+(:mod:`weatkit.scoring.conventions`), cached or not. Rows served and computed are counted by
+:func:`weatkit.models.cache.counting` (``compare`` reports them). ``options.cache`` False (the
+``--no-cache`` of every command) neither reads nor writes the cache.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -53,7 +55,8 @@ import numpy as np
 from weatkit.data import ensure_cache_dir
 from weatkit.models.cache import VectorCache, model_inputs, read_shard, tally, write_shard
 from weatkit.scoring import conventions
-from weatkit.scoring.base import DEFAULT_START, NO_START, Scorer, TokenLogprobs
+from weatkit.scoring.arrivals import ArrivalWriter
+from weatkit.scoring.base import DEFAULT_START, NO_START, OnScored, Scorer, TokenLogprobs
 
 #: Bump when the meaning of cached token log-probabilities changes.
 CAUSAL_CACHE_VERSION = 1
@@ -156,18 +159,22 @@ class CachedScorer:
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
         read_from: Sequence[int] | None = None,
+        on_scored: OnScored | None = None,
     ) -> list[TokenLogprobs]:
         """The wrapped scorer's ``causal_logprobs``, each distinct text computed once ever (per
-        key): cached texts are read, the others scored in one call and stored. With
+        key): cached texts are read, the others scored in one call and stored as its batches
+        arrive (:class:`weatkit.scoring.arrivals.ArrivalWriter`: what was scored before an
+        error or an interrupt is kept, a killed process loses its last seconds at most). With
         ``read_from``, a text's entry is that of the whole text where one is cached, else that
         of the text and its offset (module docstring). A call with a text that cannot be a key
         (blank, not a string), or one string instead of a list, goes to the backend as it is
-        (its checks apply) and is not cached."""
+        (its checks apply) and is not cached. ``on_scored`` gets the cached texts first, then
+        each batch as it arrives (:meth:`weatkit.scoring.base.Scorer.causal_logprobs`)."""
         cache = self.cache(start)
         since = {} if read_from is None else {"read_from": read_from}
         if cache is None or isinstance(texts, str) or not all(_keyable(t) for t in texts):
             scored = self.scorer.causal_logprobs(
-                texts, show_progress=show_progress, start=start, **since
+                texts, show_progress=show_progress, start=start, on_scored=on_scored, **since
             )
             tally(None, [], len(scored))
             if read_from is None:
@@ -187,15 +194,26 @@ class CachedScorer:
             tally(partial, list(hits), 0)
             found.update((t, replace(hits[keys[t]], text=t)) for t in missing if keys[t] in hits)
             missing = [t for t in missing if keys[t] not in hits]
+        tell = _teller(texts, on_scored)
+        tell(list(found), list(found.values()))
         if missing:
             since = {"read_from": [offsets[t] for t in missing]} if offsets else {}
-            fresh = self.scorer.causal_logprobs(
-                missing, show_progress=show_progress, start=start, **since
-            )
-            if partial is not None:
-                partial.put([keys[t] for t in missing], {0: fresh})
-            else:
-                cache.put(missing, {0: fresh})
+            items = [keys[t] for t in missing] if partial is not None else missing
+            writer = ArrivalWriter(partial if partial is not None else cache, items)
+
+            def arrived(indices: list[int], scored: list[TokenLogprobs]) -> None:
+                writer(indices, scored)
+                tell([missing[i] for i in indices], scored)
+
+            try:
+                fresh = self.scorer.causal_logprobs(
+                    missing, show_progress=show_progress, start=start, on_scored=arrived, **since
+                )
+            except BaseException:
+                with contextlib.suppress(Exception):  # the backend's error is the one to see
+                    writer.flush()
+                raise
+            writer.flush()
             found.update(zip(missing, fresh, strict=True))
         tally(None, [], len(missing))
         out = [found[t] for t in texts]
@@ -213,3 +231,22 @@ class CachedScorer:
 
 def _keyable(text: object) -> bool:
     return isinstance(text, str) and bool(text.strip())
+
+
+def _teller(
+    texts: Sequence[str], on_scored: OnScored | None
+) -> Callable[[list[str], list[TokenLogprobs]], None]:
+    """A function that passes distinct texts' results to ``on_scored`` by their indices in
+    ``texts`` (a text given twice: both)."""
+    if on_scored is None:
+        return lambda distinct, scored: None
+    where: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        where.setdefault(text, []).append(i)
+
+    def tell(distinct: list[str], scored: list[TokenLogprobs]) -> None:
+        pairs = [(i, s) for t, s in zip(distinct, scored, strict=True) for i in where[t]]
+        if pairs:
+            on_scored([i for i, _ in pairs], [s for _, s in pairs])
+
+    return tell

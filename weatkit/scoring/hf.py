@@ -48,7 +48,7 @@ from weatkit.errors import ModelError
 from weatkit.models.batching import ROW_TOKENS, run_batches
 from weatkit.models.handle import ModelHandle, padded
 from weatkit.models.pool import get_model
-from weatkit.scoring.base import DEFAULT_START, TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, OnScored, TokenLogprobs
 from weatkit.scoring.spec import ModelSpec
 from weatkit.scoring.tokens import Encoded, check_texts, encode_causal
 
@@ -95,10 +95,12 @@ class HfScorer:
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
         read_from: Sequence[int] | None = None,
+        on_scored: OnScored | None = None,
     ) -> list[TokenLogprobs]:
         """``log P(w_i | s, w_<i)`` of every token of each text (module docstring); with
         ``read_from``, of the tokens whose span ends after each text's offset (NaN before:
-        the LM head runs where read only)."""
+        the LM head runs where read only). ``on_scored`` gets the texts of each batch as it is
+        done (:meth:`weatkit.scoring.base.Scorer.causal_logprobs`)."""
         if not self.causal:
             raise ModelError(
                 f"{self.spec.model} is a masked LM: it gives no causal token log-probabilities"
@@ -123,9 +125,40 @@ class HfScorer:
         width = max(len(ids) for ids, _, _ in encoded)
         k = max((len(lasts) for _, lasts, _ in items), default=0)
         handle = self.handle
-        values = np.zeros((0, width + k))
+        tok = handle.tokenizer
+        out: list[TokenLogprobs | None] = [None] * len(texts)
+
+        def keep(indices: list[int], rows: Sequence[np.ndarray]) -> None:
+            scored = []
+            for i, row in zip(indices, rows, strict=True):
+                ids, spans, lead = encoded[i]
+                out[i] = TokenLogprobs(
+                    texts[i],
+                    tuple(tok.convert_ids_to_tokens(ids[lead:])),
+                    tuple(spans),
+                    np.asarray(row[lead:], dtype=np.float64),
+                )
+                scored.append(out[i])
+            if on_scored is not None and indices:
+                on_scored(indices, scored)
+
+        # one token and no start: no conditional, no forward pass
+        alone = [i for i, (ids, _, _) in enumerate(encoded) if len(ids) <= 1]
+        keep(alone, [np.full(len(encoded[i][0]), np.nan) for i in alone])
+        members = list(groups.values())
+
+        def batch_done(batch: list[int], values: np.ndarray) -> None:
+            """The texts of the batch's items (a shared prefix: one per last token)."""
+            indices, rows = [], []
+            for g, row in zip(batch, values, strict=True):
+                n = len(encoded[members[g][0]][0]) - 1
+                for m, i in enumerate(members[g]):
+                    indices.append(i)
+                    rows.append(np.append(row[:n], row[width + m]))
+            keep(indices, rows)
+
         if items:
-            values, _ = run_batches(
+            run_batches(
                 items,
                 lambda batch: _causal_batch(handle, batch, width, k),
                 length=lambda item: len(item[0]),
@@ -136,25 +169,12 @@ class HfScorer:
                 unit="text",
                 show_progress=show_progress,
                 row_tokens=ROW_TOKENS,
+                on_batch=batch_done,
             )
-        rows = {}
-        for g, members in enumerate(groups.values()):
-            n = len(encoded[members[0]][0]) - 1
-            for m, i in enumerate(members):
-                rows[i] = np.append(values[g, :n], values[g, width + m])
-        tok = handle.tokenizer
-        out = []
-        for i, (text, (ids, spans, lead)) in enumerate(zip(texts, encoded, strict=True)):
-            row = rows.get(i, np.full(len(ids), np.nan))  # one token, no start: no conditional
-            out.append(
-                TokenLogprobs(
-                    text,
-                    tuple(tok.convert_ids_to_tokens(ids[lead:])),
-                    tuple(spans),
-                    np.asarray(row[lead:], dtype=np.float64),
-                )
-            )
-        return out
+        done = [scored for scored in out if scored is not None]
+        if len(done) != len(texts):  # every text is in one batch, or alone
+            raise ModelError(f"{self.spec}: {len(texts) - len(done)} texts were not scored")
+        return done
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
         """Mean last hidden state over each text's non-special tokens (module docstring),

@@ -30,14 +30,14 @@ import json
 import math
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, TypeVar
 
 import numpy as np
 import openai
 
 from weatkit.errors import ConfigError, ModelError
-from weatkit.scoring.base import DEFAULT_START, NO_START, STARTS, TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, NO_START, STARTS, OnScored, TokenLogprobs
 from weatkit.scoring.options import OpenAIOptions
 from weatkit.scoring.probe import Echo, ServerProbe, probe_server
 from weatkit.scoring.spec import ModelSpec
@@ -205,19 +205,43 @@ class OpenAIScorer:
             return f"the server refused the request ({exc.status_code}): {_message(exc)}"
         return " ".join(str(exc).split())
 
-    def _map(self, fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], size: int) -> list[R]:
+    def _map(
+        self,
+        fn: Callable[[Sequence[T]], list[R]],
+        items: Sequence[T],
+        size: int,
+        on_chunk: Callable[[int, list[R]], None] | None = None,
+    ) -> list[R]:
         """``fn`` over consecutive chunks of ``size`` items, :attr:`OpenAIOptions.concurrency`
-        chunks in flight; the results concatenated in the input order."""
-        chunks = [items[i : i + size] for i in range(0, len(items), size)]
+        chunks in flight; the results concatenated in the input order. ``on_chunk(first,
+        results)`` (``first``: the chunk's first index in ``items``), in this thread, as each
+        chunk is answered; when one fails, the chunks not sent are cancelled and those in flight
+        still reach ``on_chunk`` if they are answered."""
+        chunks = {i: items[i : i + size] for i in range(0, len(items), size)}
+        answered: dict[int, list[R]] = {}
+
+        def keep(first: int, results: list[R]) -> None:
+            answered[first] = results
+            if on_chunk is not None:
+                on_chunk(first, results)
+
         if len(chunks) <= 1:
-            return [r for chunk in chunks for r in fn(chunk)]
-        with ThreadPoolExecutor(min(self.options.concurrency, len(chunks))) as pool:
-            futures = [pool.submit(fn, chunk) for chunk in chunks]
-            try:
-                return [r for future in futures for r in future.result()]
-            finally:
-                for future in futures:
-                    future.cancel()
+            for first, chunk in chunks.items():
+                keep(first, fn(chunk))
+        else:
+            with ThreadPoolExecutor(min(self.options.concurrency, len(chunks))) as pool:
+                futures = {pool.submit(fn, chunk): first for first, chunk in chunks.items()}
+                try:
+                    for future in as_completed(futures):
+                        keep(futures[future], future.result())
+                finally:
+                    for future in futures:
+                        future.cancel()
+                    for future, first in futures.items():  # in flight when one failed
+                        if (first not in answered and not future.cancelled()
+                                and future.exception() is None):  # fmt: skip
+                            keep(first, future.result())
+        return [r for first in chunks for r in answered[first]]
 
     def causal_logprobs(
         self,
@@ -226,13 +250,15 @@ class OpenAIScorer:
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
         read_from: Sequence[int] | None = None,
+        on_scored: OnScored | None = None,
     ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text (see the module docstring); an empty text
         has no tokens and is not sent. ``show_progress`` is accepted for the protocol; requests
         are not shown. ``start`` too: the server encodes each prompt as its model's tokenizer
         does (the ``tokenizer`` start of :data:`weatkit.scoring.base.STARTS`); ``none`` is a
         one-line :class:`ModelError` (module docstring). ``read_from`` is accepted too: the
-        server scores every prompt token."""
+        server scores every prompt token. ``on_scored`` gets each request's texts as it is
+        answered (:meth:`weatkit.scoring.base.Scorer.causal_logprobs`)."""
         if start not in STARTS:
             raise ModelError(f"unknown start {start!r}: choose {', '.join(STARTS)}")
         if start == NO_START:
@@ -241,11 +267,22 @@ class OpenAIScorer:
                 "token (start 'none': the completions API encodes a text prompt with the "
                 "model's special tokens); use an hf: or vllm: model"
             )
-        sent = [text for text in texts if text]
-        if sent:
+        where = [i for i, text in enumerate(texts) if text]  # of the texts sent
+        if where:
             self.probe()
-        scored = iter(self._map(self._causal_chunk, sent, self.options.prompts_per_request))
         empty = TokenLogprobs("", (), (), np.zeros(0))
+        if on_scored is not None and len(where) < len(texts):
+            blank = [i for i, text in enumerate(texts) if not text]
+            on_scored(blank, [empty] * len(blank))
+
+        def answered(first: int, scored: list[TokenLogprobs]) -> None:
+            if on_scored is not None:
+                on_scored(where[first : first + len(scored)], scored)
+
+        sent = [texts[i] for i in where]
+        scored = iter(
+            self._map(self._causal_chunk, sent, self.options.prompts_per_request, answered)
+        )
         return [next(scored) if text else empty for text in texts]
 
     def _causal_chunk(self, texts: Sequence[str]) -> list[TokenLogprobs]:

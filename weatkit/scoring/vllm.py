@@ -52,7 +52,7 @@ from weatkit.models.hub import (
 )
 from weatkit.models.options import LoadOptions
 from weatkit.progress import progress
-from weatkit.scoring.base import DEFAULT_START, TokenLogprobs
+from weatkit.scoring.base import DEFAULT_START, OnScored, TokenLogprobs
 from weatkit.scoring.spec import ModelSpec
 from weatkit.scoring.tokens import Encoded, encode_causal, fast_tokenizer
 
@@ -137,9 +137,12 @@ class VllmScorer:
         show_progress: bool | None = None,
         start: str = DEFAULT_START,
         read_from: Sequence[int] | None = None,
+        on_scored: OnScored | None = None,
     ) -> list[TokenLogprobs]:
         """``log P(w_i | s, w_<i)`` of every token of each text (module docstring; vLLM scores
-        every prompt token, so ``read_from`` changes nothing)."""
+        every prompt token, so ``read_from`` changes nothing). ``on_scored`` gets each
+        :data:`TEXTS_PER_CALL` texts as their engine call returns
+        (:meth:`weatkit.scoring.base.Scorer.causal_logprobs`)."""
         encoded = encode_causal(self.tokenizer, texts, start, model=self.spec.model,
                                 limit=self.max_length)  # fmt: skip
         if not encoded:
@@ -148,7 +151,7 @@ class VllmScorer:
 
         params = SamplingParams(max_tokens=1, prompt_logprobs=0, temperature=0.0)
         llm = self._engine()
-        answers: list[Any] = []
+        out: list[TokenLogprobs] = []
         name = self.spec.short_name
         with progress(
             total=len(encoded), desc=f"token log-probabilities with {name}", unit="text",
@@ -157,14 +160,22 @@ class VllmScorer:
             for first in range(0, len(encoded), TEXTS_PER_CALL):
                 chunk = encoded[first : first + TEXTS_PER_CALL]
                 prompts = [{"prompt_token_ids": ids} for ids, _, _ in chunk]
-                answers += llm.generate(prompts, params, use_tqdm=False)
+                answers = llm.generate(prompts, params, use_tqdm=False)
+                if len(answers) != len(chunk):
+                    raise ModelError(
+                        f"{self.spec}: {len(chunk)} texts sent, {len(answers)} answers"
+                    )
+                scored = [
+                    self._token_logprobs(text, row, answer)
+                    for text, row, answer in zip(
+                        texts[first : first + len(chunk)], chunk, answers, strict=True
+                    )
+                ]
+                out += scored
+                if on_scored is not None:
+                    on_scored(list(range(first, first + len(chunk))), scored)
                 bar.update(len(chunk))
-        if len(answers) != len(encoded):
-            raise ModelError(f"{self.spec}: {len(encoded)} texts sent, {len(answers)} answers")
-        return [
-            self._token_logprobs(text, row, answer)
-            for text, row, answer in zip(texts, encoded, answers, strict=True)
-        ]
+        return out
 
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
         """Not offered: a one-line :class:`~weatkit.errors.ModelError`."""
