@@ -22,10 +22,11 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from weatkit._io.paths import check_not_input
 from weatkit.errors import WeatkitError
 
 _ATTEMPTS = 100
@@ -153,7 +154,12 @@ def _check_names(files: Mapping[str, bytes], out: Path) -> None:
             raise WeatkitError(f"cannot write {name!r} to {out}: expected a plain file name")
 
 
-def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> list[Path]:
+def write_outputs(
+    out_dir: str | os.PathLike,
+    files: Mapping[str, bytes],
+    *,
+    reads: Iterable[str | os.PathLike | None] = (),
+) -> list[Path]:
     """Write ``files`` (name -> bytes) into ``out_dir`` all-or-nothing; the paths written.
 
     Every file is first written in full into a hidden staging folder beside ``out_dir``
@@ -175,11 +181,16 @@ def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> lis
     and the staging folder, with the previous versions, beside ``out_dir`` until the next write
     of ``out_dir`` removes it.
 
+    ``reads``: the files the caller read; writing over one of them is refused before anything
+    is written (:func:`weatkit._io.paths.check_not_input`).
+
     Raises:
-        WeatkitError: a file name that is not plain, or an OS error (naming ``out_dir``).
+        WeatkitError: a file name that is not plain, an output that is an input, or an OS error
+            (naming ``out_dir``).
     """
     out = Path(out_dir)
     _check_names(files, out)
+    check_not_input([out / name for name in files], reads)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         # beside the real folder (same file system) when out_dir is a link to one

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from weatkit._io.paths import check_writable
+from weatkit._io.paths import check_not_input, check_writable
 from weatkit.alignment import procrustes_align, read_dictionary
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import out_option, split_values
@@ -35,6 +35,7 @@ from weatkit.report.tables import write_outputs
 def align_command(**opts: Any) -> None:
     """Align a space onto another with orthogonal Procrustes on a bilingual dictionary."""
     out = check_writable(opts["out_path"])
+    check_not_input([out], [opts["src_path"], opts["tgt_path"], opts["dict_path"]])
     pairs = read_dictionary(opts["dict_path"])
     source = load_static(opts["src_path"], allow_pickle=opts["allow_pickle"])
     target = load_static(

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from weatkit._io.paths import check_writable
+from weatkit._io.paths import check_not_input, check_writable
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import model_options, model_specs, out_option, progress_option
 from weatkit.config.run import contextual_from_cli
@@ -103,6 +103,7 @@ def embed_command(**opts: Any) -> None:
         for lang in groups
         for layer in layers
     }
+    check_not_input(targets.values(), chosen["lists"])
     extractor = ContextualExtractor(model, contextual_from_cli(opts))
     vectors = extractor.extract(words, layers, show_progress=opts["progress"])
     for line in extractor.notes:

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from weatkit._io.paths import check_writable
+from weatkit._io.paths import check_not_input, check_writable
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import (
     check_stdout_format,
@@ -64,6 +64,7 @@ def export_command(**opts: Any) -> None:
         raise WeatkitError("--digits and --value are for --format latex")
     if opts["out_path"]:
         check_writable(opts["out_path"])
+        check_not_input([opts["out_path"]], read_dirs=[opts["run_dir"]])
     tables = read_run_dir(opts["run_dir"])
     data = _export_bytes(tables, fmt, opts)
     if opts["out_path"]:

@@ -1,0 +1,122 @@
+"""Issue 37 §1, data safety: no command writes over a file it reads (or into a run directory it
+reads); writes work across file systems; a vector file is read exactly or refused; a replaced
+output directory is never left mixed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from weatkit._io.paths import check_not_input
+from weatkit.cli import main
+from weatkit.errors import WeatkitError
+
+
+def invoke(args: list[str]):
+    return CliRunner().invoke(main, args)
+
+
+def fake_run_dir(root: Path) -> Path:
+    """A directory with a run's file names (contents never read: the check comes first)."""
+    run = root / "run"
+    run.mkdir()
+    for name in ("results.csv", "summary.csv", "null.csv", "manifest.json"):
+        (run / name).write_text(f"original {name}\n")
+    return run
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def assert_refused(res, output: Path, source: Path, inside: bool = False) -> None:
+    relation = "it is inside" if inside else "it is"
+    assert res.exit_code == 1, res.output
+    assert res.stderr.strip() == (
+        f"weatkit: error: cannot write {output}: {relation} {source}, which this command "
+        "reads; write the output elsewhere"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        (["export", "{run}", "--format", "csv", "--table", "influence"], "null.csv"),
+        (["export", "{run}", "--format", "csv"], "new.csv"),
+        (["plot", "{run}", "--kind", "forest"], "forest.png"),
+        (["report", "{run}"], "results.csv"),
+        (["report", "{run}"], "page.html"),
+    ],
+)
+def test_run_dir_readers_never_write_into_the_run(
+    tmp_path: Path, command: list[str], name: str
+) -> None:
+    run = fake_run_dir(tmp_path)
+    before = snapshot(run)
+    out = run / name
+    res = invoke([part.replace("{run}", str(run)) for part in command] + ["--out", str(out)])
+    assert_refused(res, out, run, inside=True)
+    assert snapshot(run) == before
+
+
+def test_a_link_into_the_run_dir_is_refused_too(tmp_path: Path) -> None:
+    run = fake_run_dir(tmp_path)
+    (tmp_path / "alias").symlink_to(run)
+    out = tmp_path / "alias" / "summary.csv"
+    res = invoke(["export", str(run), "--format", "csv", "--out", str(out)])
+    assert_refused(res, out, run, inside=True)
+    assert (run / "summary.csv").read_text() == "original summary.csv\n"
+
+
+def test_report_default_page_in_the_run_is_still_allowed(tmp_path: Path) -> None:
+    run = fake_run_dir(tmp_path)
+    check_not_input([run / "report.html"], read_dirs=[run], allowed=[run / "report.html"])
+
+
+def test_embed_never_writes_over_its_list_file(tmp_path: Path) -> None:
+    lists = tmp_path / "lists.json"
+    entry = {"test": "weat1", "lang": "en", "list_id": "mine", "X": ["aster", "clover"],
+             "Y": ["ant", "flea"], "A": ["love", "peace"], "B": ["abuse", "crash"]}  # fmt: skip
+    lists.write_text(json.dumps({"tests": [entry]}))
+    before = lists.read_bytes()
+    args = ["embed", "--lists", str(lists), "--lang", "en", "--model", "./no/such/model"]
+    res = invoke([*args, "--layer", "0", "--out", str(lists)])
+    assert_refused(res, lists, lists)
+    assert lists.read_bytes() == before
+
+
+def test_align_never_writes_over_its_source(tmp_path: Path) -> None:
+    src = tmp_path / "de.vec"
+    src.write_text("1 2\nhund 0.1 0.2\n")
+    (tmp_path / "dict.txt").write_text("hund dog\n")
+    hardlink = tmp_path / "same.vec"  # another name of the same file
+    hardlink.hardlink_to(src)
+    args = ["align", "--src", str(src), "--tgt", str(tmp_path / "en.vec")]
+    res = invoke([*args, "--dict", str(tmp_path / "dict.txt"), "--out", str(hardlink)])
+    assert_refused(res, hardlink, src)
+    assert src.read_text() == "1 2\nhund 0.1 0.2\n"
+
+
+def test_write_outputs_refuses_a_file_it_was_told_was_read(tmp_path: Path) -> None:
+    from weatkit._io.atomic import write_outputs
+
+    data = tmp_path / "pairs.csv"  # e.g. weatkit crows --data pairs.csv --out .
+    data.write_text("input\n")
+    with pytest.raises(WeatkitError, match="which this command reads"):
+        write_outputs(tmp_path, {"pairs.csv": b"output\n", "summary.csv": b"s\n"}, reads=[data])
+    assert data.read_text() == "input\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.csv"]
+
+
+def test_crows_never_writes_over_its_scores(tmp_path: Path) -> None:
+    """``weatkit crows --scores OUT/pairs.csv --out OUT`` would rewrite the scores it reads."""
+    scores = tmp_path / "pairs.csv"
+    text = "bias_type,direction,score_more,score_less\nrace-color,stereo,-1.5,-2.0\n"
+    scores.write_text(text)
+    res = invoke(["crows", "--scores", str(scores), "--out", str(tmp_path)])
+    assert_refused(res, scores, scores)
+    assert scores.read_text() == text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.csv"]
