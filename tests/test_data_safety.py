@@ -120,3 +120,79 @@ def test_crows_never_writes_over_its_scores(tmp_path: Path) -> None:
     assert_refused(res, scores, scores)
     assert scores.read_text() == text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.csv"]
+
+
+# --- writes across file systems -------------------------------------------------------------
+
+
+@pytest.fixture
+def other_mount(tmp_path: Path):
+    """A tmpfs mounted inside ``tmp_path``: another file system than its parent's."""
+    import os
+    import subprocess
+
+    if os.name != "posix" or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode().strip()}")
+    try:
+        assert os.stat(mount).st_dev != os.stat(tmp_path).st_dev
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_atomic_helpers_write_on_another_mount(other_mount: Path) -> None:
+    from weatkit._io.atomic import replacing, write_file, write_outputs
+
+    assert write_file(other_mount / "a.csv", b"a\n").read_bytes() == b"a\n"
+    assert write_file(other_mount / "a.csv", b"b\n").read_bytes() == b"b\n"
+    with replacing(other_mount / "info.json") as tmp:
+        tmp.write_text("{}")
+    # the mount point itself as an existing output folder, written twice (replace path)
+    for content in (b"1\n", b"2\n"):
+        write_outputs(other_mount, {"x.csv": content, "y.csv": content})
+        assert (other_mount / "y.csv").read_bytes() == content
+    write_outputs(other_mount / "new", {"x.csv": b"n\n"})
+    assert sorted(p.name for p in other_mount.iterdir()) == [
+        "a.csv", "info.json", "new", "x.csv", "y.csv"
+    ]  # fmt: skip
+
+
+def tiny_run(root: Path) -> Path:
+    """A real ``weatkit run`` on one made-up test and 4-dimensional vectors (well under 2 s)."""
+    import numpy as np
+
+    words = ["aster", "clover", "ant", "flea", "love", "peace", "abuse", "crash"]
+    rng = np.random.default_rng(0)
+    vec = root / "toy.vec"
+    rows = [f"{w} " + " ".join(f"{x:.4f}" for x in rng.standard_normal(4)) for w in words]
+    vec.write_text(f"{len(words)} 4\n" + "\n".join(rows) + "\n")
+    lists = root / "lists.json"
+    entry = {"test": "weat1", "lang": "en", "list_id": "mine", "X": words[:2], "Y": words[2:4],
+             "A": words[4:6], "B": words[6:]}  # fmt: skip
+    lists.write_text(json.dumps({"tests": [entry]}))
+    out = root / "run"
+    args = ["run", "--lists", str(lists), "--lang", "en", "--embeddings", f"toy={vec}"]
+    args += ["--bootstrap", "20", "--permutations", "20", "--no-progress", "--device", "cpu"]
+    res = invoke([*args, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_export_and_plot_write_on_another_mount(other_mount: Path, tmp_path: Path) -> None:
+    run = tiny_run(tmp_path)
+    for command in (
+        ["export", str(run), "--format", "csv"],
+        ["plot", str(run), "--kind", "forest"],
+    ):
+        name = "t.csv" if command[0] == "export" else "f.png"
+        res = invoke([*command, "--out", str(other_mount / name)])
+        assert res.exit_code == 0, res.output
+        assert (other_mount / name).stat().st_size > 0
+    assert sorted(p.name for p in other_mount.iterdir()) == ["f.png", "t.csv"]

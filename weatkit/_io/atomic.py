@@ -148,10 +148,45 @@ def temp_dir(directory: str | os.PathLike, name: str, suffix: str = ".tmp") -> P
     raise FileExistsError(f"no free temporary folder name for {name} in {directory}")
 
 
+def write_file(
+    target: str | os.PathLike, data: bytes, *, reads: Iterable[str | os.PathLike | None] = ()
+) -> Path:
+    """Write ``data`` to the file ``target`` atomically (all of it or nothing); the path written.
+
+    The temporary is made in ``target``'s own folder (created if missing), never in the folder
+    above it or in the system's temporary folder: a rename works only within one file system,
+    and ``target`` may be on another mount (a USB disk, a network share, a tmpfs) than its
+    parent's parent. ``reads``: files the caller read, which ``target`` must not be
+    (:func:`weatkit._io.paths.check_not_input`).
+
+    Raises:
+        WeatkitError: ``target`` is one of ``reads``, or an OS error (naming ``target``).
+    """
+    path = Path(target)
+    check_not_input([path], reads)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with replacing(path) as tmp:
+            tmp.write_bytes(data)
+    except OSError as err:
+        raise WeatkitError(f"cannot write to {path}: {err.strerror or err}") from err
+    return path
+
+
 def _check_names(files: Mapping[str, bytes], out: Path) -> None:
     for name in files:
         if not name or name in (".", "..") or "/" in name or os.sep in name:
             raise WeatkitError(f"cannot write {name!r} to {out}: expected a plain file name")
+
+
+def _staging_parent(out: Path) -> Path:
+    """Where :func:`write_outputs` stages the files of ``out``: on their file system, so that
+    they can be renamed in. Beside the real folder (``out`` or the folder it links to), or, when
+    ``out`` is a mount point (another file system than its parent's), inside it."""
+    beside = out.resolve().parent if out.is_symlink() else out.parent
+    if out.is_dir() and os.stat(out).st_dev != os.stat(beside).st_dev:
+        return out.resolve()
+    return beside
 
 
 def write_outputs(
@@ -162,10 +197,11 @@ def write_outputs(
 ) -> list[Path]:
     """Write ``files`` (name -> bytes) into ``out_dir`` all-or-nothing; the paths written.
 
-    Every file is first written in full into a hidden staging folder beside ``out_dir``
-    (``<parent>/.<name>.<pid>-<random>.write``, same file system; stale ones of earlier, killed
-    writes of ``out_dir``, and stale ``out_dir/.<file>.*.tmp`` of the files named, are removed
-    first: :func:`remove_stale`), then:
+    Every file is first written in full into a hidden staging folder beside ``out_dir``, on the
+    file system of the files it replaces (inside ``out_dir`` when that is a mount point:
+    :func:`_staging_parent`; ``.<name>.<pid>-<random>.write``, ``<name>`` being ``out_dir``'s;
+    stale ones of earlier, killed writes of ``out_dir``, and stale ``out_dir/.<file>.*.tmp`` of
+    the files named, are removed first: :func:`remove_stale`), then:
 
     * when ``out_dir`` does not exist, the staging folder is renamed to ``out_dir``: all files
       appear at once (one ``rename``);
@@ -193,8 +229,7 @@ def write_outputs(
     check_not_input([out / name for name in files], reads)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        # beside the real folder (same file system) when out_dir is a link to one
-        beside = out.resolve().parent if out.is_symlink() else out.parent
+        beside = _staging_parent(out)
         remove_stale(beside, out.name, ".write")
         for name in files:  # per-file temporaries (earlier versions wrote those)
             remove_stale(out, name, ".tmp")

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from weatkit._io.atomic import write_file
 from weatkit._io.paths import check_not_input, check_writable
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import (
@@ -25,7 +26,7 @@ from weatkit.cli.options import (
 from weatkit.errors import WeatkitError
 from weatkit.report.latex import DEFAULT_DIGITS, VALUES, latex_tables
 from weatkit.report.run_dir import TABLE_NAMES, RunTables, filter_rows, read_run_dir
-from weatkit.report.tables import FORMATS, render, write_outputs
+from weatkit.report.tables import FORMATS, render
 
 #: Formats of ``weatkit export``.
 EXPORT_FORMATS = (*FORMATS, "latex")
@@ -68,8 +69,7 @@ def export_command(**opts: Any) -> None:
     tables = read_run_dir(opts["run_dir"])
     data = _export_bytes(tables, fmt, opts)
     if opts["out_path"]:
-        out = Path(opts["out_path"])
-        (written,) = write_outputs(out.parent, {out.name: data})
+        written = write_file(opts["out_path"], data)
         err_console.print(f"wrote {written}", highlight=False, soft_wrap=True)
     else:
         sys.stdout.buffer.write(data)
