@@ -196,3 +196,23 @@ def test_export_and_plot_write_on_another_mount(other_mount: Path, tmp_path: Pat
         assert res.exit_code == 0, res.output
         assert (other_mount / name).stat().st_size > 0
     assert sorted(p.name for p in other_mount.iterdir()) == ["f.png", "t.csv"]
+
+
+# --- a vector file that names a word twice -------------------------------------------------
+
+
+def test_run_refuses_vectors_that_name_a_list_word_twice(tmp_path: Path) -> None:
+    """It was read silently, keeping the first row (the warning was only logged)."""
+    run = tiny_run(tmp_path)  # writes toy.vec and lists.json, and checks they run
+    vec = tmp_path / "toy.vec"
+    with vec.open("a") as fh:
+        fh.write("love 9 9 9 9\n")
+    args = ["run", "--lists", str(tmp_path / "lists.json"), "--lang", "en"]
+    args += ["--embeddings", f"toy={vec}", "--no-progress", "--out", str(tmp_path / "again")]
+    res = invoke(args)
+    assert res.exit_code == 1
+    assert res.stderr.strip() == (
+        f"weatkit: error: {vec}: the word 'love' is given twice (line 6 and line 10); a vector "
+        "file names each word once: remove one of them"
+    )
+    assert not (tmp_path / "again").exists() and run.is_dir()
