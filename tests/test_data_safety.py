@@ -216,3 +216,73 @@ def test_run_refuses_vectors_that_name_a_list_word_twice(tmp_path: Path) -> None
         "file names each word once: remove one of them"
     )
     assert not (tmp_path / "again").exists() and run.is_dir()
+
+
+# --- a replaced output directory is never read mixed ---------------------------------------
+
+_KILLED_AFTER_FIRST_RENAME = """
+import json, os, sys
+from weatkit._io import atomic
+real = os.replace
+def replace(src, dst):
+    real(src, dst)
+    os._exit(9)  # killed (no clean-up runs) right after the first file is renamed in
+os.replace = replace
+atomic.write_outputs(sys.argv[1], {name: b"new" for name in json.loads(sys.argv[2])})
+"""
+
+
+def _write_killed_after_first_rename(out: Path, names: list[str]) -> None:
+    """``write_outputs(out, {name: b"new"})`` in another process, killed after one rename."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    args = [sys.executable, "-c", _KILLED_AFTER_FIRST_RENAME, str(out), json.dumps(names)]
+    assert subprocess.run(args, env=env, check=False).returncode == 9
+
+
+@pytest.mark.skipif(__import__("os").name == "nt", reason="kills a process")
+def test_a_write_killed_between_renames_is_refused_then_rolled_back(tmp_path: Path) -> None:
+    from weatkit._io.atomic import recover, write_outputs
+    from weatkit.report.run_dir import read_run_dir
+
+    out = tmp_path / "run"
+    out.mkdir()
+    old = {name: b"old" for name in ("manifest.json", "results.csv", "summary.csv")}
+    for name, data in old.items():
+        (out / name).write_bytes(data)
+    _write_killed_after_first_rename(out, ["results.csv", "summary.csv", "manifest.json"])
+    assert sorted(snapshot(out).values()) == [b"new", b"old", b"old"]  # mixed on disk
+    (stage,) = tmp_path.glob(".run.*.write")
+    message = (
+        f"{out}: a write of its files was stopped half-way or is under way ({stage} holds "
+        "the previous versions), so its tables may mix two runs; write it again"
+    )
+    with pytest.raises(WeatkitError) as err:
+        read_run_dir(out)
+    assert str(err.value) == message
+    for command in (["export", str(out), "--format", "csv"], ["report", str(out)]):
+        res = invoke(command)
+        assert res.exit_code == 1 and res.stderr.strip() == f"weatkit: error: {message}"
+    # the previous versions come back: all old (also what the next write does first)
+    assert recover(out) == ["results.csv"]
+    assert snapshot(out) == old
+    _write_killed_after_first_rename(out, ["results.csv", "summary.csv", "manifest.json"])
+    write_outputs(out, {"results.csv": b"A", "summary.csv": b"B"})  # recovers, then writes
+    assert snapshot(out) == {"manifest.json": b"old", "results.csv": b"A", "summary.csv": b"B"}
+    assert list(tmp_path.glob(".run.*")) == []
+
+
+@pytest.mark.skipif(__import__("os").name == "nt", reason="kills a process")
+def test_a_new_file_renamed_in_by_a_killed_write_is_removed(tmp_path: Path) -> None:
+    from weatkit._io.atomic import recover
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "summary.csv").write_bytes(b"old")
+    _write_killed_after_first_rename(out, ["extra.csv", "summary.csv"])
+    assert snapshot(out) == {"extra.csv": b"new", "summary.csv": b"old"}
+    assert recover(out) == ["extra.csv"]  # it had no previous version
+    assert snapshot(out) == {"summary.csv": b"old"}

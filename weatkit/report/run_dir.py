@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from weatkit._io.atomic import check_complete
 from weatkit.errors import WeatkitError
 from weatkit.report.tables import COLUMN_TYPES, COUNT, TEXT, column_type
 
@@ -259,6 +260,7 @@ def read_run_dir(path: str | os.PathLike) -> RunTables:
     root = Path(path)
     if not root.is_dir():
         raise WeatkitError(f"run directory {root} does not exist")
+    check_complete(root)  # not half one run, half another (a write killed mid-way)
     if not any((root / f"{name}.csv").is_file() for name in ("results", "summary")):
         raise WeatkitError(
             f"{root} is not a run directory: it has neither results.csv nor summary.csv "
