@@ -282,6 +282,7 @@ def read_run_results(path: str | os.PathLike) -> tuple[pd.DataFrame, dict]:
             malformed or names no list sets.
     """
     root = Path(path)
+    check_complete(root)  # not half one run, half another (a write killed mid-way)
     results_path = root / "results.csv"
     if not results_path.is_file():
         raise WeatkitError(f"no results.csv in {root}: write one with weatkit run --out DIR")
