@@ -167,10 +167,18 @@ def write_file(
     check_not_input([path], reads)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with replacing(path) as tmp:
-            tmp.write_bytes(data)
+        remove_stale(path.parent, path.name)
+        fd, name = temp_file(path.parent, path.name)
     except OSError as err:
         raise WeatkitError(f"cannot write to {path}: {err.strerror or err}") from err
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(name, path)
+    except OSError as err:
+        raise WeatkitError(f"cannot write to {path}: {err.strerror or err}") from err
+    finally:
+        Path(name).unlink(missing_ok=True)
     return path
 
 
