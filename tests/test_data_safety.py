@@ -286,3 +286,22 @@ def test_a_new_file_renamed_in_by_a_killed_write_is_removed(tmp_path: Path) -> N
     assert snapshot(out) == {"extra.csv": b"new", "summary.csv": b"old"}
     assert recover(out) == ["extra.csv"]  # it had no previous version
     assert snapshot(out) == {"summary.csv": b"old"}
+
+
+def test_run_never_writes_over_the_lists_it_reads(tmp_path: Path) -> None:
+    """``weatkit run --lists DIR/manifest.json --out DIR --force`` would replace the lists."""
+    tiny_run(tmp_path)
+    out = tmp_path / "again"
+    out.mkdir()
+    lists = out / "manifest.json"
+    lists.write_bytes((tmp_path / "lists.json").read_bytes())
+    args = ["run", "--lists", str(lists), "--lang", "en", "--embeddings"]
+    args += [f"toy={tmp_path / 'toy.vec'}", "--no-progress", "--out", str(out), "--force"]
+    res = invoke(args)
+    assert res.exit_code == 1
+    assert res.stderr.strip().splitlines()[-1] == (  # after the run's notes: checked at writing
+        f"weatkit: error: cannot write {lists}: it is {lists}, which this command reads; "
+        "write the output elsewhere"
+    )
+    assert lists.read_bytes() == (tmp_path / "lists.json").read_bytes()
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]

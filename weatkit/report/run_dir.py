@@ -246,7 +246,17 @@ def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
 
     files = {f"{name}.csv": render(table, "csv") for name, table in run_tables(result).items()}
     files["manifest.json"] = manifest_bytes(result.manifest)
-    return write_outputs(out_dir, files)
+    return write_outputs(out_dir, files, reads=manifest_inputs(result.manifest))
+
+
+def manifest_inputs(manifest: dict) -> list[str]:
+    """The files a run read, as its manifest records them (list files, embeddings files): what
+    its outputs may not overwrite (:func:`weatkit._io.paths.check_not_input`)."""
+    paths = [s.get("path") for s in manifest.get("list_sources") or [] if isinstance(s, dict)]
+    for entry in manifest.get("embeddings") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("fingerprint"), dict):
+            paths.append(entry["fingerprint"].get("path"))
+    return [p for p in paths if isinstance(p, str)]
 
 
 def read_run_dir(path: str | os.PathLike) -> RunTables:
