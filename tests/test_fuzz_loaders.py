@@ -183,3 +183,48 @@ def test_fuzz_named_spec_roundtrip(name: str, stem: str) -> None:
     assert spec.name == name
     assert spec.per_language
     assert spec.path_for("de") == f"vecs/{stem}.de.vec"
+
+
+@settings(FUZZ, max_examples=100)
+@given(
+    rows=st.lists(st.sampled_from(["a", "b", "c", "日本"]), min_size=1, max_size=6),
+    header=st.booleans(),
+    first_n=st.integers(0, 6),
+    wanted=st.lists(st.sampled_from(["a", "b", "zz"]), max_size=3),
+)
+def test_fuzz_a_word_read_twice_is_refused_with_both_lines(
+    fuzz_dir, rows, header, first_n, wanted
+) -> None:
+    """Issue 37 §1: a full load refuses any repeated word, naming the first repeat's two lines;
+    a filtered load returns each word once or refuses the same way (it may stop reading before a
+    repeat once every needed word is found)."""
+    lines = [f"{len(rows)} 2"] if header else []
+    lines += [f"{w} {i + 1}.5 -{i + 1}.25" for i, w in enumerate(rows)]
+    path = _path(fuzz_dir, ".vec")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    offset = 2 if header else 1  # line of rows[0]
+    first: dict[str, int] = {}
+    repeat = None
+    for i, w in enumerate(rows):
+        if w in first:
+            repeat = (w, first[w] + offset, i + offset)
+            break
+        first[w] = i
+    for kwargs in ({}, {"words": wanted, "first_n": first_n}):
+        try:
+            wv = load_static(path, **kwargs)
+        except WeatkitError as exc:
+            assert repeat is not None, exc
+            word, line_a, line_b = repeat
+            if not kwargs:  # every row read: the first repeat is the one named
+                assert str(exc) == (
+                    f"{path}: the word {word!r} is given twice (line {line_a} and line "
+                    f"{line_b}); a vector file names each word once: remove one of them"
+                )
+            else:
+                assert "is given twice" in str(exc)
+            continue
+        assert kwargs or repeat is None
+        assert len(wv.words) == len(set(wv.words))
+        for w, v in zip(wv.words, wv.vectors, strict=True):  # each word's first row
+            assert v[0] == rows.index(w) + 1.5

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import logging
 import lzma
 from pathlib import Path
 
@@ -150,7 +149,7 @@ def test_filter_words_and_first_n(tmp_path: Path, header: bool) -> None:
     assert wv.n_rows_in_source == len(WORDS)
 
 
-def test_filter_stops_early(tmp_path: Path) -> None:
+def test_filter_reads_to_the_end_first_rows_alone_stop_early(tmp_path: Path) -> None:
     vecs = matrix()
     lines = [fmt_row(w, v) for w, v in zip(WORDS, vecs, strict=True)]
     lines[6] = "broken_after_everything_needed 1 2 zzz"  # never reached, never parsed
@@ -159,9 +158,12 @@ def test_filter_stops_early(tmp_path: Path) -> None:
     assert_rows(wv, WORDS, vecs, ["the", "flower", "bee"])
     assert wv.n_rows_in_source == len(WORDS)  # from the header
     no_header = write_lines(tmp_path / "early2.txt", lines)
-    wv2 = load_static(no_header, words=["flower"])
+    wv2 = load_static(no_header, words=["flower"])  # read to the end (a repeat of flower?)
     assert wv2.words == ["flower"]
-    assert wv2.n_rows_in_source == -1  # not read to the end, no header: unknown
+    assert wv2.n_rows_in_source == len(WORDS)
+    wv3 = load_static(no_header, words=[], first_n=2)  # the first rows alone: stops early
+    assert wv3.words == WORDS[:2]
+    assert wv3.n_rows_in_source == -1  # not read to the end, no header: unknown
 
 
 def test_filter_does_not_parse_unneeded_rows(tmp_path: Path) -> None:
@@ -198,28 +200,21 @@ def test_single_string_words_is_one_word(tmp_path: Path) -> None:
     assert_rows(load_static(path, words="rose"), WORDS, vecs, ["rose"])
 
 
-def test_duplicates_keep_first_and_are_logged(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_word_given_twice_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    """Issue 37 §1: the rows read may not name a word twice (it was kept first, logged only)."""
     vecs = matrix(4)
-    path = write_lines(
-        tmp_path / "d.txt",
-        [
-            fmt_row("a", vecs[0]),
-            fmt_row("b", vecs[1]),
-            fmt_row("a", vecs[2]),
-            fmt_row("b", vecs[3]),
-        ],
+    rows = [fmt_row("a", vecs[0]), fmt_row("b", vecs[1]), fmt_row("c", vecs[2])]
+    path = write_lines(tmp_path / "d.txt", [*rows, fmt_row("b", vecs[3])])
+    message = (
+        f"{path}: the word 'b' is given twice (line 2 and line 4); a vector file names each "
+        "word once: remove one of them"
     )
-    with caplog.at_level(logging.WARNING, logger="weatkit.embeddings"):
-        wv = load_static(path)
-    assert wv.words == ["a", "b"]
-    np.testing.assert_array_equal(wv.vectors, vecs[:2])
-    assert "2 duplicate word(s)" in caplog.text
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="weatkit.embeddings"):
-        wv = load_static(path, words=["b", "a"])
-    np.testing.assert_array_equal(wv.vectors, vecs[:2])
+    for kwargs in ({}, {"words": ["b", "zz"]}, {"words": [], "first_n": 4}):
+        with pytest.raises(WeatkitError) as err:
+            load_static(path, **kwargs)
+        assert str(err.value) == message
+    # rows that are not read are not looked at: a word not needed may repeat
+    assert load_static(path, words=["a", "zz"]).words == ["a"]
 
 
 # --------------------------------------------------------------------------- text errors
@@ -482,6 +477,29 @@ def test_keyed_vectors_fasttext_oov(tmp_path: Path, fasttext_bin: Path) -> None:
     kv.save(str(path))
     wv = load_static(path, allow_pickle=True, words=["flowers"], fasttext_oov=True)
     np.testing.assert_allclose(wv.vectors[0], kv["flowers"], rtol=1e-6)
+
+
+def test_word2vec_binary_word_given_twice_is_refused(tmp_path: Path) -> None:
+    vecs = matrix(3)
+    body = b"".join(
+        w.encode() + b" " + v.astype("<f4").tobytes() + b"\n"
+        for w, v in zip(["a", "b", "a"], vecs, strict=True)
+    )
+    path = tmp_path / "d.bin"
+    path.write_bytes(b"3 5\n" + body)
+    with pytest.raises(WeatkitError) as err:
+        load_static(path)
+    assert str(err.value) == (
+        f"{path}: the word 'a' is given twice (record 1 and record 3); a vector file names "
+        "each word once: remove one of them"
+    )
+
+
+def test_npy_vocabulary_word_given_twice_is_refused(tmp_path: Path) -> None:
+    np.save(tmp_path / "emb.npy", matrix(3))
+    (tmp_path / "emb.vocab").write_text("a\nb\na\n", encoding="utf-8")
+    with pytest.raises(WeatkitError, match=r"emb\.vocab: the word 'a' is given twice \(row 1 and"):
+        load_static(tmp_path / "emb.npy", words=["a"])
 
 
 # --------------------------------------------------------------------------- .npy + vocabulary

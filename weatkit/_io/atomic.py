@@ -17,15 +17,17 @@ a shared file system). Temporaries of running processes, including this one, are
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
 import shutil
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from weatkit._io.paths import check_not_input
 from weatkit.errors import WeatkitError
 
 _ATTEMPTS = 100
@@ -147,19 +149,139 @@ def temp_dir(directory: str | os.PathLike, name: str, suffix: str = ".tmp") -> P
     raise FileExistsError(f"no free temporary folder name for {name} in {directory}")
 
 
+def write_file(
+    target: str | os.PathLike, data: bytes, *, reads: Iterable[str | os.PathLike | None] = ()
+) -> Path:
+    """Write ``data`` to the file ``target`` atomically (all of it or nothing); the path written.
+
+    The temporary is made in ``target``'s own folder (created if missing), never in the folder
+    above it or in the system's temporary folder: a rename works only within one file system,
+    and ``target`` may be on another mount (a USB disk, a network share, a tmpfs) than its
+    parent's parent. ``reads``: files the caller read, which ``target`` must not be
+    (:func:`weatkit._io.paths.check_not_input`).
+
+    Raises:
+        WeatkitError: ``target`` is one of ``reads``, or an OS error (naming ``target``).
+    """
+    path = Path(target)
+    check_not_input([path], reads)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(path.parent, path.name)
+        fd, name = temp_file(path.parent, path.name)
+    except OSError as err:
+        raise WeatkitError(f"cannot write to {path}: {err.strerror or err}") from err
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(name, path)
+    except OSError as err:
+        raise WeatkitError(f"cannot write to {path}: {err.strerror or err}") from err
+    finally:
+        Path(name).unlink(missing_ok=True)
+    return path
+
+
 def _check_names(files: Mapping[str, bytes], out: Path) -> None:
     for name in files:
         if not name or name in (".", "..") or "/" in name or os.sep in name:
             raise WeatkitError(f"cannot write {name!r} to {out}: expected a plain file name")
 
 
-def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> list[Path]:
+#: In a staging folder of :func:`write_outputs` while its files are renamed into the output
+#: folder: the JSON list of their names. A staging folder that has it when its process is gone
+#: marks an output folder left half new, half old (:func:`recover`, :func:`check_complete`).
+_RENAMING = "renaming.json"
+
+
+def _stages(out: Path) -> Iterator[tuple[os.DirEntry, str | None]]:
+    """The staging folders of writes of ``out`` that were renaming files into it (or are):
+    ``(entry, pid)``, ``pid`` being the writer's (None for names of older versions)."""
+    prefix = f".{out.name}."
+    try:
+        entries = list(os.scandir(_staging_parent(out)))
+    except OSError:
+        return
+    for entry in entries:
+        if not (entry.name.startswith(prefix) and entry.name.endswith(".write")):
+            continue
+        owner = _OWNED.fullmatch(entry.name[len(prefix) : -len(".write")])
+        if owner is not None and os.path.isfile(os.path.join(entry.path, _RENAMING)):
+            yield entry, owner.group(1)
+
+
+def recover(out_dir: str | os.PathLike) -> list[str]:
+    """Put back the previous version of the files that a killed :func:`write_outputs` of
+    ``out_dir`` had renamed in (SIGKILL, power loss between two renames), so that they are all
+    old again; the names restored or removed. Writes still running are left alone.
+
+    The staging folder of such a write holds the previous versions (``old/``), the files not
+    renamed yet (``new/``) and the list of names (``renaming.json``): a file whose previous
+    version is there is restored; one that had none and was renamed in is removed.
+    """
+    out = Path(out_dir)
+    done: list[str] = []
+    now = time.time()
+    for entry, pid in list(_stages(out)):
+        if not _stale(entry, pid, now):
+            continue
+        stage = Path(entry.path)
+        try:
+            names = json.loads((stage / _RENAMING).read_text(encoding="utf-8"))
+        except ValueError:  # killed while writing the list: before any rename
+            names = []
+        for name in names:
+            if (stage / "new" / name).exists():
+                continue  # not renamed in: out_dir still has its previous version
+            if (stage / "old" / name).exists():
+                os.replace(stage / "old" / name, out / name)
+            else:
+                (out / name).unlink(missing_ok=True)
+            done.append(name)
+        (stage / _RENAMING).unlink()
+    return done
+
+
+def check_complete(out_dir: str | os.PathLike) -> None:
+    """Refuse an output folder whose files a :func:`write_outputs` was replacing when it was
+    killed (or still is): its tables may be half of one run and half of another.
+
+    The next write of the folder puts the previous versions back first (:func:`recover`).
+
+    Raises:
+        WeatkitError: one line naming the folder and the staging folder found.
+    """
+    out = Path(out_dir)
+    for entry, _pid in _stages(out):
+        raise WeatkitError(
+            f"{out}: a write of its files was stopped half-way or is under way ({entry.path} "
+            "holds the previous versions), so its tables may mix two runs; write it again"
+        )
+
+
+def _staging_parent(out: Path) -> Path:
+    """Where :func:`write_outputs` stages the files of ``out``: on their file system, so that
+    they can be renamed in. Beside the real folder (``out`` or the folder it links to), or, when
+    ``out`` is a mount point (another file system than its parent's), inside it."""
+    beside = out.resolve().parent if out.is_symlink() else out.parent
+    if out.is_dir() and os.stat(out).st_dev != os.stat(beside).st_dev:
+        return out.resolve()
+    return beside
+
+
+def write_outputs(
+    out_dir: str | os.PathLike,
+    files: Mapping[str, bytes],
+    *,
+    reads: Iterable[str | os.PathLike | None] = (),
+) -> list[Path]:
     """Write ``files`` (name -> bytes) into ``out_dir`` all-or-nothing; the paths written.
 
-    Every file is first written in full into a hidden staging folder beside ``out_dir``
-    (``<parent>/.<name>.<pid>-<random>.write``, same file system; stale ones of earlier, killed
-    writes of ``out_dir``, and stale ``out_dir/.<file>.*.tmp`` of the files named, are removed
-    first: :func:`remove_stale`), then:
+    Every file is first written in full into a hidden staging folder beside ``out_dir``, on the
+    file system of the files it replaces (inside ``out_dir`` when that is a mount point:
+    :func:`_staging_parent`; ``.<name>.<pid>-<random>.write``, ``<name>`` being ``out_dir``'s;
+    stale ones of earlier, killed writes of ``out_dir``, and stale ``out_dir/.<file>.*.tmp`` of
+    the files named, are removed first: :func:`remove_stale`), then:
 
     * when ``out_dir`` does not exist, the staging folder is renamed to ``out_dir``: all files
       appear at once (one ``rename``);
@@ -171,19 +293,25 @@ def write_outputs(out_dir: str | os.PathLike, files: Mapping[str, bytes]) -> lis
 
     Files of ``out_dir`` that are not in ``files`` (a grid's ``jobs/``, other outputs) are
     never touched. The staging folder is removed in every case (a failed write included),
-    except after a crash mid-way (power loss, SIGKILL), which can leave the named files mixed
-    and the staging folder, with the previous versions, beside ``out_dir`` until the next write
-    of ``out_dir`` removes it.
+    except after a crash mid-way (power loss, SIGKILL), which can leave the named files mixed;
+    the staging folder then keeps the previous versions and the list of names: readers refuse
+    ``out_dir`` (:func:`check_complete`) until the next write of it puts the previous versions
+    back (:func:`recover`) and writes its own.
+
+    ``reads``: the files the caller read; writing over one of them is refused before anything
+    is written (:func:`weatkit._io.paths.check_not_input`).
 
     Raises:
-        WeatkitError: a file name that is not plain, or an OS error (naming ``out_dir``).
+        WeatkitError: a file name that is not plain, an output that is an input, or an OS error
+            (naming ``out_dir``).
     """
     out = Path(out_dir)
     _check_names(files, out)
+    check_not_input([out / name for name in files], reads)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        # beside the real folder (same file system) when out_dir is a link to one
-        beside = out.resolve().parent if out.is_symlink() else out.parent
+        beside = _staging_parent(out)
+        recover(out)  # a killed write's files back to their previous version
         remove_stale(beside, out.name, ".write")
         for name in files:  # per-file temporaries (earlier versions wrote those)
             remove_stale(out, name, ".tmp")
@@ -227,6 +355,8 @@ def _replace_files(new: Path, old: Path, out: Path, names: list[str]) -> None:
             except OSError:
                 shutil.copy2(target, old / name, follow_symlinks=False)
             previous.add(name)
+    # from here until all are renamed (or put back), a reader refuses ``out``: check_complete
+    (old.parent / _RENAMING).write_text(json.dumps(names), encoding="utf-8")
     done: list[str] = []
     try:
         for name in names:

@@ -6,14 +6,14 @@ from typing import Any
 
 import click
 
-from weatkit._io.paths import check_writable
+from weatkit._io.atomic import write_file
+from weatkit._io.paths import check_not_input, check_writable
 from weatkit.alignment import procrustes_align, read_dictionary
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import out_option, split_values
 from weatkit.config.schema import LOADING, click_options
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.static import load_static
-from weatkit.report.tables import write_outputs
 
 
 @click.command("align")
@@ -35,13 +35,14 @@ from weatkit.report.tables import write_outputs
 def align_command(**opts: Any) -> None:
     """Align a space onto another with orthogonal Procrustes on a bilingual dictionary."""
     out = check_writable(opts["out_path"])
+    check_not_input([out], [opts["src_path"], opts["tgt_path"], opts["dict_path"]])
     pairs = read_dictionary(opts["dict_path"])
     source = load_static(opts["src_path"], allow_pickle=opts["allow_pickle"])
     target = load_static(
         opts["tgt_path"], words={t for _, t in pairs}, allow_pickle=opts["allow_pickle"]
     )
     result = procrustes_align(source, target, pairs, normalization=split_values([opts["steps"]]))
-    (written,) = write_outputs(out.parent, {out.name: vec_bytes(result.aligned)})
+    written = write_file(out, vec_bytes(result.aligned))
     err_console.print(
         f"fitted on {result.n_pairs} pairs ({result.n_skipped} skipped: a word not in a space), "
         f"RMS residual {result.residual:.4f}; wrote {written} ({len(result.aligned)} words)",

@@ -75,7 +75,7 @@ def compare_command(**opts: Any) -> None:
         result = run_compare(  # steps: the bar's postfix
             config, show_progress=opts["progress"], executor=executor, records=True
         )
-    for path in write_compare(result, config.output, plot=opts["plot"]):
+    for path in write_compare(result, config.output, plot=opts["plot"], reads=[config.path]):
         err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:
         sys.stdout.buffer.write(render(result.table, opts["fmt"]))

@@ -383,7 +383,9 @@ def crows_command(**opts: Any) -> None:
             language=(opts["lang"] or "en") if opts["model"] else "",
         )
         files.update(item_log_file(opts, log))
-        for path in write_outputs(opts["out_dir"], files):
+        for path in write_outputs(
+            opts["out_dir"], files, reads=[opts["data_path"], opts["scores_path"]]
+        ):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))

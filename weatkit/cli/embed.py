@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from weatkit._io.paths import check_writable
+from weatkit._io.atomic import write_file
+from weatkit._io.paths import check_not_input, check_writable
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import model_options, model_specs, out_option, progress_option
 from weatkit.config.run import contextual_from_cli
@@ -20,7 +21,6 @@ from weatkit.errors import WeatkitError
 from weatkit.lists.model import natural_key
 from weatkit.lists.normalize import Normalization
 from weatkit.lists.sources import select_lists
-from weatkit.report.tables import write_outputs
 from weatkit.scoring.options import SERVER_FIELDS
 
 _PLACEHOLDERS = ("{layer}", "{lang}")
@@ -103,16 +103,14 @@ def embed_command(**opts: Any) -> None:
         for lang in groups
         for layer in layers
     }
+    check_not_input(targets.values(), chosen["lists"])
     extractor = ContextualExtractor(model, contextual_from_cli(opts))
     vectors = extractor.extract(words, layers, show_progress=opts["progress"])
     for line in extractor.notes:
         note(line)
     written = [
-        path
+        write_file(target, vec_bytes(_subset(vectors[layer], groups[lang])))
         for (lang, layer), target in targets.items()
-        for path in write_outputs(
-            target.parent, {target.name: vec_bytes(_subset(vectors[layer], groups[lang]))}
-        )
     ]
     stats = extractor.stats
     err_console.print(

@@ -13,7 +13,8 @@ from typing import Any
 
 import click
 
-from weatkit._io.paths import check_writable
+from weatkit._io.atomic import write_file
+from weatkit._io.paths import check_not_input, check_writable
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import (
     check_stdout_format,
@@ -25,7 +26,7 @@ from weatkit.cli.options import (
 from weatkit.errors import WeatkitError
 from weatkit.report.latex import DEFAULT_DIGITS, VALUES, latex_tables
 from weatkit.report.run_dir import TABLE_NAMES, RunTables, filter_rows, read_run_dir
-from weatkit.report.tables import FORMATS, render, write_outputs
+from weatkit.report.tables import FORMATS, render
 
 #: Formats of ``weatkit export``.
 EXPORT_FORMATS = (*FORMATS, "latex")
@@ -64,11 +65,11 @@ def export_command(**opts: Any) -> None:
         raise WeatkitError("--digits and --value are for --format latex")
     if opts["out_path"]:
         check_writable(opts["out_path"])
+        check_not_input([opts["out_path"]], read_dirs=[opts["run_dir"]])
     tables = read_run_dir(opts["run_dir"])
     data = _export_bytes(tables, fmt, opts)
     if opts["out_path"]:
-        out = Path(opts["out_path"])
-        (written,) = write_outputs(out.parent, {out.name: data})
+        written = write_file(opts["out_path"], data)
         err_console.print(f"wrote {written}", highlight=False, soft_wrap=True)
     else:
         sys.stdout.buffer.write(data)

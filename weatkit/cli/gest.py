@@ -456,7 +456,9 @@ def _finish(
         files.update(manifest_file("gest", sample, log_items, contextual=model_record(opts)))
         if log is not None:
             files.update(item_log_file(opts, log))
-        for path in write_outputs(opts["out_dir"], files):
+        for path in write_outputs(
+            opts["out_dir"], files, reads=[opts["scores_path"], opts["genders_path"]]
+        ):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))

@@ -229,7 +229,8 @@ def mbe_command(**opts: Any) -> None:
                 opts, partial(mbe_items, run, model=opts["model"], language=opts["mbe_set"] or "")
             ),
         }
-        for path in write_outputs(opts["out_dir"], files):
+        reads = [opts[k] for k in ("parallel", "english", "target", "male_words", "female_words")]
+        for path in write_outputs(opts["out_dir"], files, reads=reads):
             err_console.print(f"wrote {path}", highlight=False)
     if opts["fmt"]:
         sys.stdout.buffer.write(render(summary, opts["fmt"]))

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from weatkit._io.paths import check_writable
+from weatkit._io.paths import check_not_input, check_writable
 from weatkit.cli.errors import err_console, friendly
 from weatkit.cli.options import filter_options, filters, out_option
 from weatkit.errors import WeatkitError
@@ -52,6 +52,7 @@ def plot_command(**opts: Any) -> None:
     cos(m_Y, a) with Spearman's rho and p (weatkit run --metrics)."""
     figure_format(opts["out_path"])  # a bad suffix or output fails before any work
     check_writable(opts["out_path"])
+    check_not_input([opts["out_path"]], read_dirs=[opts["run_dir"]])
     tables = read_run_dir(opts["run_dir"])
     if opts["kind"] == "influence":  # weatkit.report.influence_plot (weatkit run --influence)
         from weatkit.report.influence_plot import influence_plot

@@ -237,7 +237,9 @@ def stereoset_command(**opts: Any) -> None:
         log = partial(stereoset_items, dataset, predictions, model=opts["model"] or "",
                       language=lang)  # fmt: skip
         files.update(item_log_file(opts, log))
-        written = write_outputs(opts["out_dir"], files)
+        written = write_outputs(
+            opts["out_dir"], files, reads=[opts["predictions_path"], opts["dataset_path"]]
+        )
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"] and opts["table"] != "scores":
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))

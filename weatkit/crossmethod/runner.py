@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
@@ -161,7 +161,7 @@ def compare(
         config = load_compare_config(config, None if output is None else str(output))
     result = run_compare(config, show_progress=show_progress, executor=executor, records=write)
     if write:
-        write_compare(result, config.output, plot=plot)
+        write_compare(result, config.output, plot=plot, reads=[config.path])
     return result
 
 
@@ -473,8 +473,15 @@ def joined_table(scores: pd.DataFrame, config: CompareConfig) -> pd.DataFrame:
     return table[["model", "lang", *present]]
 
 
-def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = True) -> list[Path]:
-    """Write the tables, the manifest and (when there are correlations) the plot, atomically."""
+def write_compare(
+    result: CompareResult,
+    out_dir: str | Path,
+    *,
+    plot: bool = True,
+    reads: Sequence[str | os.PathLike | None] = (),
+) -> list[Path]:
+    """Write the tables, the manifest and (when there are correlations) the plot, atomically;
+    never over one of ``reads`` (the configuration file and other inputs read)."""
     files = {
         "scores.csv": render(result.scores, "csv"),
         "table.csv": render(result.table, "csv"),
@@ -494,7 +501,7 @@ def write_compare(result: CompareResult, out_dir: str | Path, *, plot: bool = Tr
         level = result.manifest["correlation"]["confidence_level"]
         figure = correlation_heatmap(result.correlations, confidence_level=level)
         files["correlations.png"] = figure_bytes(figure, "png")
-    return write_outputs(out_dir, files)
+    return write_outputs(out_dir, files, reads=reads)
 
 
 def _sample(data: dict[str, Any]) -> ItemSample:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from weatkit.embeddings.loader_utils import (
-    FirstOccurrence,
+    UniqueWords,
     make_vectors,
     reading,
     split_compression,
@@ -103,7 +103,7 @@ def load_word2vec_bin(
     words: list[str] = []
     records: list[int] = []
     data = bytearray()
-    repeats = FirstOccurrence()
+    seen = UniqueWords(label, "record")
     rec = 0
 
     with reading(path) as f:
@@ -140,11 +140,10 @@ def load_word2vec_bin(
             rec += 1
             is_needed = word_b in need_b
             if not load_all and not is_needed and row >= first_n:
-                if remaining == 0:
+                if remaining == 0 and not need_b:
                     break
                 continue
-            if repeats.is_repeat(word_b):
-                continue
+            seen.add(word_b, rec)  # raises for a word kept before (read to the end for that)
             try:
                 word = word_b.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -158,14 +157,13 @@ def load_word2vec_bin(
             records.append(rec)
             if not load_all:
                 remaining -= is_needed
-                if remaining == 0 and rec >= first_n:
+                if remaining == 0 and rec >= first_n and not need_b:
                     break
 
     if load_all and rec < n:
         raise WeatkitError(f"{label}: header says {n} records but the file has only {rec}")
     if rec == 0:
         raise WeatkitError(f"{label}: no vectors after the header")
-    repeats.report(label)
     matrix = np.frombuffer(data, dtype="<f4").reshape(len(words), dim)
     validate_rows(label, words, matrix, needed, lambda i: f"record {records[i]}")
     return make_vectors(name, label, words, matrix, n)

@@ -125,32 +125,35 @@ def validate_rows(
                 )
 
 
-class FirstOccurrence:
-    """Keeps the first occurrence of each word; later ones are counted and logged by
-    :meth:`report` (warning level)."""
+class UniqueWords:
+    """Refuses a word read twice from one vector file, naming it and both places.
 
-    def __init__(self) -> None:
-        self.seen: set[bytes | str] = set()
-        self.count = 0
-        self.example: str | None = None
+    Why refuse rather than keep the first row (gensim's ``load_word2vec_format`` keeps the
+    first and logs ``duplicate word ... ignoring all but first``; weatkit did the same, with a
+    log line the command line did not show): word2vec, fastText and GloVe write each word of
+    their vocabulary once, so a repeated word means a damaged or concatenated file, and keeping
+    either row silently makes the measured vector depend on the rows' order. Only the rows read
+    are checked (the needed words, the first rows, or every row of a full load): checking every
+    word of a multi-GB file would cost a set of all its words.
+    """
 
-    def is_repeat(self, word: bytes | str) -> bool:
-        """True (and counted) if ``word`` was seen before; otherwise remember it."""
-        if word not in self.seen:
-            self.seen.add(word)
-            return False
-        self.count += 1
-        if self.example is None:
-            self.example = word.decode("utf-8", "replace") if isinstance(word, bytes) else word
-        return True
+    def __init__(self, label: str, unit: str) -> None:
+        self.label = label
+        self.unit = unit  # "line", "record" or "row": how a place in the file is named
+        self.first: dict[bytes | str, int] = {}
 
-    def report(self, label: str) -> None:
-        if self.count:
-            logger.warning(
-                "%s: %d duplicate word(s) ignored, first occurrence kept (e.g. %r)",
-                label,
-                self.count,
-                self.example,
+    def add(self, word: bytes | str, place: int) -> None:
+        """Remember that ``word`` is at ``place``; raise if it was seen before.
+
+        Raises:
+            WeatkitError: one line naming the file, the word and both places.
+        """
+        first = self.first.setdefault(word, place)
+        if first != place:
+            shown = word.decode("utf-8", "replace") if isinstance(word, bytes) else word
+            raise WeatkitError(
+                f"{self.label}: the word {shown!r} is given twice ({self.unit} {first} and "
+                f"{self.unit} {place}); a vector file names each word once: remove one of them"
             )
 
 

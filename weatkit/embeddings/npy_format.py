@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from weatkit.embeddings.loader_utils import (
-    FirstOccurrence,
+    UniqueWords,
     check_exists,
     make_vectors,
     open_binary,
@@ -146,16 +146,13 @@ def load_npy(
     if matrix.shape[1] == 0:
         raise WeatkitError(f"{label}: vectors have dimension 0")
 
-    repeats = FirstOccurrence()
+    seen = UniqueWords(str(vocab_file), "row")
     head = min(first_n, len(vocab))
-    positions = [
-        i
-        for i, w in enumerate(vocab)
-        if (needed is None or i < head or w in needed) and not repeats.is_repeat(w)
-    ]
-    repeats.report(label)
+    positions = [i for i, w in enumerate(vocab) if needed is None or i < head or w in needed]
+    for i in positions:
+        seen.add(vocab[i], i + 1)
     with np.errstate(all="ignore"):
-        if needed is None and not repeats.count:
+        if needed is None:
             rows = np.asarray(matrix, dtype=np.float32)
         else:
             rows = np.asarray(matrix[positions], dtype=np.float32)

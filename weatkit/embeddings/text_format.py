@@ -15,7 +15,7 @@ import numpy as np
 
 from weatkit.embeddings.loader_utils import (
     READ_ERRORS,
-    FirstOccurrence,
+    UniqueWords,
     make_vectors,
     reading,
     validate_rows,
@@ -138,9 +138,13 @@ def load_text(
         first_n: also keep the first ``first_n`` data rows.
         name: the name of the result.
 
-    Only kept rows are decoded and parsed; when every needed word has been found and the first
-    ``first_n`` rows are read, reading stops early (then ``n_rows_in_source`` is the header's N,
-    or -1 without a header).
+    Only kept rows are decoded and parsed. A word kept twice is refused
+    (:class:`~weatkit.embeddings.loader_utils.UniqueWords`): so that a needed word's second row
+    is seen wherever it is (a file made of two files joined), the file is read to its end when
+    words are needed, however early they are all found; only a load of the first ``first_n``
+    rows alone stops early (then ``n_rows_in_source`` is the header's N, or -1 without one).
+    Rows that are not kept are never parsed (what makes a filtered load fast): a malformed
+    value in the row of a word not needed is not seen.
     """
     label = str(path)
     load_all = needed is None
@@ -148,7 +152,7 @@ def load_text(
     remaining = len(need_b)
 
     kept = _KeptRows(label)
-    repeats = FirstOccurrence()
+    seen = UniqueWords(label, "line")
     header: tuple[int, int] | None = None
     dim = -1
     dim_from = ""
@@ -201,19 +205,18 @@ def load_text(
                 else:
                     is_needed = word_b in need_b
                     if not is_needed and row >= first_n:
-                        if remaining == 0:
+                        if remaining == 0 and not need_b:
                             stopped_early = True
                             break
                         continue
-                if repeats.is_repeat(word_b):
-                    continue
+                seen.add(word_b, lineno)  # raises for a word kept before (read to the end for that)
                 word = _decode(word_b, label, lineno)
                 if rest is None:
                     rest = raw[sp + 1 :]
                 kept.add(word, rest, lineno, dim, dim_from)
                 if not load_all:
                     remaining -= is_needed
-                    if remaining == 0 and n_rows >= first_n:
+                    if remaining == 0 and n_rows >= first_n and not need_b:
                         stopped_early = True
                         break
         except (WeatkitError, *READ_ERRORS):
@@ -232,7 +235,6 @@ def load_text(
             f"{label}: header says {header[0]} rows but the file has only {n_rows} "
             f"(ends at line {lineno}; truncated?)"
         )
-    repeats.report(label)
     words, linenos = kept.words, kept.linenos
     matrix = kept.matrix(dim)
     validate_rows(label, words, matrix, needed, lambda i: f"line {linenos[i]}")

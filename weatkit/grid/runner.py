@@ -53,6 +53,7 @@ from weatkit.isomorphism.across_languages import correlation_table, with_isomorp
 from weatkit.lists.sources import select_lists
 from weatkit.pipeline import environment, layer_models, reliability_frame, skipped_by_language
 from weatkit.progress import progress
+from weatkit.report.run_dir import manifest_inputs
 from weatkit.report.tables import (
     ASSOCIATION_INFLUENCE_COLUMNS,
     INFLUENCE_COLUMNS,
@@ -367,4 +368,5 @@ def write_grid_outputs(config: GridConfig, result: GridResult) -> None:
     """Write every table and the manifest into ``config.output``, atomically."""
     files = {f"{name}.csv": render(table, "csv") for name, table in result.tables().items()}
     files["manifest.json"] = manifest_bytes(result.manifest)
-    write_outputs(config.output, files)
+    reads = [config.path, *manifest_inputs(result.manifest)]  # never over an input
+    write_outputs(config.output, files, reads=reads)

@@ -18,9 +18,9 @@ import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from weatkit._io.atomic import write_file
 from weatkit._io.paths import check_writable
 from weatkit.errors import WeatkitError
-from weatkit.report.tables import write_outputs
 
 #: Figure formats by file suffix.
 FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
@@ -70,8 +70,7 @@ def save_figure(fig: Figure, path: str | os.PathLike, dpi: float = 150) -> Path:
     """Write the figure atomically to ``path``, in the format of its suffix; returns the path."""
     target = check_writable(path)
     data = figure_bytes(fig, figure_format(target), dpi)
-    (written,) = write_outputs(target.parent, {target.name: data})
-    return written
+    return write_file(target, data)
 
 
 def new_figure(width: float, height: float) -> Figure:

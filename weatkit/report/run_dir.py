@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from weatkit._io.atomic import check_complete
 from weatkit.errors import WeatkitError
 from weatkit.report.tables import COLUMN_TYPES, COUNT, TEXT, column_type
 
@@ -245,7 +246,17 @@ def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
 
     files = {f"{name}.csv": render(table, "csv") for name, table in run_tables(result).items()}
     files["manifest.json"] = manifest_bytes(result.manifest)
-    return write_outputs(out_dir, files)
+    return write_outputs(out_dir, files, reads=manifest_inputs(result.manifest))
+
+
+def manifest_inputs(manifest: dict) -> list[str]:
+    """The files a run read, as its manifest records them (list files, embeddings files): what
+    its outputs may not overwrite (:func:`weatkit._io.paths.check_not_input`)."""
+    paths = [s.get("path") for s in manifest.get("list_sources") or [] if isinstance(s, dict)]
+    for entry in manifest.get("embeddings") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("fingerprint"), dict):
+            paths.append(entry["fingerprint"].get("path"))
+    return [p for p in paths if isinstance(p, str)]
 
 
 def read_run_dir(path: str | os.PathLike) -> RunTables:
@@ -259,6 +270,7 @@ def read_run_dir(path: str | os.PathLike) -> RunTables:
     root = Path(path)
     if not root.is_dir():
         raise WeatkitError(f"run directory {root} does not exist")
+    check_complete(root)  # not half one run, half another (a write killed mid-way)
     if not any((root / f"{name}.csv").is_file() for name in ("results", "summary")):
         raise WeatkitError(
             f"{root} is not a run directory: it has neither results.csv nor summary.csv "
@@ -280,6 +292,7 @@ def read_run_results(path: str | os.PathLike) -> tuple[pd.DataFrame, dict]:
             malformed or names no list sets.
     """
     root = Path(path)
+    check_complete(root)  # not half one run, half another (a write killed mid-way)
     results_path = root / "results.csv"
     if not results_path.is_file():
         raise WeatkitError(f"no results.csv in {root}: write one with weatkit run --out DIR")

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from weatkit._io.paths import check_not_input
 from weatkit.embeddings.loader_utils import split_compression
 from weatkit.errors import WeatkitError
 from weatkit.training.corpus import corpus_path
@@ -84,11 +85,13 @@ def check_corpora(corpora: Mapping[str, str | os.PathLike[str]]) -> dict[str, Pa
 
 
 def check_outputs(plans: Sequence[ModelPlan], sources: Mapping[str, Path]) -> None:
-    inputs = {p.resolve() for p in sources.values()}
-    for plan in plans:
-        for path in (plan.vectors, binary_path(plan.vectors), metadata_path(plan.vectors)):
-            if path.resolve() in inputs:
-                raise WeatkitError(f"output {path} would overwrite a corpus")
+    """Refuse a model whose files would overwrite one of the corpora (``sources``) it reads."""
+    outputs = [
+        path
+        for plan in plans
+        for path in (plan.vectors, binary_path(plan.vectors), metadata_path(plan.vectors))
+    ]
+    check_not_input(outputs, sources.values())
 
 
 def binary_path(vectors: Path) -> Path:

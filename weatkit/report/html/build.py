@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from weatkit._io.paths import check_writable
+from weatkit._io.paths import check_not_input, check_writable
 from weatkit.report.html.render import render_page, write_page
 from weatkit.report.html.sections import (
     DOCS_URL,
@@ -51,7 +51,10 @@ def write_report(
         >>> write_report("out")                              # doctest: +SKIP
         PosixPath('out/report.html')
     """
-    target = check_writable(Path(run_dir) / DEFAULT_NAME if out is None else out)
+    default = Path(run_dir) / DEFAULT_NAME
+    target = check_writable(default if out is None else out)
+    # the page may go in the directory (its default), never over one of its tables
+    check_not_input([target], read_dirs=[run_dir], allowed=[default])
     source = read_source(run_dir)
     make = {"compare": compare_sections, "sentence": sentence_sections}.get(
         source.kind, run_sections

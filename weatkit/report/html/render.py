@@ -14,10 +14,10 @@ from pathlib import Path
 import jinja2
 
 import weatkit
+from weatkit._io.atomic import write_file
 from weatkit._io.paths import check_writable
 from weatkit.report.html.sections import DOCS_PAGES, DOCS_URL, Section, docs_link
 from weatkit.report.html.source import ReportSource
-from weatkit.report.tables import write_outputs
 
 TEMPLATE = "report.html.j2"
 
@@ -43,5 +43,4 @@ def render_page(source: ReportSource, sections: list[Section], *, docs_url: str 
 def write_page(html: str, out: str | os.PathLike) -> Path:
     """Write ``html`` to ``out`` atomically (all of it or nothing); the path written."""
     target = check_writable(out)
-    (written,) = write_outputs(target.parent, {target.name: html.encode("utf-8")})
-    return written
+    return write_file(target, html.encode("utf-8"))

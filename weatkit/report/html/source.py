@@ -34,6 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 import weatkit
+from weatkit._io.atomic import check_complete
 from weatkit.errors import WeatkitError
 from weatkit.report.run_dir import (
     TABLE_NAMES,
@@ -99,6 +100,7 @@ def read_source(path: str | os.PathLike) -> ReportSource:
     root = Path(path)
     if not root.is_dir():
         raise WeatkitError(f"{root} does not exist or is not a directory")
+    check_complete(root)  # not half one run, half another (a write killed mid-way)
     manifest_path = root / "manifest.json"
     peek = _json_object(manifest_path) if manifest_path.is_file() else {}
     if peek.get("command") in SENTENCE_COMMANDS:
