@@ -78,6 +78,11 @@ def test_a_python_step_alone_skips_without_cuda() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(
+    not os.environ.get("WEATKIT_GPU_DRY_RUN"),
+    reason="set WEATKIT_GPU_DRY_RUN=1 to run gpu_check.sh's steps on the CPU (about 2 minutes; "
+    "before a session that is lent a GPU, not in every suite run)",
+)
 def test_the_python_steps_run_on_the_cpu_in_a_dry_run(data_dir: Path) -> None:
     """Every Python step's code, small and on the CPU: each figure line ``ok`` (or ``skip`` with
     a reason: device map, quantization, vLLM), the out-of-memory halvings seen, the engine's
