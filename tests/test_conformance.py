@@ -8,7 +8,8 @@ plain reference loop written here, per text and token:
 
     ref_i = log softmax(logits of [s, w_1 … w_{i−1}])[w_i]       (s: the start token)
 
-computed in float64 from the model's own logits (transformers for ``hf``, llama.cpp's Python
+computed in float64 from the model's own full logits of one unbatched pass over the text
+(transformers for ``hf``: no padding, no batching, the LM head everywhere; llama.cpp's Python
 binding for the server), the first token included: the number a measure *should* give.
 
 * **token log-probabilities**: every value a backend gives equals ``ref_i``; a value it does
@@ -94,15 +95,12 @@ def _hf_path(name: str, directory: Path) -> Path_:
         else:  # "tokenizer": the special tokens the tokenizer itself puts in front
             own = tok(text, add_special_tokens=True)["input_ids"]
             lead = own[: len(own) - len(ids)] if own[-len(ids) :] == ids else own[:1]
-        values = []
-        with torch.no_grad():
-            for i in range(len(ids)):  # token by token: the context is [s, w_1 … w_{i-1}]
-                context = [*lead, *ids[:i]]
-                if not context:  # no start token: the first token has no conditional
-                    values.append(np.nan)
-                    continue
-                logits = model(torch.tensor([context])).logits[0, -1].numpy()
-                values.append(_log_softmax(logits)[ids[i]])
+        full = [*lead, *ids]
+        with torch.no_grad():  # one unbatched pass: row j of the logits sees full[0 … j] only
+            table = _log_softmax(model(torch.tensor([full])).logits[0].numpy())
+        # token i (at position len(lead) + i) given [s, w_1 … w_{i-1}]: the row before it
+        values = [table[len(lead) + i - 1, ids[i]] if len(lead) + i > 0 else np.nan
+                  for i in range(len(ids))]  # fmt: skip
         return tok.convert_ids_to_tokens(ids), np.array(values)
 
     def embed_reference(texts: list[str]) -> np.ndarray:

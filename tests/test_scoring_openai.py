@@ -176,33 +176,6 @@ def test_a_server_without_prompt_logprobs_says_so(llama_server: str, llama_cpp) 
     )
 
 
-def test_crows_through_the_server_equals_the_in_process_model(
-    llama_server: str, plain_causal, data_dir
-) -> None:
-    """The whole path of a sentence measure on the openai backend: ``crows --method sum`` on
-    real CrowS-Pairs pairs scores each sentence with Σ log P(w_i | w_<i) of the in-process
-    model, and its metric is the share of pairs whose stereotypical sentence scores higher."""
-    from weatkit.measures import crows
-
-    result = crows(
-        f"openai:{llama_server}#{ALIAS}", method="sum", limit=6, seed=0, n_bootstrap=0,
-        show_progress=False,
-    )  # fmt: skip
-    pairs = result.pairs
-    assert len(pairs) == 6
-    for row in pairs.itertuples():
-        for text, score in ((row.sent_more, row.score_more), (row.sent_less, row.score_less)):
-            assert score == pytest.approx(np.nansum(plain_causal(text)), abs=1e-3)
-    wins = sum(
-        np.nansum(plain_causal(r.sent_more)) > np.nansum(plain_causal(r.sent_less))
-        if r.direction == "stereo"
-        else np.nansum(plain_causal(r.sent_less)) > np.nansum(plain_causal(r.sent_more))
-        for r in pairs.itertuples()
-    )
-    overall = result.summary.set_index("bias_type").loc["overall", "metric"]
-    assert overall == pytest.approx(100 * wins / 6)
-
-
 #: 12 distinct short sentences (a request takes about 0.3 s on a busy 2-core machine).
 SENTENCES = [
     f"The {who} {did} today."
