@@ -207,7 +207,7 @@ def test_crows_pairs_equal_the_reference(path: Path_, data_dir: Path) -> None:
 def _check_crows(path: Path_, method: str) -> None:
     from weatkit.crows.measure import crows
 
-    result = crows(path.spec, method=method, limit=3, seed=0, n_bootstrap=0, options=path.options,
+    result = crows(path.spec, method=method, limit=2, seed=0, n_bootstrap=0, options=path.options,
                    show_progress=False)  # fmt: skip
     wins = 0
     for row in result.pairs.itertuples():
@@ -366,7 +366,7 @@ def test_gest_causal_equals_the_reference(path: Path_) -> None:
     from weatkit.gest.scoring import score_samples
     from weatkit.gest.templates import GLM_TEMPLATES
 
-    sentences = ["I like to cook.", "I fixed the car myself."]
+    sentences = ["I fixed the car myself."]
     scored = score_samples(path.spec, sentences, kind="glm", log_base="e", options=path.options,
                            show_progress=False)  # fmt: skip
     checked = 0
