@@ -19,7 +19,7 @@ from scipy import stats
 from tests.compare_fixtures import make_char_mlm
 from tests.tiny_models import make_gest_glm
 from weatkit.cli import main
-from weatkit.crossmethod import load_compare_config, run_compare, write_compare
+from weatkit.crossmethod import compare, load_compare_config, run_compare, write_compare
 from weatkit.crows.data import load_crows
 from weatkit.crows.score import crows_metric, score_crows
 from weatkit.embeddings.contextual import ContextualOptions
@@ -77,7 +77,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def result(setup: Path):
-    return run_compare(load_compare_config(setup / "cmp.yaml"), show_progress=False)
+    """The comparison, its job records kept in ``setup/out`` (the CLI test reuses them)."""
+    return compare(setup / "cmp.yaml", output=setup / "out", plot=False, show_progress=False)
 
 
 @functools.cache
@@ -250,13 +251,14 @@ def test_outputs_and_cli(setup: Path, result, tmp_path: Path) -> None:
         "correlations.png",
     }
     assert (tmp_path / "direct" / "correlations.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the CLI over the fixture's output: every job's record is reused, the table printed
     cli = CliRunner().invoke(
         main,
-        ["compare", str(setup / "cmp.yaml"), "--out", str(tmp_path / "cli"), "--format", "csv"],
+        ["compare", str(setup / "cmp.yaml"), "--out", str(setup / "out"), "--format", "csv"],
     )
     assert cli.exit_code == 0, cli.output
     printed = pd.read_csv(pd.io.common.StringIO(cli.stdout))
-    written = pd.read_csv(tmp_path / "cli" / "table.csv")
+    written = pd.read_csv(setup / "out" / "table.csv")
     pd.testing.assert_frame_equal(printed, written)
     np.testing.assert_allclose(
         written.drop(columns=["model", "lang"]).to_numpy(float),
@@ -268,6 +270,7 @@ def test_outputs_and_cli(setup: Path, result, tmp_path: Path) -> None:
 def test_a_failing_model_is_reported_and_the_others_finish(setup: Path, tmp_path: Path) -> None:
     text = CONFIG.replace("{name: G, model: glm}", "{name: G, model: ./no-such-model}")
     text = text.replace("mbe: {corpora: {de: parallel.tsv}}\n", "").replace("[en, de]", "[en]")
+    text = text.replace("  - {name: B, model: m2}\n  - {name: C, model: m3}\n", "")
     text = text.replace("weat: {lists: [weat], ", "weat: {lists: [weat], tests: [weat1], ")
     path = setup / "failing.yaml"
     path.write_text(text)
