@@ -294,6 +294,16 @@ CONTEXTUAL = Section(
             "--special-tokens",
         ),
         Option(
+            "span",
+            "str",
+            "item",
+            "Which positions --subwords pools: the item's own tokens (item) or every position "
+            "of the encoded sequence, special tokens included (sequence: one vector per "
+            "sentence; with first, BERT's [CLS]).",
+            "--span",
+            choices=("item", "sequence"),
+        ),
+        Option(
             "template",
             "optional_str",
             None,
