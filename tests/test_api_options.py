@@ -143,11 +143,11 @@ def test_bad_values_are_one_line_naming_the_flag_or_the_key(
 def test_a_grid_entry_for_an_embeddings_api(tmp_path: Path) -> None:
     """An embeddings API is a ``model`` entry without layers; its URL is not read as a path."""
     for entry, message in (
-        ({"name": "S", "model": SPEC, "layers": [0]}, "embeddings[1].layers: an embeddings "
-         "API has no layers"),
-        ({"name": "S", "path": SPEC}, f"embeddings[1].path: an embeddings API is a model: "
+        ({"name": "S", "model": SPEC, "layers": [0]}, "embeddings[1].layers: an openai: "
+         "model gives one vector per text, it has no layers"),
+        ({"name": "S", "path": SPEC}, f"embeddings[1].path: an openai: spec is a model: "
          f"model: {SPEC}"),
-        ({"name": "S", "model": "openai:http://127.0.0.1:9/v1"}, "embeddings[1]: embeddings "
+        ({"name": "S", "model": "openai:http://127.0.0.1:9/v1"}, "embeddings[1].model "
          "'openai:http://127.0.0.1:9/v1': name the served model after '#'"),
     ):  # fmt: skip
         path = make_grid(tmp_path, embeddings=[entry])

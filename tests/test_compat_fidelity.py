@@ -229,7 +229,8 @@ def test_duplicates_keep_vs_drop_on_the_same_lists(tmp_path: Path) -> None:
 
 def test_schema_declares_every_preset_and_their_options() -> None:
     assert set(schema.LISTS["compat"].choices) == set(COMPAT_PRESETS)
-    declared = {o.name: o for s in (schema.ENGINE, schema.LISTS) for o in s.options}
+    sections = (schema.CONTEXTUAL, schema.ENGINE, schema.LISTS)  # LISTS' lower is the preset's
+    declared = {o.name: o for s in sections for o in s.options}
     for preset in COMPAT_PRESETS.values():
         for key, value in preset.items():
             choices = declared[key].choices

@@ -484,7 +484,8 @@ def test_compat_presets_name_declared_fields() -> None:
     parameter name (so an explicit flag is recognised and wins)."""
     from weatkit.engine.compat import COMPAT_PRESETS
 
-    flagged = {o.name for s in (schema.ENGINE, schema.LISTS) for o in s.options if o.flag}
+    sections = (schema.ENGINE, schema.LISTS, schema.CONTEXTUAL)
+    flagged = {o.name for s in sections for o in s.options if o.flag}
     for preset in COMPAT_PRESETS.values():
         assert set(preset) <= flagged, set(preset) - flagged
 

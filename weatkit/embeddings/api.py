@@ -1,11 +1,16 @@
-"""Word vectors from an embeddings API: ``[NAME=]openai:BASE_URL#MODEL`` (issue 25 §2).
+"""Vectors of whole items from a model backend's ``embed``: an embeddings API
+``[NAME=]openai:BASE_URL#MODEL`` (issue 25 §2) or a sentence-transformers model
+``[NAME=]st:ID_OR_DIR`` (SEAT, issue 38), any backend of
+:data:`weatkit.embeddings.spec.API_PREFIXES`.
 
-Each item (a word or a multi-word phrase, spaces kept) is sent alone as one input of
-``POST /v1/embeddings`` (:meth:`weatkit.scoring.openai.OpenAIScorer.embed`), and its vector is
-the one the server returns, as the WEATHub paper embedded its lists with ``ada-002``. There are no
-layers and no out-of-vocabulary items. Vectors are cached on disk (the ``vectors`` cache,
-:class:`weatkit.models.cache.VectorCache`) keyed by the scorer's identity (base URL, model and
-what the server reports of it; never the API key), so a rerun sends only new items.
+Each item (a word, a phrase or a sentence, spaces kept) is one input of the scorer's
+:meth:`~weatkit.scoring.base.Scorer.embed` (:meth:`weatkit.scoring.openai.OpenAIScorer.embed`:
+``POST /v1/embeddings``, as the WEATHub paper embedded its lists with ``ada-002``;
+:meth:`weatkit.scoring.st.StScorer.embed`: the model's own pooling and normalisation), and its
+vector is the one the backend returns. There are no layers and no out-of-vocabulary items.
+Vectors are cached on disk (the ``vectors`` cache, :class:`weatkit.models.cache.VectorCache`)
+keyed by the scorer's identity (a server's base URL, model and what it reports of it, never the
+API key; a local model's content hash, a hub model's commit), so a rerun embeds only new items.
 """
 
 from __future__ import annotations
@@ -26,9 +31,9 @@ API_VECTORS_VERSION = 1
 def api_word_vectors(
     spec: ModelSpec, words: Iterable[str], *, name: str, options: object | None = None
 ) -> WordVectors:
-    """The vectors of ``words`` (distinct, in order) from the embeddings API of ``spec``, asked
-    under ``options`` (an :class:`~weatkit.scoring.options.OpenAIOptions` or an object with its
-    server fields, such as a run's ``ContextualOptions``; None for the defaults)."""
+    """The vectors of ``words`` (distinct, in order) from the ``embed`` of ``spec``'s backend
+    (module docstring), under ``options`` (the backend's options or an object with their
+    fields, such as a run's ``ContextualOptions``; None for the defaults)."""
     items = list(dict.fromkeys(words))
     scorer = get_scorer(spec, options)
     cache = VectorCache(

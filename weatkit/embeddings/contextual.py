@@ -16,6 +16,12 @@ sub-word instead of the sum), drop the special tokens, or embed the item in a te
 such as ``"This is {}."`` (SEAT-style), pooling only the item's tokens (found by character
 offsets, so a fast tokenizer is needed).
 
+``span="sequence"`` pools every position of the encoded sequence instead of the item's own
+tokens, ``T(w) = {1, …, n}``, special tokens included: a whole-sentence vector. With ``first``
+it is BERT's ``[CLS]`` state (May et al. 2019's SEAT encoding of BERT, with the special tokens
+on), with ``mean`` the mean over ``last_hidden_state`` that bias-bench takes, with ``last`` a
+decoder's last token (docs/measures/seat.md).
+
 Batches are padded on the right with an attention mask, so a word's vector does not depend on
 the other words in its batch beyond rounding (right padding also keeps the absolute positions of
 decoder-only models); the padded shapes select different matrix kernels, so vectors may differ in
@@ -50,6 +56,8 @@ from weatkit.models.pool import get_model
 from weatkit.scoring.options import OpenAIOptions
 
 SUBWORD_POOLING = ("sum", "mean", "first", "last")
+#: Which positions are pooled: the item's own sub-word tokens, or the whole encoded sequence.
+SPANS = ("item", "sequence")
 #: Bump when the vectors of decoder-only models change (in their cache keys only). 2: the start
 #: token a tokenizer puts in front itself (XGLM's ``</s>``) is no longer preceded by the BOS.
 DECODER_VECTORS_VERSION = 2
@@ -64,6 +72,9 @@ class ContextualOptions:
             or ``last``.
         special_tokens: encode with the model's special tokens (``[CLS] w [SEP]``, ``<s> w </s>``,
             a decoder-only model's start token); False encodes only the item's tokens.
+        span: the positions ``subwords`` pools: ``item`` (the item's own sub-word tokens) or
+            ``sequence`` (every position of the encoded sequence, special tokens and template
+            included: one vector for a whole sentence).
         template: a sentence with one ``{}`` where the item goes (e.g. ``"This is {}."``); only
             the item's tokens are pooled. None encodes the item alone.
         lower: lower-case items before encoding (the vectors answer for the items as written).
@@ -86,6 +97,7 @@ class ContextualOptions:
 
     subwords: str = "sum"
     special_tokens: bool = True
+    span: str = "item"
     template: str | None = None
     lower: bool = False
     dtype: str = "float32"
@@ -112,6 +124,10 @@ class ContextualOptions:
                 f"unknown pooling {self.subwords!r}: choose {', '.join(SUBWORD_POOLING)}",
                 field="subwords",
             )
+        if self.span not in SPANS:
+            raise ConfigError(
+                f"unknown span {self.span!r}: choose {', '.join(SPANS)}", field="span"
+            )
         check_batch_size(self.batch_size)
         LoadOptions.of(self).validate()
         OpenAIOptions.of(self).validate()
@@ -135,6 +151,7 @@ class ContextualOptions:
             "subwords": self.subwords,
             "special_tokens": self.special_tokens,
             "template": self.template,
+            **({"span": self.span} if self.span != "item" else {}),
         }
 
 
@@ -357,6 +374,8 @@ class ContextualExtractor:
         if decoder_start and not own_start:
             ids = [bos, *ids]
             positions = [p + 1 for p in positions]
+        if self.options.span == "sequence" and positions:
+            positions = list(range(len(ids)))
         limit = max_length(tok, self._config)
         if limit is not None and len(ids) > limit:
             raise WeatkitError(

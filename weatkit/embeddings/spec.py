@@ -1,5 +1,5 @@
-"""Embeddings specs from the command line: ``NAME=PATH``, ``PATH``, ``glove-6b-50d``, ``hf:`` or
-``openai:``.
+"""Embeddings specs from the command line: ``NAME=PATH``, ``PATH``, ``glove-6b-50d``, ``hf:``,
+``openai:`` or ``st:``.
 
 A path may contain ``{lang}``, replaced by the language code of each list (one file per
 language, e.g. ``WP=vecs/wiki.{lang}.vec``).
@@ -11,9 +11,11 @@ gives one embeddings source per layer, all extracted in the same forward pass: n
 for a single named layer, else ``NAME@LAYER`` (``NAME`` defaults to the model's last path
 component).
 
-An embeddings API is ``[NAME=]openai:BASE_URL#MODEL`` (the model spec of
-:mod:`weatkit.scoring.spec`): one source whose vectors come from ``/v1/embeddings``, one item per
-input (:mod:`weatkit.embeddings.api`); ``NAME`` defaults to ``MODEL``.
+A model whose backend embeds whole texts (:data:`API_PREFIXES`: an embeddings API
+``[NAME=]openai:BASE_URL#MODEL``, a sentence-transformers model ``[NAME=]st:ID_OR_DIR``; the
+model specs of :mod:`weatkit.scoring.spec`) is one source whose vectors are its backend's
+``embed`` of each item (:mod:`weatkit.embeddings.api`); ``NAME`` defaults to ``MODEL`` (for
+``st:`` its last path component).
 """
 
 from __future__ import annotations
@@ -32,11 +34,18 @@ from weatkit.embeddings.static import load_static
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
 from weatkit.models.options import LoadOptions
+from weatkit.scoring.registry import BACKENDS
 from weatkit.scoring.spec import ModelSpec, parse_model_spec
 
 LANG_PLACEHOLDER = "{lang}"
 HF_PREFIX = "hf:"
 OPENAI_PREFIX = "openai:"
+#: Backends whose models give one vector per text (the ``embed`` capability), other than ``hf``
+#: (whose models give word vectors at layers, :mod:`weatkit.embeddings.contextual`).
+API_PREFIXES = tuple(
+    f"{name}:" for name, backend in BACKENDS.items() if "embed" in backend.capabilities
+    and name != "hf"
+)  # fmt: skip
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _SEPARATORS = ("/", "\\")
 
@@ -48,13 +57,13 @@ class EmbeddingsSpec:
     Attributes:
         name: label in result tables.
         location: a path (may contain ``{lang}``), ``"glove-6b-50d"`` for the default,
-            ``hf:MODEL`` for a transformer model, or ``openai:BASE_URL#MODEL`` for an
-            embeddings API.
+            ``hf:MODEL`` for a transformer model, ``openai:BASE_URL#MODEL`` for an
+            embeddings API or ``st:MODEL`` for a sentence-transformers model.
         fmt: file format passed to :func:`weatkit.embeddings.static.load_static`.
         layer: the hidden-state layer of a contextual model (None for static vectors).
         layers: every layer of the spec this one came from (extracted in one forward pass).
         contextual: extraction options of an ``hf:`` model; the server options of an
-            ``openai:`` one.
+            ``openai:`` one, the loading options of an ``st:`` one.
     """
 
     name: str
@@ -66,13 +75,15 @@ class EmbeddingsSpec:
 
     @property
     def is_contextual(self) -> bool:
-        """True for models, ``hf:`` and ``openai:`` (no OOV, items keep their spaces)."""
-        return self.location.startswith((HF_PREFIX, OPENAI_PREFIX))
+        """True for models, ``hf:`` and :data:`API_PREFIXES` (no OOV, items keep their
+        spaces)."""
+        return self.location.startswith((HF_PREFIX, *API_PREFIXES))
 
     @property
     def api_model(self) -> ModelSpec | None:
-        """The model spec of an ``openai:`` source, else None."""
-        if not self.location.startswith(OPENAI_PREFIX):
+        """The model spec of an ``openai:`` or ``st:`` source (:data:`API_PREFIXES`), else
+        None."""
+        if not self.location.startswith(API_PREFIXES):
             return None
         return parse_model_spec(self.location, option="embeddings")
 
@@ -150,9 +161,10 @@ def parse_embeddings_spec(text: str) -> EmbeddingsSpec:
         return EmbeddingsSpec(name=name or DEFAULT_EMBEDDINGS, location=DEFAULT_EMBEDDINGS)
     if location.startswith(HF_PREFIX):
         raise WeatkitError(f"embeddings spec {text!r}: use parse_embeddings_specs for hf: models")
-    if location.startswith(OPENAI_PREFIX):
+    if location.startswith(API_PREFIXES):
         model = parse_model_spec(location, option="embeddings")
-        return EmbeddingsSpec(name=name or model.model, location=str(model))
+        default = model.model if model.backend == "openai" else model.short_name
+        return EmbeddingsSpec(name=name or default, location=str(model))
     _check_placeholders(location, text)
     if name is None:
         name = _name_from_path(location)
@@ -168,19 +180,20 @@ def parse_embeddings_specs(
 
     Args:
         text: the spec.
-        contextual: extraction options for ``hf:`` models, and the server options of an
-            ``openai:`` one (``timeout``, ``max_retries``, ``concurrency``; default
-            :class:`ContextualOptions`).
+        contextual: extraction options for ``hf:`` models, the server options of an
+            ``openai:`` one (``timeout``, ``max_retries``, ``concurrency``), the loading options
+            of an ``st:`` one (``device``, ``revision``, ``trust_remote_code``, ``batch_size``;
+            default :class:`ContextualOptions`).
 
     Raises:
         ConfigError: options the spec's backend does not take (``--tensor-parallel``:
             :meth:`~weatkit.models.options.LoadOptions.check_backend`), before any model loads.
     """
     name, location = _split_name(text)
-    if location.startswith(OPENAI_PREFIX):
+    if location.startswith(API_PREFIXES):
         options = contextual or ContextualOptions()
         options.validate()
-        LoadOptions.of(options).check_backend("openai")
+        LoadOptions.of(options).check_backend(location.partition(":")[0])
         return [replace(parse_embeddings_spec(text), contextual=options)]
     if not location.startswith(HF_PREFIX):
         return [parse_embeddings_spec(text)]

@@ -35,6 +35,19 @@ What each tool's code does (read in its repository; docs/guides/compat.md):
   ``mlxtend>=0.13,<0.17``): ``ddof=0``, sets equalised by a seeded random sample
   (``equalize=subsample``), no lower-casing, no minimum coverage, duplicates kept, exact
   permutation test counting ``diff > reference_stat`` (mlxtend before 0.19 counted strictly).
+* ``sent-bias`` — SEAT's code (W4ngatang/sent-bias ``sentbias/weat.py``, ``encoders/bert.py``;
+  May et al. 2019): ``ddof=1``, cosine, one-sided p counting S_i ≥ S (ties conservative:
+  ``permutation_count=ge``), exact over every split when there are at most ``n_samples`` =
+  100,000 (``max_exact``), else ``n_samples − 1`` random splits and the observed one ("biasing
+  by 1"): p = (1 + #{S_i ≥ S}) / n_samples, which is weatkit's (k + 1)/(B + 1) with
+  ``n_permutations`` = 99,999; the sets are dicts keyed by sentence (duplicates dropped); no
+  lower-casing. Its BERT encoder tokenizes without special tokens and takes the last layer's
+  state of the first token (``special_tokens=false``, ``subwords=first``, ``span=item``).
+  ``--pvalue-method parametric`` is its ``--parametric``.
+* ``bias-bench`` — bias-bench's SEAT (McGill-NLP/bias-bench ``bias_bench/benchmark/seat/``;
+  Meade et al. 2022): sent-bias's test code, and its encoder averages ``last_hidden_state`` over
+  every position, special tokens included (``special_tokens=true``, ``subwords=mean``,
+  ``span=sequence``), then L2-normalises (no effect on cosine).
 """
 
 from __future__ import annotations
@@ -44,6 +57,21 @@ from types import MappingProxyType
 from typing import Any
 
 from weatkit.engine.weat import EngineOptions
+
+#: The permutation test of sent-bias's ``weat.py`` (and bias-bench's copy of it), default
+#: ``n_samples`` 100,000: exact up to that many splits, else n_samples − 1 random ones.
+_SENT_BIAS_TEST = {
+    "ddof": 1,
+    "metric": "cosine",
+    "equalize": "none",
+    "alternative": "greater",
+    "permutation_count": "ge",
+    "max_exact": 100_000,
+    "n_permutations": 99_999,
+    "pvalue_method": "permutation",
+    "lower": None,
+    "duplicates": "drop",
+}
 
 #: Preset name -> option values (keys are the ``weatkit run`` option names).
 COMPAT_PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxyType(
@@ -103,6 +131,18 @@ COMPAT_PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxy
                 "invisible": "keep",
                 "min_coverage": 0.0,
             },
+            "sent-bias": {
+                **_SENT_BIAS_TEST,
+                "special_tokens": False,
+                "subwords": "first",
+                "span": "item",
+            },
+            "bias-bench": {
+                **_SENT_BIAS_TEST,
+                "special_tokens": True,
+                "subwords": "mean",
+                "span": "sequence",
+            },
         }.items()
     }
 )
@@ -111,3 +151,6 @@ COMPAT_PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxy
 #: fields): where :func:`weatkit.config.run.with_compat` sets them and
 #: :meth:`weatkit.pipeline.RunConfig.compat_summary` reads them.
 ENGINE_KEYS = frozenset(f.name for f in fields(EngineOptions))
+#: The preset options that are :class:`~weatkit.embeddings.contextual.ContextualOptions` fields:
+#: how a model's vector of an item is pooled (``lower`` is the ``RunConfig`` field).
+CONTEXTUAL_KEYS = frozenset({"subwords", "special_tokens", "span"})

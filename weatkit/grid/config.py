@@ -25,8 +25,9 @@ are expanded. Example (YAML)::
 Each embeddings entry has a ``name`` and either ``path`` (static vectors; ``{lang}`` for one
 file per language; ``glove-6b-50d`` for the embedded default; optional ``format``) or ``model``
 (a Hugging Face hub id or local directory, with ``layers`` and optional ``contextual``
-options; or an embeddings API ``openai:BASE_URL#MODEL``, without layers, whose ``contextual``
-options say how its server is asked: :mod:`weatkit.embeddings.api`). ``baseline: NAME`` asks
+options; or, without layers, an embeddings API ``openai:BASE_URL#MODEL``, whose ``contextual``
+options say how its server is asked, or a sentence-transformers model ``st:ID_OR_DIR``:
+:mod:`weatkit.embeddings.api`). ``baseline: NAME`` asks
 for the paired difference in effect size to that embeddings; an entry with several layers may
 name one of its own (``baseline: XLM-R@0``), which then is the baseline of the other layers.
 
@@ -65,7 +66,7 @@ from weatkit.config.schema import CONTEXTUAL, TRACKING, Source, named_by, option
 from weatkit.config.tracking import tracking_from_file
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.spec import (
-    OPENAI_PREFIX,
+    API_PREFIXES,
     EmbeddingsSpec,
     parse_embeddings_spec,
     parse_embeddings_specs,
@@ -299,8 +300,9 @@ def _entry_specs(
             if key in entry:
                 raise ConfigError(f"{at.key(key)}: {key} is for models, not static vectors")
         location = typed(entry["path"], str, at.key("path"))
-        if location.startswith(OPENAI_PREFIX):
-            raise ConfigError(f"{at.key('path')}: an embeddings API is a model: model: {location}")
+        if location.startswith(API_PREFIXES):
+            kind = location.partition(":")[0]
+            raise ConfigError(f"{at.key('path')}: an {kind}: spec is a model: model: {location}")
         if location.lower() != "glove-6b-50d":
             location = config_path(location, base, at.key("path"))
         spec = parse_embeddings_spec(f"{name}={location}")
@@ -315,13 +317,14 @@ def _entry_specs(
         at.child("contextual"),
         defaults=as_dict(contextual),
     )
-    api = typed(entry["model"], str, at.key("model"))
-    if api.startswith(OPENAI_PREFIX):
-        if "layers" in entry:
-            raise ConfigError(f"{at.key('layers')}: an embeddings API has no layers")
-        with named_by(at, CONTEXTUAL):
-            return parse_embeddings_specs(f"{name}={api}", options)
     model = model_location(entry["model"], base, at.key("model"))
+    if model.startswith(API_PREFIXES):
+        if "layers" in entry:
+            kind = model.partition(":")[0]
+            raise ConfigError(f"{at.key('layers')}: an {kind}: model gives one vector per text, "
+                              "it has no layers")  # fmt: skip
+        with named_by(at, CONTEXTUAL):
+            return parse_embeddings_specs(f"{name}={model}", options)
     layers = layer_numbers(entry.get("layers"), at.key("layers"))
     layer_text = ",".join(str(layer) for layer in layers)
     with named_by(at, CONTEXTUAL):  # an option hf: models do not take (tensor_parallel)

@@ -23,6 +23,11 @@ WEAT1 (FLOWERS/INSECTS x PLEASANT/UNPLEASANT) and WEAT2 (INSTRUMENTS/WEAPONS x P
 The list id is the ``LANG`` value (e.g. ``es_MX2``), the language its ISO code (``es``); the other
 columns (``TYPE``, ``WHO``, ``BORN PLACE``, ...) are kept in ``meta``.
 
+SEAT (``.json``/``.jsonl``/YAML): one test in the shape of the SEAT files (May et al. 2019;
+:mod:`weatkit.lists.seat`), ``{"targ1": {"category": "Flowers", "examples": [...]}, "targ2",
+"attr1", "attr2"}``; its test id and list id are the file stem, its language ``en`` (the shape
+has no language field: write the format above for another language).
+
 Every problem is a :class:`~weatkit.errors.WeatkitError` naming the file and the test index and
 field (entries counted from 1), or the line number, e.g. ``mylists.yaml: tests[2].A must be a
 non-empty list of strings``.
@@ -44,11 +49,18 @@ from weatkit._io.textfile import decode
 from weatkit.config.files import entry
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import SET_KEYS, AssociationTest
+from weatkit.lists.seat import is_seat_document, seat_test
 
 Format = Literal["json", "yaml", "tsv"]
 
 #: File suffix -> format.
-SUFFIXES: dict[str, Format] = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".tsv": "tsv"}
+SUFFIXES: dict[str, Format] = {
+    ".json": "json",
+    ".jsonl": "json",  # the SEAT files: one JSON object despite the suffix
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".tsv": "tsv",
+}
 
 #: The CA-WEAT concept columns.
 CONCEPTS = ("FLOWERS", "INSECTS", "INSTRUMENTS", "WEAPONS", "PLEASANT", "UNPLEASANT")
@@ -243,11 +255,15 @@ def _pairs(value: Any, where: str) -> tuple[tuple[str, str], ...]:
 def tests_from_document(
     document: Any, name: str, *, list_set: str, default_list_id: str
 ) -> list[AssociationTest]:
-    """Validate a parsed JSON/YAML document and build its tests (see the module doc)."""
+    """Validate a parsed JSON/YAML document and build its tests (see the module doc): a
+    weatkit list file, or one SEAT test (:mod:`weatkit.lists.seat`)."""
+    if is_seat_document(document):
+        return [seat_test(document, name, test=default_list_id, list_set=list_set,
+                          list_id=default_list_id)]  # fmt: skip
     if not isinstance(document, dict) or "tests" not in document:
         raise WeatkitError(
-            f"{name}: expected a mapping with a 'tests' list at the top level, "
-            f"got {_describe(document)}"
+            f"{name}: expected a mapping with a 'tests' list at the top level (or a SEAT test: "
+            f"targ1, targ2, attr1, attr2), got {_describe(document)}"
         )
     for key in document:
         if key not in _TOP_FIELDS:

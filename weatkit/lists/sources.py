@@ -1,4 +1,5 @@
-"""Built-in list sets (WEAT, CA-WEAT v1/v3, X-WEAT, Caliskan WEAT1-10) and list selection.
+"""Built-in list sets (WEAT, CA-WEAT v1/v3, X-WEAT, Caliskan WEAT1-10, WEATHub, SEAT) and list
+selection.
 
 - ``weat``: the original English WEAT1/WEAT2 lists, ``weatkit/wordlists/weat.json`` (typed in
   from Table 3 of the CA-WEAT paper, España-Bonet & Barrón-Cedeño, EMNLP 2022).
@@ -15,6 +16,10 @@
   al., EMNLP 2023), 24 languages + English, ``weathub/data/*/weat*.json``; the variant picks the
   source of WEAT 1, 2, 6-9, the culture- and India-specific WEAT 11-26 are in all three
   (:mod:`weatkit.lists.weathub`).
+- ``seat``: the SEAT tests (May et al., NAACL 2019) of sent-bias via bias-bench,
+  ``bias-bench/data/seat/*.jsonl``: WEAT 1-10 as words (``weat6``) and in bleached sentence
+  templates (``sent-weat6``), angry black woman, Heilman double bind and religion tests; pick one
+  with ``--test sent-weat6b`` (:mod:`weatkit.lists.seat`).
 
 A spec that is both a built-in name and an existing file is taken as the built-in set.
 
@@ -40,6 +45,8 @@ from weatkit.errors import WeatkitError
 from weatkit.lists.files import SUFFIXES, format_of, parse_caweat_tsv, parse_list_bytes
 from weatkit.lists.model import AssociationTest
 from weatkit.lists.normalize import DEFAULT, Normalization, normalize_tests_report
+from weatkit.lists.seat import LIST_SET as SEAT
+from weatkit.lists.seat import load_seat
 from weatkit.lists.weathub import VARIANTS as WEATHUB_VARIANTS
 from weatkit.lists.weathub import check_variant, load_weathub
 
@@ -56,6 +63,9 @@ LIST_SETS: dict[str, str] = {
     "WEAT 11-15 and India-specific 16-26; 24 languages + English",
     "weathub:gt": "WEATHub with WEAT 1, 2, 6-9 machine-translated (Google Translate)",
     "weathub:all": "WEATHub with WEAT 1, 2, 6-9 from all words the annotators supplied",
+    SEAT: "SEAT (May et al. 2019): 50 tests, WEAT 1-10 as words (weat6) and in sentence "
+    "templates (sent-weat6), angry black woman, Heilman double bind, religion; English "
+    "(pick with --test)",
 }
 
 _ALIASES = {"ca-weat": "ca-weat:v1", "weathub": "weathub:human"}
@@ -239,6 +249,7 @@ _LOADERS: dict[str, Callable[[], _Loaded]] = {
     "x-weat": _load_xweat,
     "caliskan": _load_caliskan,
     **{f"weathub:{v}": partial(load_weathub, v) for v in WEATHUB_VARIANTS},
+    SEAT: load_seat,
 }
 
 

@@ -34,6 +34,7 @@ from weatkit import data
 from weatkit._io.textfile import decode
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest, natural_key
+from weatkit.lists.seat import seat_sets
 
 #: Source variants of WEAT 1, 2, 6-9; the first is the default of ``weathub``.
 VARIANTS = ("human", "gt", "all")
@@ -44,7 +45,6 @@ SHARED_SUFFIXES = ("new", "india")
 PLACEHOLDERS = frozenset({"nan"})
 
 _ROOT = "weathub/data/"
-_KEYS = {"X": "targ1", "Y": "targ2", "A": "attr1", "B": "attr2"}
 
 
 def list_set_name(variant: str) -> str:
@@ -85,7 +85,7 @@ def parse_weathub_json(
     """One test from a WEATHub JSON file, and a warning per placeholder item dropped.
 
     Raises:
-        WeatkitError: not JSON, or a key, category or examples list missing or of the wrong type.
+        WeatkitError: not JSON, or not of the SEAT shape (:func:`weatkit.lists.seat.seat_sets`).
     """
     try:
         document = json.loads(text)
@@ -93,26 +93,16 @@ def parse_weathub_json(
         raise WeatkitError(f"{name}: line {err.lineno}: invalid JSON ({err.msg})") from None
     test_id = PurePosixPath(name).stem.lower()
     lang = folder.partition("_")[0]
-    sets: dict[str, tuple[str, ...]] = {}
-    names: list[str] = []
+    sets, names = seat_sets(document, name)
     notes: list[str] = []
-    for key, upstream in _KEYS.items():
-        part = document.get(upstream) if isinstance(document, dict) else None
-        examples = part.get("examples") if isinstance(part, dict) else None
-        category = part.get("category") if isinstance(part, dict) else None
-        if not isinstance(category, str) or not isinstance(examples, list):
-            raise WeatkitError(f"{name}: {upstream} needs a 'category' and an 'examples' list")
-        bad = [x for x in examples if not isinstance(x, str)]
-        if bad:
-            raise WeatkitError(f"{name}: {upstream}.examples: {bad[0]!r} is not a string")
-        for item in examples:
+    for (key, items), category in zip(sets.items(), names, strict=True):
+        for item in items:
             if item in PLACEHOLDERS:
                 notes.append(
                     f"warning: {list_set} {folder} {test_id} {key} ({category}): item {item!r} "
                     "dropped (an upstream placeholder: pandas NaN written as text)"
                 )
-        sets[key] = tuple(x for x in examples if x not in PLACEHOLDERS)
-        names.append(category)
+        sets[key] = tuple(x for x in items if x not in PLACEHOLDERS)
     test = AssociationTest(
         test=test_id,
         lang=lang,

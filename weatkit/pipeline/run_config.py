@@ -18,7 +18,7 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.coverage import EQUALIZE_MODES
 from weatkit.embeddings.spec import EmbeddingsSpec
 from weatkit.embeddings.vectors import WordVectors
-from weatkit.engine.compat import COMPAT_PRESETS, ENGINE_KEYS
+from weatkit.engine.compat import COMPAT_PRESETS, CONTEXTUAL_KEYS, ENGINE_KEYS
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
 from weatkit.isomorphism.measures import IsoOptions
@@ -157,6 +157,8 @@ class RunConfig:
         def value_of(key: str) -> Any:
             if key in ENGINE_KEYS:
                 return getattr(self.engine, key)
+            if key in CONTEXTUAL_KEYS:
+                return getattr(self.contextual, key)
             return getattr(self.association if key in ASSOCIATION_KEYS else self, key)
 
         return preset_report(self.compat, preset, value_of)

@@ -24,7 +24,7 @@ class Backend:
     """One backend's metadata.
 
     Attributes:
-        name: the spec prefix (``hf``, ``vllm``, ``openai``).
+        name: the spec prefix (``hf``, ``vllm``, ``openai``, ``st``).
         module: the module implementing it (``make_scorer``).
         capabilities: what its models can offer (a model may offer less: a server without
             prompt log-probabilities has no ``causal``).
@@ -70,6 +70,14 @@ BACKENDS: Mapping[str, Backend] = MappingProxyType(
             frozenset({"causal", "embed"}),
             (("openai", "openai"),),
             "an OpenAI-compatible server: /v1/completions (echo, logprobs), /v1/embeddings",
+        ),
+        "st": Backend(
+            "st",
+            "weatkit.scoring.st",
+            frozenset({"embed"}),
+            (("sentence_transformers", "st"),),
+            "a sentence-transformers model: its own pooling and normalisation, sentence "
+            "vectors only",
         ),
     }
 )

@@ -8,6 +8,7 @@ spec                           model
 ``vllm:ID_OR_DIR``             vLLM's offline engine
 ``openai:BASE_URL#MODEL``      an OpenAI-compatible server at ``BASE_URL`` (``…/v1``),
                                model ``MODEL`` (e.g. ``openai:http://127.0.0.1:8080/v1#smollm2``)
+``st:ID_OR_DIR``               a sentence-transformers model (sentence vectors only)
 =============================  =======================================================
 
 The backend names are :data:`weatkit.scoring.registry.BACKENDS`' keys. A spec never holds a
@@ -22,7 +23,7 @@ from urllib.parse import urlsplit
 from weatkit.errors import ConfigError
 
 #: Backends a spec can name; the registry holds their metadata.
-BACKEND_NAMES = ("hf", "vllm", "openai")
+BACKEND_NAMES = ("hf", "vllm", "openai", "st")
 DEFAULT_BACKEND = "hf"
 
 

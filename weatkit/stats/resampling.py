@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from scipy.special import ndtr
 
 from weatkit.errors import ConfigError, DataError, WeatkitError
 
@@ -416,6 +417,31 @@ def _distinct_by_position(
             redraw = redraw[(rows[redraw, :j] == column[redraw, None]).any(axis=1)]
         rows[:, j] = column
     return rows
+
+
+def pvalue_from_normal(
+    sums: np.ndarray, sums_sq: np.ndarray, n_resamples: int, alternative: str
+) -> np.ndarray:
+    """p-values of S under a normal fitted to its null statistics S_i (sent-bias's parametric
+    test, May et al. 2019), from ``sums`` = Σ_i (S_i − S) and ``sums_sq`` = Σ_i (S_i − S)² over
+    the N = ``n_resamples`` re-splits (centred on S: no cancellation in float64)::
+
+        mean − S = Σ (S_i − S) / N,   sd² = (Σ (S_i − S)² − (Σ (S_i − S))² / N) / (N − 1)
+        z = (S − mean) / sd,   greater: 1 − Φ(z),   less: Φ(z),   two-sided: min(1, 2 min)
+
+    (``scipy.stats.norm.sf(S, mean, sd)`` for ``greater``). NaN where sd is 0 or N < 2.
+    """
+    n = float(n_resamples)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = (sums_sq - sums**2 / n) / (n - 1)
+        z = -(sums / n) / np.sqrt(np.maximum(var, 0.0))
+    z = np.where((var > 0) & (n > 1), z, np.nan)
+    p_greater, p_less = ndtr(-z), ndtr(z)
+    if alternative == "greater":
+        return p_greater
+    if alternative == "less":
+        return p_less
+    return np.minimum(1.0, 2.0 * np.minimum(p_greater, p_less))
 
 
 def pvalue_from_counts(
