@@ -42,6 +42,7 @@ from weatkit.alignment import (
     procrustes_align,
 )
 from weatkit.embeddings.export import write_npy
+from weatkit.embeddings.vectors import WordVectors
 from weatkit.lists.sources import select_lists
 
 HERE = Path(__file__).resolve().parent
@@ -52,6 +53,7 @@ N_ENGLISH = 20_000
 STEPS = ("unit", "center", "unit")
 CCA_COMPONENTS = 40
 HELD_OUT_EVERY = 10
+Pair = tuple[str, str]
 
 
 def french_vectors() -> Path:
@@ -69,14 +71,18 @@ def list_items(lang: str) -> set[str]:
     return {w.lower() for t in tests for s in (t.X, t.Y, t.A, t.B) for w in s}
 
 
+def seed_dictionary(fr: WordVectors, en: WordVectors) -> tuple[list[Pair], list[Pair]]:
+    """The identical strings of both spaces but the lists' items: (fitting pairs, held out)."""
+    pairs = identical_pairs(fr, en, exclude=list_items("en") | list_items("fr"))
+    held_out = pairs[::HELD_OUT_EVERY]
+    return [p for i, p in enumerate(pairs) if i % HELD_OUT_EVERY], held_out
+
+
 def build(target: Path = HERE) -> list[dict[str, object]]:
     """Write the spaces and ``alignment.csv`` under ``target / "spaces"``; the CSV's rows."""
     fr = weatkit.load_vectors(french_vectors(), name="fr")
-    en_items, fr_items = list_items("en"), list_items("fr")
-    en = weatkit.load_vectors(words=en_items, first_n=N_ENGLISH, name="en")
-    pairs = identical_pairs(fr, en, exclude=en_items | fr_items)
-    held_out = pairs[::HELD_OUT_EVERY]
-    train = [p for i, p in enumerate(pairs) if i % HELD_OUT_EVERY]
+    en = weatkit.load_vectors(words=list_items("en"), first_n=N_ENGLISH, name="en")
+    train, held_out = seed_dictionary(fr, en)
     fits = {
         "procrustes": procrustes_align(pca(fr, en.dim), en, train, normalization=STEPS),
         "linear": linear_align(fr, en, train, normalization=STEPS),

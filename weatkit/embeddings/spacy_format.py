@@ -76,10 +76,14 @@ def find_table(path: str | os.PathLike) -> Path | None:
 def _table(path: Path) -> Path:
     table = find_table(path)
     if table is None:
-        missing = [n for n in TABLE_FILES if not (path / "vocab" / n).is_file()]
+        # name what is missing in the folder that has most of a table
+        closest = max(
+            [path, path / "vocab"], key=lambda c: sum((c / n).is_file() for n in TABLE_FILES)
+        )
+        missing = [n for n in TABLE_FILES if not (closest / n).is_file()]
         raise WeatkitError(
-            f"{path}: not a spaCy vector table: no vocab/ folder with "
-            f"{', '.join(TABLE_FILES)} ({', '.join(missing)} missing)"
+            f"{path}: not a spaCy vector table (a vocab/ folder with {', '.join(TABLE_FILES)}): "
+            f"{', '.join(missing)} missing in {closest}"
         )
     return table
 
@@ -177,7 +181,7 @@ def load_spacy(
     positions = [r for r, _ in kept]
     words = [w for _, w in kept]
     with np.errstate(all="ignore"):
-        rows = np.asarray(matrix[positions], dtype=np.float32).reshape(len(kept), -1)
+        rows = np.asarray(matrix[positions], dtype=np.float32).reshape(len(kept), matrix.shape[1])
     label = str(table)
     validate_rows(label, words, rows, needed, lambda i: f"row {positions[i] + 1}")
     return make_vectors(name, label, words, rows, len(matrix))
