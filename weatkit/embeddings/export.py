@@ -1,11 +1,14 @@
-"""Writing word vectors as a word2vec text (``.vec``) file for other tools."""
+"""Writing word vectors as a word2vec text (``.vec``) file for other tools, or as ``.npy``."""
 
 from __future__ import annotations
 
 import io
+import os
+from pathlib import Path
 
 import numpy as np
 
+from weatkit._io.atomic import write_file
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
 
@@ -35,3 +38,26 @@ def vec_bytes(wv: WordVectors, *, phrase_joiner: str = "_") -> bytes:
     for word, row in zip(words, rows, strict=True):
         out.write(word + " " + " ".join(f"{x:.9g}" for x in row.tolist()) + "\n")
     return out.getvalue().encode("utf-8")
+
+
+def write_npy(wv: WordVectors, path: str | os.PathLike) -> tuple[Path, Path]:
+    """Write ``wv`` as a ``.npy`` matrix (float32) and its vocabulary beside it, one word per
+    line in row order (``wiki.fr.npy`` and ``wiki.fr.vocab``), each atomically: the format that
+    :func:`weatkit.load_vectors` reads memory-mapped. Returns both paths.
+
+    Raises:
+        WeatkitError: ``path`` does not end in ``.npy``, a word that is empty or has a line break.
+    """
+    target = Path(path)
+    if target.suffix != ".npy":
+        raise WeatkitError(f"write_npy: {target} must end in .npy")
+    for word in wv.words:
+        if not word or "\n" in word or "\r" in word:
+            raise WeatkitError(f"cannot write word {word!r} in a vocabulary file")
+    matrix = io.BytesIO()
+    np.save(matrix, np.asarray(wv.vectors, dtype=np.float32), allow_pickle=False)
+    vocab = target.with_suffix(".vocab")
+    return (
+        write_file(target, matrix.getvalue()),
+        write_file(vocab, "".join(w + "\n" for w in wv.words).encode("utf-8")),
+    )

