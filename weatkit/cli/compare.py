@@ -28,6 +28,7 @@ from weatkit.cli.study_options import (
 from weatkit.cli.tables import fmt_p, percent
 from weatkit.crossmethod import load_compare_config, run_compare, write_compare
 from weatkit.crossmethod.runner import CompareResult
+from weatkit.report.numbers import format_estimate
 from weatkit.report.tables import render
 from weatkit.stats.correlation import (
     EXACT_MAX_UNITS,
@@ -197,23 +198,27 @@ def _print_intervals(result: CompareResult, console: Console, short: dict[str, s
         return
     level = percent(float(rows["ci_level"].iloc[0]))
     view = Table(title=f"Sentence-level scores: {level} CI over items", title_justify="left")
-    for col in ("model", "lang", "measure", "value", "CI", "p (neutral)"):
-        view.add_column(col, justify="right" if col in ("value", "p (neutral)") else "left")
+    for col in ("model", "lang", "measure", "value [CI]", "p (neutral)"):
+        view.add_column(col, justify="right" if col == "p (neutral)" else "left", no_wrap=True)
+    neutrals: dict[str, float] = {}
     for r in rows.itertuples(index=False):
         mark = "*" if r.ci_excludes_neutral in (True,) else ""  # None, NaN: no CI or neutral
+        neutral = None if pd.isna(r.neutral) else float(r.neutral)
+        if neutral is not None:
+            neutrals[short.get(r.measure, r.measure)] = neutral
         view.add_row(
             str(r.model),
             str(r.lang),
             short.get(r.measure, r.measure),
-            _fmt(r.value),
-            f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]{mark}",
+            format_estimate(r.value, r.ci_low, r.ci_high, neutral=neutral) + mark,
             fmt_p(r.p_value_neutral),
         )
     console.print(view)
+    named = ", ".join(f"{m} {n:g}" for m, n in neutrals.items())
     console.print(
         "CI: percentile bootstrap over the items (samples, examples, pairs, sentences); * the "
-        "CI excludes the neutral value. p (neutral): exact binomial test of 50% (CrowS-Pairs, "
-        "SS, MBE).",
+        f"CI excludes the neutral value ({named or 'none'}). p (neutral): exact binomial test "
+        "of 50% (CrowS-Pairs, SS, MBE).",
         highlight=False,
         markup=False,
     )
@@ -245,9 +250,9 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
     used: set[str] = set()
     for (mx, my), rows in corr.groupby(["measure_x", "measure_y"], sort=False):
         view = Table(title=f"{short[mx]} ~ {short[my]}", title_justify="left")
-        for col in ("scope", "n", "statistic", "value", *([intervals] if intervals else []), "p",
-                    "note"):  # fmt: skip
-            right = col in ("n", "value", "p")
+        value = f"value [{intervals}]" if intervals else "value"
+        for col in ("scope", "n", "statistic", value, "p", "note"):
+            right = col in ("n", "p")
             view.add_column(col, justify="right" if right else "left", no_wrap=True)
         for r in rows.itertuples(index=False):
             for name, label in (("spearman", "Spearman ρ"), ("kendall", "Kendall τ_b")):
@@ -263,13 +268,11 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
                 used.update(marks)
                 star = "*" if is_significant(p, r.flag, level, (low, high)) else ""
                 used.update(star)
-                interval = "" if pd.isna(low) else f"[{_fmt(low)}, {_fmt(high)}]"
                 view.add_row(
                     str(r.scope),
                     str(r.n),
                     label,
-                    _fmt(getattr(r, name)) + star,
-                    *([interval] if intervals else []),
+                    format_estimate(getattr(r, name), low, high, neutral=0.0) + star,
                     fmt_p(getattr(r, f"{name}_p")),
                     marks,
                 )
@@ -348,10 +351,10 @@ def _print_reliability(result: CompareResult, console: Console, short: dict[str,
     )
     for r in result.reliability.itertuples(index=False):
         console.print(
-            f"  {short.get(r.measure, r.measure)}: split-half r_SB = {_fmt(r.split_half)} "
-            f"[{_fmt(r.split_half_ci_low)}, {_fmt(r.split_half_ci_high)}], ICC(2,1) = "
-            f"{_fmt(r.icc2)} [{_fmt(r.icc2_ci_low)}, {_fmt(r.icc2_ci_high)}], ICC(2,k) = "
-            f"{_fmt(r.icc2k)} [{_fmt(r.icc2k_ci_low)}, {_fmt(r.icc2k_ci_high)}] "
+            f"  {short.get(r.measure, r.measure)}: split-half r_SB = "
+            f"{format_estimate(r.split_half, r.split_half_ci_low, r.split_half_ci_high)}, "
+            f"ICC(2,1) = {format_estimate(r.icc2, r.icc2_ci_low, r.icc2_ci_high)}, ICC(2,k) = "
+            f"{format_estimate(r.icc2k, r.icc2k_ci_low, r.icc2k_ci_high)} "
             f"({r.n_units} units, {r.n_seeds} seeds)",
             highlight=False,
             markup=False,

@@ -72,6 +72,7 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.items.log import crows_items
 from weatkit.measures.compat import apply_preset, preset_summary
+from weatkit.report.numbers import format_estimate, format_number
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.lm import sentence_lm
 from weatkit.stats.sampling import ItemSample
@@ -202,10 +203,6 @@ def _from_scores(opts: dict[str, Any]) -> pd.DataFrame:
     return scores
 
 
-def _fmt(value: float, digits: int = 2) -> str:
-    return "–" if pd.isna(value) else f"{value:.{digits}f}"
-
-
 def _print(summary: pd.DataFrame, level: float, title: str) -> None:
     view = Table(title=title)
     metric = ci_header("metric", level, summary["ci_low"])
@@ -213,16 +210,13 @@ def _print(summary: pd.DataFrame, level: float, title: str) -> None:
     for col in columns:
         view.add_column(col, justify="left" if col == "bias type" else "right")
     for row in summary.itertuples(index=False):
-        metric = _fmt(row.metric)
-        if not (pd.isna(row.ci_low) or pd.isna(row.ci_high)):
-            metric += f" [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
         view.add_row(
             str(row.bias_type),
             str(row.n),
             str(row.n_neutral),
-            metric,
-            _fmt(row.stereo_score),
-            _fmt(row.antistereo_score),
+            format_estimate(row.metric, row.ci_low, row.ci_high, neutral=50.0, decimals=2),
+            format_number(row.stereo_score, 2),
+            format_number(row.antistereo_score, 2),
         )
     _console().print(view)
 

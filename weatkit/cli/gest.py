@@ -69,6 +69,7 @@ from weatkit.gest.mt import mt_metrics
 from weatkit.gest.reliability import gest_reliability
 from weatkit.gest.scoring import score_gest
 from weatkit.items.log import eurogest_items, gest_items
+from weatkit.report.numbers import format_estimate
 from weatkit.report.tables import render, write_outputs
 from weatkit.stats.sampling import ItemSample
 
@@ -117,10 +118,10 @@ def _aggregate(scores: pd.DataFrame, opts: dict[str, Any]) -> GestSummary:
     )
 
 
-def _ci(value: float, low: float, high: float) -> str:
-    if pd.isna(low) or pd.isna(high):
-        return f"{value:.4f}"
-    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
+def _ci(value: float, low: float, high: float, neutral: float | None = 1.0) -> str:
+    """:func:`weatkit.report.numbers.format_estimate` at 4 decimals; rates and ratios of rates
+    are neutral at 1 (a masculine rate of 1: no preference)."""
+    return format_estimate(value, low, high, neutral=neutral, decimals=4)
 
 
 def _print_lm(
@@ -152,7 +153,7 @@ def _print_eurogest(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: flo
     for col in ("#", "stereotype", "n", r_col, "masc. rank", "inclination"):
         view.add_column(col, justify="right" if col != "stereotype" else "left")
     for row in stereotypes.itertuples(index=False):
-        r = _ci(row.R, row.R_ci_low, row.R_ci_high)
+        r = _ci(row.R, row.R_ci_low, row.R_ci_high, neutral=0.5)
         view.add_row(
             str(row.stereotype), row.name, str(row.n), r, f"{row.rank:g}", f"{row.inclination:+.4f}"
         )
@@ -206,14 +207,14 @@ def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) ->
         view.add_column(col, justify="right" if col != "stereotype" else "left")
     for row in stereotypes.itertuples(index=False):
         counts = f"{row.n_male}/{row.n_female}/{row.n_other}"
-        p = _ci(row.p, row.p_ci_low, row.p_ci_high)
+        p = _ci(row.p, row.p_ci_low, row.p_ci_high, neutral=0.5)
         view.add_row(str(row.stereotype), row.name, counts, p, f"{row.rank:g}")
     totals = Table(title="GEST aggregates")
     totals.add_column("metric")
     totals.add_column("value", justify="right")
     for name in ("p_f", "p_m", "f_s", "f_m"):
         totals.add_row(name, f"{s[name]:.4f}")
-    totals.add_row("p_fam", _ci(s["p_fam"], s["p_fam_ci_low"], s["p_fam_ci_high"]))
+    totals.add_row("p_fam", _ci(s["p_fam"], s["p_fam_ci_low"], s["p_fam_ci_high"], neutral=0.5))
     console = Console()
     console.print(view)
     console.print(totals)
@@ -418,9 +419,9 @@ def _print_reliability(table: pd.DataFrame, level: float) -> None:
         view.add_row(
             row.unit_kind,
             str(row.n_units),
-            _ci(row.split_half, row.split_half_ci_low, row.split_half_ci_high),
-            _ci(row.icc2, row.icc2_ci_low, row.icc2_ci_high),
-            _ci(row.icc2k, row.icc2k_ci_low, row.icc2k_ci_high),
+            _ci(row.split_half, row.split_half_ci_low, row.split_half_ci_high, neutral=None),
+            _ci(row.icc2, row.icc2_ci_low, row.icc2_ci_high, neutral=None),
+            _ci(row.icc2k, row.icc2k_ci_low, row.icc2k_ci_high, neutral=None),
         )
     Console().print(view)
 

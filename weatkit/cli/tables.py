@@ -6,6 +6,9 @@ import numpy as np
 import pandas as pd
 from rich.table import Table
 
+from weatkit.measures.registry import MEASURES
+from weatkit.report.numbers import format_estimate
+from weatkit.report.numbers import format_p as fmt_p
 from weatkit.stats.correlation import is_significant
 
 
@@ -17,20 +20,8 @@ def fmt(value: object, digits: int = 3) -> str:
     return str(value)
 
 
-#: Below this a p-value is shown as ``< 1e-4``: with 4 decimals it would print as 0.0000 (a
-#: permutation or exact p is never 0).
-P_FLOOR = 1e-4
 #: What a table shows where a row has no value (no correlation below 3 units).
 NO_VALUE = "—"
-
-
-def fmt_p(value: object) -> str:
-    """The one screen format of a p-value: 4 decimals, ``< 1e-4`` below 10⁻⁴; empty when
-    missing (NaN, None)."""
-    if value is None or pd.isna(value):  # type: ignore[arg-type]
-        return ""
-    p = float(value)  # type: ignore[arg-type]
-    return "< 1e-4" if p < P_FLOOR else f"{p:.4f}"
 
 
 def ci_header(name: str, level: float, *bounds: object) -> str:
@@ -132,9 +123,16 @@ def rich_association(association: pd.DataFrame, level: float) -> Table:
     for row in shown.itertuples(index=False):
         table.add_row(
             row.embeddings, row.lang, row.list_set, row.list_id, row.test, row.metric, row.set,
-            with_ci(row.statistic, row.ci_low, row.ci_high), fmt_p(row.p_value),
+            with_ci(row.statistic, row.ci_low, row.ci_high, _neutral(row.metric)),
+            fmt_p(row.p_value),
         )  # fmt: skip
     return table
+
+
+def _neutral(metric: str) -> float | None:
+    """The registry's neutral value of an association metric (``sc_weat`` is ``sc-weat``)."""
+    measure = MEASURES.get(metric.replace("_", "-"))
+    return None if measure is None else measure.neutral
 
 
 def _ci_label(median: bool, ci_level: float, level: float) -> str:
@@ -219,10 +217,9 @@ def _with_p(value: float, p: float, star: str) -> str:
     return f"{text} ({fmt_p(p)})" if not pd.isna(p) else text
 
 
-def with_ci(value: float, low: float, high: float) -> str:
-    if np.isnan(low):
-        return fmt(value, 2)
-    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+def with_ci(value: float, low: float, high: float, neutral: float | None = 0.0) -> str:
+    """:func:`weatkit.report.numbers.format_estimate` at 2 decimals (S, d and Δd: neutral 0)."""
+    return format_estimate(value, low, high, neutral=neutral, decimals=2)
 
 
 def rich_comparisons(comparisons: pd.DataFrame) -> Table:
@@ -247,15 +244,11 @@ def rich_comparisons(comparisons: pd.DataFrame) -> Table:
 def rich_controls(controls: pd.DataFrame, level: float, *, title: str, unit: str) -> Table:
     """A controls summary (:data:`weatkit.measures.controls.CONTROL_SUMMARY_COLUMNS`): per
     control kind the matched originals' and the control's score with their CIs, and the flag
-    (:func:`weatkit.measures.controls.as_biased`); ``unit`` names the counted items."""
+    (:func:`weatkit.measures.controls.as_biased`); ``unit`` names the counted items. Scores
+    are percentages, 50 the neutral value."""
 
     def cell(value: float, low: float, high: float) -> str:
-        def num(v: float) -> str:
-            return "–" if pd.isna(v) else f"{v:.2f}"
-
-        if pd.isna(low) and pd.isna(high):
-            return num(value)
-        return f"{num(value)} [{num(low)}, {num(high)}]"
+        return with_ci(value, low, high, neutral=50.0)
 
     view = Table(title=title)
     original = ci_header("original", level, controls["original_ci_low"])
