@@ -75,6 +75,7 @@ from weatkit.measures.compat import apply_preset, preset_summary
 from weatkit.report.numbers import format_estimate, format_number
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.lm import sentence_lm
+from weatkit.stats.correlation import degenerate_interval
 from weatkit.stats.sampling import ItemSample
 
 _TABLES = ("summary", "pairs", "controls", "control_pairs", "corrections")
@@ -206,19 +207,44 @@ def _from_scores(opts: dict[str, Any]) -> pd.DataFrame:
 def _print(summary: pd.DataFrame, level: float, title: str) -> None:
     view = Table(title=title)
     metric = ci_header("metric", level, summary["ci_low"])
-    columns = ("bias type", "pairs", "neutral", metric, "stereo", "antistereo")
+    columns = ("bias type", "pairs", "ties", metric, "stereo", "antistereo")
     for col in columns:
         view.add_column(col, justify="left" if col == "bias type" else "right")
+    degenerate = False
     for row in summary.itertuples(index=False):
+        mark = " ‡" if degenerate_interval(row.ci_low, row.ci_high) else ""
+        degenerate = degenerate or bool(mark)
         view.add_row(
             str(row.bias_type),
             str(row.n),
             str(row.n_neutral),
-            format_estimate(row.metric, row.ci_low, row.ci_high, neutral=50.0, decimals=2),
+            format_estimate(row.metric, row.ci_low, row.ci_high, neutral=50.0, decimals=2) + mark,
             format_number(row.stereo_score, 2),
             format_number(row.antistereo_score, 2),
         )
-    _console().print(view)
+    console = _console()
+    console.print(view)
+    for line in _legend(summary, degenerate):
+        console.print(line, highlight=False, markup=False)
+
+
+def _legend(summary: pd.DataFrame, degenerate: bool) -> list[str]:
+    """What the summary's columns mean: ties stay in the metric's denominator, not in
+    stereo's and antistereo's; ‡ marks an interval of one point."""
+    overall = summary.iloc[0]
+    lines = [
+        "metric: % of the pairs where the model prefers the more stereotypical sentence; a tie "
+        "(equal scores) counts as not preferring it and stays in the denominator "
+        f"({overall.n_neutral} of {overall.n} pairs here), so the metric can be below both "
+        "stereo and antistereo. stereo / antistereo: the same % over the stereotypical / "
+        "anti-stereotypical pairs without their ties (as CrowS-Pairs' metric.py).",
+    ]
+    if degenerate:
+        lines.append(
+            "‡ degenerate CI: every bootstrap resample gives the same value (e.g. 2 pairs, "
+            "both preferred); it says nothing about uncertainty."
+        )
+    return lines
 
 
 def _console() -> Console:
