@@ -206,3 +206,13 @@ def test_docs_build_strict(tmp_path: Path, data_dir: Path) -> None:  # the galle
         attribute = target.partition(":")[2] or target.rpartition(".")[2]  # or a module
         heading = re.compile(rf'<h\d id="weatkit\.([\w.]*\.)?{attribute}"')
         assert heading.search(api_page), f"weatkit.{name} missing from the API reference"
+
+
+def test_the_quick_start_says_where_the_data_is_before_its_first_command() -> None:
+    """Offline, the README's first command needs ``WEATKIT_DATA``: the quick start says so, and
+    where the copy is, before that command (issue 37 §4)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## Quick start")
+    before = readme[start : readme.index("weatkit run --lists ca-weat", start)]
+    assert "without internet, point `WEATKIT_DATA` at a local copy" in " ".join(before.split())
+    assert "`export WEATKIT_DATA=../shared/data`" in " ".join(before.split())
