@@ -128,3 +128,43 @@ def test_sentence_level_intervals_and_seeds_are_printed() -> None:
     assert "1.00015 [1.00002, 1.00029]*" in text  # the digits show the distance from 1
     assert "Seeds: mean and between-seed SD" in text and "56.000" in text and "1.500" in text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_the_default_is_a_short_summary_that_points_to_the_rest(tmp_path) -> None:
+    # issue 37 §4: compare printed 340 lines and 42 tables on the offline example
+    from rich.console import Console
+
+    from weatkit.cli.compare_summary import MAX_PAIRS, print_summary
+
+    result = _result(4)
+    result.scores = pd.DataFrame(
+        [
+            {"model": "model-1", "lang": "en", "method": "gest", "measure": "gest:g_s",
+             "value": 1.0001531901275182, "ci_low": 1.0000188981588203,
+             "ci_high": 1.0002886904653334, "ci_level": 0.95, "neutral": 1.0,
+             "ci_excludes_neutral": True, "p_value_neutral": np.nan},
+            {"model": "model-0", "lang": "en", "method": "crows", "measure": "crows:pll",
+             "value": 51.0, "ci_low": 45.0, "ci_high": 57.0, "ci_level": 0.95, "neutral": 50.0,
+             "ci_excludes_neutral": False, "p_value_neutral": 0.6},
+        ]
+    )  # fmt: skip
+    console = Console(width=100, file=StringIO(), record=True)
+    print_summary(result, console, tmp_path / "out")
+    text = console.export_text()
+    full = _printed(result, width=100)
+    pairs = result.correlations[["measure_x", "measure_y"]].drop_duplicates()
+    assert full.count("┏") == 4 + 1 + len(pairs)  # -v: each model, the scores, every pair
+    lines = text.splitlines()
+    assert len(lines) <= 40 and text.count("┏") == 2, text
+    n_all = int((result.correlations["scope"] == "all").sum())
+    assert f"Agreement between measures: {MAX_PAIRS} of {n_all} pairs;" in text
+    assert "Scores whose 95% CI excludes the neutral value: 1 of 2" in text
+    assert "1.00015 [1.00002, 1.00029]" in text and "crows:pll" not in text
+    assert "Sets X/Y vs A/B: weat1 flowers/insects vs pleasant/unpleasant" in text
+    flat = " ".join(text.split())
+    assert f"Every table: {tmp_path / 'out'}/table.csv" in flat
+    assert f"`weatkit report {tmp_path / 'out'}` puts them on one HTML page; -v prints" in flat
+    # unflagged pairs first (the sentence-level ones have 4 units here: †)
+    rows = [line for line in lines if " ~ " in line]
+    notes = [line.split("│")[-2].strip() for line in rows]
+    assert notes[0] == "" and notes[-1] != "" and notes == sorted(notes, key=bool), rows
