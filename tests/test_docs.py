@@ -8,8 +8,8 @@
   marked slow), one test per block, named ``FILE:LINE`` of its opening fence
   (``docs/contributing.md`` describes the convention). Each block runs alone in an empty
   temporary directory holding a copy of ``examples/``, with ``weatkit`` on ``PATH`` (this
-  checkout's ``python -m weatkit``), ``$WEATKIT_DATA`` set, a private ``$WEATKIT_CACHE`` and the
-  Hugging Face hub offline.
+  checkout's ``python -m weatkit``) and ``python`` the tests' interpreter, ``$WEATKIT_DATA``
+  set, a private ``$WEATKIT_CACHE`` and the Hugging Face hub offline.
 """
 
 from __future__ import annotations
@@ -113,12 +113,16 @@ def test_markers_precede_bash_or_python_blocks() -> None:
 
 
 def _shim_dir(tmp: Path) -> Path:
-    """A directory with a ``weatkit`` executable that runs this checkout's CLI."""
+    """A directory with a ``weatkit`` executable that runs this checkout's CLI, and a ``python``
+    that is the tests' interpreter (the one with the test extra: ``python -m llama_cpp.server``
+    of docs/guides/backends.md)."""
     bin_dir = tmp / "bin"
     bin_dir.mkdir()
-    shim = bin_dir / "weatkit"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m weatkit "$@"\n', encoding="utf-8")
-    shim.chmod(0o755)
+    python = f'"{sys.executable}"'
+    for name, command in (("weatkit", f"{python} -m weatkit"), ("python", python)):
+        shim = bin_dir / name
+        shim.write_text(f'#!/bin/sh\nexec {command} "$@"\n', encoding="utf-8")
+        shim.chmod(0o755)
     return bin_dir
 
 
