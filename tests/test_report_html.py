@@ -130,6 +130,13 @@ def test_the_issues_summary_row_in_one_format() -> None:
         ["1", "0.844 [0.824, 1.481]", "< 1e-4"],
         ["3", "1.200 [1.100, 1.300]", "0.0196"],
     ]
+    # compare's scores.csv: each row's neutral value decides the digits (g_s: 1, SS: 50)
+    scores = pd.DataFrame(
+        {"measure": ["gest:g_s", "stereoset:ss_term"], "value": [1.0001532, 61.4247],
+         "ci_low": [1.0000189, 56.9892], "ci_high": [1.0002887, 65.3226], "neutral": [1.0, 50.0]}
+    )  # fmt: skip
+    cells = [row[1].text for row in html_table(scores, id="s", source="scores.csv").rows]
+    assert cells == ["1.00015 [1.00002, 1.00029]", "61.42 [56.99, 65.32]"]
 
 
 def test_every_figure_of_the_run_is_inline_svg(run_page: str) -> None:

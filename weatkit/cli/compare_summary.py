@@ -112,7 +112,7 @@ def print_summary(result: CompareResult, console: Console, output: Path) -> None
     legend = [f"  {short[m]} = {m}" for m in measures if short[m] != m]
     if legend:
         console.print("Measures:", *legend, sep="\n", highlight=False, markup=False)
-    tests = [m.split(":", 1)[1].split("@")[0] for m in measures if ":" in m and _weat(m)]
+    tests = [m.split(":")[-1].split("@")[0] for m in measures if ":" in m and _weat(m)]
     for line in sets_lines(tests):
         console.print(line, highlight=False, markup=False)
     if not result.validity.empty:

@@ -7,9 +7,9 @@ significant digits of its largest value (:func:`column_decimals`), counts whole,
 :func:`~weatkit.report.numbers.format_p`; every number keeps its full value for sorting. A column
 ``X`` with ``X_ci_low`` and ``X_ci_high`` (or ``statistic``/``value`` with ``ci_low``/``ci_high``)
 is shown as one cell ``x [low, high]`` by :func:`~weatkit.report.numbers.format_estimate`,
-around the row's ``neutral`` value (0 for effect sizes and differences), and an interval without
-its estimate (``hk_ci_low``, ``hk_ci_high``) as ``[low, high]``. Columns with few distinct labels
-(:data:`FILTER_COLUMNS`) get a select box.
+around the row's ``neutral`` value (0 for effect sizes, differences and correlations), and an
+interval without its estimate (``hk_ci_low``, ``hk_ci_high``) as ``[low, high]``. Columns with
+few distinct labels (:data:`FILTER_COLUMNS`) get a select box.
 """
 
 from __future__ import annotations
@@ -76,8 +76,12 @@ class HtmlTable:
     interval: str = ""
 
 
-#: The columns whose neutral value is 0 where the row names none (``neutral``).
-_NEUTRAL_ZERO = ("effect_size", "difference", "d")
+#: The columns whose neutral value is 0 where the row names none (``neutral``): effect sizes,
+#: differences, correlations.
+_NEUTRAL_ZERO = (
+    *("effect_size", "difference", "d"),
+    *("spearman", "kendall", "pearson_r", "spearman_rho"),
+)
 #: p-values and adjusted p-values: shown by :func:`~weatkit.report.numbers.format_p`.
 _P_VALUE = re.compile(r"^(?:p_value\w*|p_holm|q_bh|p_null|pvalue)$|_p$|_pvalue$")
 #: The fewest and most decimals a column gets (:func:`column_decimals`).
