@@ -149,3 +149,29 @@ def test_correlation_rows_without_a_correlation_print_a_dash() -> None:
     text = _text(rich_correlations(correlation_table(summary)))
     assert "()" not in text and text.count("—") == 6  # r, ρ and R² of A and of all
     assert "2 †" in text and "† n=2 < 3: no correlation" in text
+
+
+def test_the_summary_defines_s_names_the_sets_and_explains_each_interval() -> None:
+    # issue 37 §4: S was never defined, the tests' sets never named, "97.73% median" unexplained
+    summary = pd.DataFrame(
+        [
+            _row("weat", 1, "bootstrap-percentile", 0.95),
+            {**_row("ca-weat:v1", 12, "median-order-statistic", _coverage(12, 3)), "test": "weat2"},
+        ],
+        columns=SUMMARY_COLUMNS,
+    )
+    results = pd.DataFrame(
+        {"embeddings": "e", "lang": "en", "list_set": ["weat", *["ca-weat:v1"] * 12],
+         "test": ["weat1", *["weat2"] * 12], "p_value": 0.01}
+    )  # fmt: skip
+    text = " ".join(_text(rich_summary(summary, 0.95, results=results)).split())
+    assert "S = Σ_X s(x) − Σ_Y s(y), s(w) = mean_A cos(w, a) − mean_B cos(w, b)" in text
+    assert "d = (mean_X s − mean_Y s) / std_{X∪Y} s" in text
+    assert (
+        "Sets X/Y vs A/B: weat1 flowers/insects vs pleasant/unpleasant; weat2 "
+        "instruments/weapons vs pleasant/unpleasant." in text
+    )
+    assert f"{percent(_coverage(12, 3))} median" in text  # 96.14%
+    assert "95% bootstrap: percentile bootstrap CI of one list's S and d." in text
+    assert "P% median: the interval [x_(j), x_(n−j+1)] of the order statistics" in text
+    assert "exact coverage P = 1 − 2·P(Bin(n, ½) < j)" in text

@@ -12,6 +12,7 @@ import pandas as pd
 from weatkit.cli.compare import print_compare
 from weatkit.cli.tables import fmt_p
 from weatkit.crossmethod.runner import CompareResult
+from weatkit.report.numbers import format_estimate
 from weatkit.stats.correlation import correlation_table
 
 LONG = "my-own-list-set:flowers_insects_pleasant_unpleasant@-2"
@@ -54,7 +55,7 @@ def test_nothing_is_cut_at_80_columns() -> None:
     assert max(len(line) for line in lines) <= 80
     assert "…" not in text
     assert f"M1 = {LONG}" in text  # the long name in full, once, in the legend
-    for header in ("measure", *LANGS, "scope", "statistic", "95% CI", "note"):
+    for header in ("measure", *LANGS, "scope", "statistic", "value [95% CI]", "note"):
         assert any(f" {header} " in line for line in lines), header
     cells = {line.strip("│┃ ") for line in lines}
     split_cells = {cell.strip() for line in cells for cell in line.split("│")}
@@ -65,7 +66,8 @@ def test_nothing_is_cut_at_80_columns() -> None:
             if pd.notna(row[m]):
                 assert f"{row[m]:.3f}" in split_cells
     for r in result.correlations.itertuples(index=False):
-        assert f"[{r.spearman_ci_low:.3f}, {r.spearman_ci_high:.3f}]" in split_cells
+        cell = format_estimate(r.spearman, r.spearman_ci_low, r.spearman_ci_high, neutral=0.0)
+        assert cell in " ".join(split_cells)
         assert fmt_p(r.kendall_p) in split_cells
 
 
@@ -104,11 +106,16 @@ def test_sentence_level_intervals_and_seeds_are_printed() -> None:
     result.scores = pd.DataFrame(
         [
             {"model": "model-0", "lang": "en", "method": "crows", "measure": "crows:pll",
-             "value": 57.5, "ci_low": 55.25, "ci_high": 59.75, "ci_level": 0.95,
+             "value": 57.5, "ci_low": 55.25, "ci_high": 59.75, "ci_level": 0.95, "neutral": 50.0,
              "ci_excludes_neutral": True, "p_value_neutral": 0.0004},
             {"model": "model-0", "lang": "en", "method": "gest", "measure": "gest:g_s",
-             "value": 1.01, "ci_low": 0.99, "ci_high": 1.03, "ci_level": 0.95,
+             "value": 1.01, "ci_low": 0.99, "ci_high": 1.03, "ci_level": 0.95, "neutral": 1.0,
              "ci_excludes_neutral": False, "p_value_neutral": np.nan},
+            # tiny-3 of examples/offline: printed 1.000 [1.000, 1.000]* before (issue 37 §4)
+            {"model": "model-1", "lang": "en", "method": "gest", "measure": "gest:g_s",
+             "value": 1.0001531901275182, "ci_low": 1.0000188981588203,
+             "ci_high": 1.0002886904653334, "ci_level": 0.95, "neutral": 1.0,
+             "ci_excludes_neutral": True, "p_value_neutral": np.nan},
         ]
     )  # fmt: skip
     result.seeds = pd.DataFrame(
@@ -116,7 +123,48 @@ def test_sentence_level_intervals_and_seeds_are_printed() -> None:
     )
     text = _printed(result)
     assert "Sentence-level scores: 95% CI over items" in text
-    assert "[55.250, 59.750]*" in text and "0.0004" in text
-    assert "[0.990, 1.030]" in text and "[0.990, 1.030]*" not in text  # contains g_s = 1
+    assert "57.500 [55.250, 59.750]*" in text and "0.0004" in text
+    assert "1.010 [0.990, 1.030]" in text and "[0.990, 1.030]*" not in text  # contains g_s = 1
+    assert "1.00015 [1.00002, 1.00029]*" in text  # the digits show the distance from 1
     assert "Seeds: mean and between-seed SD" in text and "56.000" in text and "1.500" in text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_the_default_is_a_short_summary_that_points_to_the_rest(tmp_path) -> None:
+    # issue 37 §4: compare printed 340 lines and 42 tables on the offline example
+    from rich.console import Console
+
+    from weatkit.cli.compare_summary import MAX_PAIRS, print_summary
+
+    result = _result(4)
+    result.scores = pd.DataFrame(
+        [
+            {"model": "model-1", "lang": "en", "method": "gest", "measure": "gest:g_s",
+             "value": 1.0001531901275182, "ci_low": 1.0000188981588203,
+             "ci_high": 1.0002886904653334, "ci_level": 0.95, "neutral": 1.0,
+             "ci_excludes_neutral": True, "p_value_neutral": np.nan},
+            {"model": "model-0", "lang": "en", "method": "crows", "measure": "crows:pll",
+             "value": 51.0, "ci_low": 45.0, "ci_high": 57.0, "ci_level": 0.95, "neutral": 50.0,
+             "ci_excludes_neutral": False, "p_value_neutral": 0.6},
+        ]
+    )  # fmt: skip
+    console = Console(width=100, file=StringIO(), record=True)
+    print_summary(result, console, tmp_path / "out")
+    text = console.export_text()
+    full = _printed(result, width=100)
+    pairs = result.correlations[["measure_x", "measure_y"]].drop_duplicates()
+    assert full.count("┏") == 4 + 1 + len(pairs)  # -v: each model, the scores, every pair
+    lines = text.splitlines()
+    assert len(lines) <= 40 and text.count("┏") == 2, text
+    n_all = int((result.correlations["scope"] == "all").sum())
+    assert f"Agreement between measures: {MAX_PAIRS} of {n_all} pairs;" in text
+    assert "Scores whose 95% CI excludes the neutral value: 1 of 2" in text
+    assert "1.00015 [1.00002, 1.00029]" in text and "crows:pll" not in text
+    assert "Sets X/Y vs A/B: weat1 flowers/insects vs pleasant/unpleasant" in text
+    flat = " ".join(text.split())
+    assert f"Every table: {tmp_path / 'out'}/table.csv" in flat
+    assert f"`weatkit report {tmp_path / 'out'}` puts them on one HTML page; -v prints" in flat
+    # unflagged pairs first (the sentence-level ones have 4 units here: †)
+    rows = [line for line in lines if " ~ " in line]
+    notes = [line.split("│")[-2].strip() for line in rows]
+    assert notes[0] == "" and notes[-1] != "" and notes == sorted(notes, key=bool), rows

@@ -62,7 +62,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def ran(study: Path) -> tuple[object, Path]:
     out = study / "out"
-    cli = CliRunner().invoke(main, ["compare", str(study / "cmp.yaml"), "--no-plot"])
+    cli = CliRunner().invoke(main, ["compare", str(study / "cmp.yaml"), "--no-plot", "-v"])
     assert cli.exit_code == 0, cli.output
     return cli, out
 

@@ -6,6 +6,7 @@ import difflib
 import io
 import itertools
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -532,3 +533,32 @@ def test_cli_errors_are_one_line(tiny: Path, tmp_path: Path, args, message: str)
     res = invoke(*resolved)
     assert res.exit_code == 1
     assert len(res.output.strip().splitlines()) == 1 and message in res.output
+
+
+def test_the_summary_says_how_ties_count_and_flags_a_degenerate_interval(tmp_path: Path) -> None:
+    # issue 37 §4: overall 43.50 below both stereo 49.65 and antistereo 51.61 because the ties
+    # stay in the overall denominator; a group of 2 pairs both preferred: 100.00 [100.00, 100.00]
+    rows = [  # gender: 2 stereo pairs preferred; race: 1 win, 1 loss, 2 ties
+        ("gender", "stereo", -1.0, -2.0), ("gender", "stereo", -1.0, -3.0),
+        ("race", "stereo", -1.0, -2.0), ("race", "antistereo", -2.0, -1.0),
+        ("race", "stereo", -1.0, -1.0), ("race", "antistereo", -4.0, -4.0),
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["bias_type", "direction", "score_more", "score_less"])
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    res = CliRunner().invoke(
+        main, ["crows", "--scores", str(tmp_path / "s.csv"), "--bootstrap", "200"], color=False
+    )
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    overall = next(line for line in lines if "overall" in line)
+    # 3 of 6 pairs preferred = 50.00; stereo 3 of 3 untied = 100.00, antistereo 0 of 1 = 0.00
+    cells = r"overall\s*│\s*6\s*│\s*2\s*│\s*50\.00 \[[\d.]+, [\d.]+\]\s*│\s*100\.00\s*│\s*0\.00"
+    assert re.search(cells, overall), overall
+    gender = next(line for line in lines if "gender" in line)
+    assert "100.00 [100.00, 100.00] ‡" in gender
+    race = next(line for line in lines if "race" in line)
+    assert "‡" not in race
+    text = " ".join(res.stdout.split())
+    assert "a tie (equal scores) counts as not preferring it and stays in the denominator (2 of " \
+        "6 pairs here)" in text
+    assert "‡ degenerate CI: every bootstrap resample gives the same value" in text

@@ -8,8 +8,8 @@
   marked slow), one test per block, named ``FILE:LINE`` of its opening fence
   (``docs/contributing.md`` describes the convention). Each block runs alone in an empty
   temporary directory holding a copy of ``examples/``, with ``weatkit`` on ``PATH`` (this
-  checkout's ``python -m weatkit``), ``$WEATKIT_DATA`` set, a private ``$WEATKIT_CACHE`` and the
-  Hugging Face hub offline.
+  checkout's ``python -m weatkit``) and ``python`` the tests' interpreter, ``$WEATKIT_DATA``
+  set, a private ``$WEATKIT_CACHE`` and the Hugging Face hub offline.
 """
 
 from __future__ import annotations
@@ -113,12 +113,16 @@ def test_markers_precede_bash_or_python_blocks() -> None:
 
 
 def _shim_dir(tmp: Path) -> Path:
-    """A directory with a ``weatkit`` executable that runs this checkout's CLI."""
+    """A directory with a ``weatkit`` executable that runs this checkout's CLI, and a ``python``
+    that is the tests' interpreter (the one with the test extra: ``python -m llama_cpp.server``
+    of docs/guides/backends.md)."""
     bin_dir = tmp / "bin"
     bin_dir.mkdir()
-    shim = bin_dir / "weatkit"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m weatkit "$@"\n', encoding="utf-8")
-    shim.chmod(0o755)
+    python = f'"{sys.executable}"'
+    for name, command in (("weatkit", f"{python} -m weatkit"), ("python", python)):
+        shim = bin_dir / name
+        shim.write_text(f'#!/bin/sh\nexec {command} "$@"\n', encoding="utf-8")
+        shim.chmod(0o755)
     return bin_dir
 
 
@@ -206,3 +210,13 @@ def test_docs_build_strict(tmp_path: Path, data_dir: Path) -> None:  # the galle
         attribute = target.partition(":")[2] or target.rpartition(".")[2]  # or a module
         heading = re.compile(rf'<h\d id="weatkit\.([\w.]*\.)?{attribute}"')
         assert heading.search(api_page), f"weatkit.{name} missing from the API reference"
+
+
+def test_the_quick_start_says_where_the_data_is_before_its_first_command() -> None:
+    """Offline, the README's first command needs ``WEATKIT_DATA``: the quick start says so, and
+    where the copy is, before that command (issue 37 §4)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## Quick start")
+    before = readme[start : readme.index("weatkit run --lists ca-weat", start)]
+    assert "without internet, point `WEATKIT_DATA` at a local copy" in " ".join(before.split())
+    assert "`export WEATKIT_DATA=../shared/data`" in " ".join(before.split())

@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from weatkit.cli import main
 from weatkit.grid import load_grid_config, plan, run_grid
 from weatkit.report.run_dir import read_run_dir
 from weatkit.report.tables import RESULT_COLUMNS
@@ -144,6 +146,18 @@ def test_offline_compare_example_runs_end_to_end(tmp_path: Path, data_dir: Path)
     assert n["gest:g_s"].tolist() == [160]
     correlations = pd.read_csv(run / "correlations.csv")
     assert len(correlations) and np.isfinite(correlations.spearman).any()
+    # what the command prints (issue 37 §4: 340 lines and 42 tables before): a short summary
+    # that points to the files and the report; -v every table (both reuse the finished jobs)
+    args = ["compare", str(tmp_path / "compare.yaml"), "--no-progress", "--no-plot"]
+    short = CliRunner().invoke(main, args)
+    assert short.exit_code == 0, short.output
+    assert len(short.stdout.splitlines()) <= 50 and short.stdout.count("┏") == 2, short.stdout
+    assert "Agreement between measures: 8 of 36 pairs" in short.stdout
+    assert f"`weatkit report {run}` puts them on one HTML page" in " ".join(short.stdout.split())
+    full = CliRunner().invoke(main, [*args, "-v"])
+    assert full.exit_code == 0, full.output
+    pairs = correlations[["measure_x", "measure_y"]].drop_duplicates()
+    assert full.stdout.count("┏") == len(models) + 1 + len(pairs) == 42  # models, scores, pairs
 
 
 def _plain_ev(a: np.ndarray, b: np.ndarray, n: int) -> float:

@@ -601,6 +601,8 @@ def test_cli_translations(tmp_path: Path, data_dir: Path) -> None:
     result = CliRunner().invoke(gest_command, ["--translations", str(path), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "p_fam" in result.stdout and "beautiful" in result.stdout
+    text = " ".join(result.stdout.split())  # the neutral value is stated (issue 37 §4)
+    assert "of the translations — 0.5 = no preference" in text
     per = pd.read_csv(out / "stereotypes.csv")
     kept = frame[frame["gender"] != "neutral"]
     expected = kept.groupby("stereotype")["gender"].apply(lambda g: (g == "male").mean())
@@ -620,6 +622,8 @@ def test_cli_scores_table_with_bootstrap(tmp_path: Path, data_dir: Path) -> None
     result = CliRunner().invoke(gest_command, ["--scores", str(path), "--seed", "3"])
     assert result.exit_code == 0, result.output
     assert "g_s_geometric" in result.stdout and "q [95% CI]" in result.stdout
+    text = " ".join(result.stdout.split())  # the neutral value is stated (issue 37 §4)
+    assert "GEST aggregates — 1 = no preference between the masculine and the feminine" in text
     as_csv = CliRunner().invoke(
         gest_command, ["--scores", str(path), "--bootstrap", "200", "--format", "csv"]
     )

@@ -116,7 +116,9 @@ def test_a_model_job_key_depends_on_the_batch_size(tmp_path: Path) -> None:
     [
         ({"colour": 1}, "unknown option 'colour'"),
         ({"languages": []}, "languages: expected a non-empty list"),
-        ({"engine": {"n_bootstraps": 5}}, "engine: unknown option 'n_bootstraps'"),
+        ({"engine": {"n_bootstraps": 5}}, "engine: unknown option 'n_bootstraps'; did you mean "
+         "'n_bootstrap'? (known: alternative, "),
+        ({"list": ["weat"]}, "unknown option 'list'; did you mean 'lists'? (known: "),
         ({"engine": {"n_bootstrap": "many"}}, "engine.n_bootstrap: expected int"),
         ({"engine": {"ddof": 3}}, "engine.ddof: must be 0 or 1"),
         ({"min_coverage": "high"}, "min_coverage: expected int or float"),
@@ -133,7 +135,7 @@ def test_a_model_job_key_depends_on_the_batch_size(tmp_path: Path) -> None:
 )
 def test_bad_experiment_files_name_the_problem(tmp_path: Path, change, message) -> None:
     path = make_grid(tmp_path, **change)
-    with pytest.raises(WeatkitError, match=message.replace("(", r"\(").replace("{", r"\{")) as err:
+    with pytest.raises(WeatkitError, match=re.escape(message)) as err:
         load_grid_config(path)
     assert str(path) in str(err.value)
 

@@ -28,6 +28,7 @@ from weatkit.cli import main
 from weatkit.errors import WeatkitError
 from weatkit.report.html import write_report
 from weatkit.report.html.sections import DOCS_PAGES, DOCS_URL, docs_link
+from weatkit.report.html.table import column_decimals
 
 FAST = ["--bootstrap", "50", "--permutations", "50", "--no-progress", "--device", "cpu"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,11 +92,51 @@ def test_numbers_are_shown_with_their_interval_and_its_kind(run_dir: Path, run_p
     summary = pd.read_csv(run_dir / "summary.csv")
     first = table_rows(run_page, "t-summary")[0]
     row = summary.iloc[0]
-    d = f"{row.effect_size:.4g} [{row.effect_size_ci_low:.4g}, {row.effect_size_ci_high:.4g}]"
+    assert column_decimals(summary["effect_size"]) == 3  # |d| < 10: 4 significant digits
+    d = f"{row.effect_size:.3f} [{row.effect_size_ci_low:.3f}, {row.effect_size_ci_high:.3f}]"
     assert d in first
     assert re.search(r"\d+(\.\d+)?% median interval \(order statistics\)", " ".join(first))
     assert "intervals: 95% bootstrap CI (percentile)" in run_page  # results.csv's
     assert 'data-v="' in run_page  # numbers sort by their full value
+
+
+def test_one_number_format_per_table(run_dir: Path, run_page: str) -> None:
+    # issue 37 §4: 0.8439 [0.8236, 1.481] and 9.999e-05 side by side in the summary table
+    for table_id in table_ids(run_page):
+        for cells in table_rows(run_page, table_id):
+            for cell in cells:
+                assert not re.search(r"(^|[\s\[])-?\d(\.\d+)?e[-+]\d+\b", cell), (table_id, cell)
+    results = pd.read_csv(run_dir / "results.csv")
+    header = re.search(r'<table id="t-results">.*?<thead>(.*?)</thead>', run_page, re.DOTALL)
+    names = re.findall(r"<th[^>]*>(.*?)</th>", header.group(1), re.DOTALL)
+    names = [re.sub(r"<[^>]+>", "", n).strip() for n in names]
+    p_col, d_col = names.index("p_value"), names.index("effect_size [CI]")
+    for cells, row in zip(table_rows(run_page, "t-results"), results.itertuples(), strict=True):
+        assert cells[p_col] == ("< 1e-4" if row.p_value < 1e-4 else f"{row.p_value:.4f}")
+        decimals = {len(x.split(".")[1]) for x in re.findall(r"-?\d+\.\d+", cells[d_col])}
+        assert decimals == {3}, cells[d_col]  # one column, one number of decimals
+
+
+def test_the_issues_summary_row_in_one_format() -> None:
+    from weatkit.report.html.table import html_table
+
+    frame = pd.DataFrame(
+        {"n_lists": [1, 3], "effect_size": [0.8439, 1.2], "effect_size_ci_low": [0.8236, 1.1],
+         "effect_size_ci_high": [1.481, 1.3], "p_value": [1 / 10001, 0.0196]}
+    )  # fmt: skip
+    table = html_table(frame, id="t", source="summary.csv")
+    assert table.columns == ["n_lists", "effect_size [CI]", "p_value"]
+    assert [[c.text for c in row] for row in table.rows] == [
+        ["1", "0.844 [0.824, 1.481]", "< 1e-4"],
+        ["3", "1.200 [1.100, 1.300]", "0.0196"],
+    ]
+    # compare's scores.csv: each row's neutral value decides the digits (g_s: 1, SS: 50)
+    scores = pd.DataFrame(
+        {"measure": ["gest:g_s", "stereoset:ss_term"], "value": [1.0001532, 61.4247],
+         "ci_low": [1.0000189, 56.9892], "ci_high": [1.0002887, 65.3226], "neutral": [1.0, 50.0]}
+    )  # fmt: skip
+    cells = [row[1].text for row in html_table(scores, id="s", source="scores.csv").rows]
+    assert cells == ["1.00015 [1.00002, 1.00029]", "61.42 [56.99, 65.32]"]
 
 
 def test_every_figure_of_the_run_is_inline_svg(run_page: str) -> None:
@@ -132,7 +173,9 @@ def test_each_section_links_to_its_docs_page(run_page: str) -> None:
     assert docs_link("measures/ca-weat.md") == DOCS_URL + "measures/ca-weat/"
     assert docs_link("measures/index.md", "https://x.org/w") == "https://x.org/w/measures/"
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text().split("\nnav:")[0])  # no tags here
-    assert nav.get("site_url", DOCS_URL) == DOCS_URL  # keep DOCS_URL in step with site_url
+    # the published site, not mkdocs serve's 127.0.0.1:8000 (dead links in a shared report)
+    assert nav["site_url"] == DOCS_URL == "https://weatkit.github.io/weatkit/"
+    assert 'class="docs" href="https://weatkit.github.io/weatkit/measures/ca-weat/"' in run_page
     for page in DOCS_PAGES.values():
         assert (ROOT / "docs" / page).is_file(), page
         assert f": {page}" in (ROOT / "mkdocs.yml").read_text() or page == "measures/index.md"
@@ -239,8 +282,9 @@ def test_a_compare_report(compare_dir: Path, tmp_path: Path) -> None:
     header = re.search(r'<table id="t-validity">\s*<thead>(.*?)</thead>', page, re.DOTALL)
     columns = re.findall(r"<th[^>]*>(.*?)</th>", header.group(1))
     assert columns[columns.index("statistic") :][:2] == ["statistic", "value [CI]"]  # ρ's CI
+    k = column_decimals(pd.read_csv(compare_dir / "validity.csv")["value"])
     validity = pd.read_csv(compare_dir / "validity.csv").iloc[0]
-    value = f"{validity.value:.4g} [{validity.ci_low:.4g}, {validity.ci_high:.4g}]"
+    value = f"{validity.value:.{k}f} [{validity.ci_low:.{k}f}, {validity.ci_high:.{k}f}]"
     assert table_rows(page, "t-validity")[0][columns.index("value [CI]")] == value
     assert re.search(r'<figure id="fig-correlations-0">.*?<svg\b', page, re.DOTALL)
     manifest = json.loads((compare_dir / "manifest.json").read_text())

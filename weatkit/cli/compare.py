@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from math import factorial
+from pathlib import Path
 from typing import Any
 
 import click
@@ -11,6 +11,13 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
+from weatkit.cli.compare_summary import (
+    abbreviations,
+    correlation_cell,
+    correlation_legend,
+    print_summary,
+    validity_line,
+)
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
     format_option,
@@ -28,14 +35,8 @@ from weatkit.cli.study_options import (
 from weatkit.cli.tables import fmt_p, percent
 from weatkit.crossmethod import load_compare_config, run_compare, write_compare
 from weatkit.crossmethod.runner import CompareResult
+from weatkit.report.numbers import format_estimate
 from weatkit.report.tables import render
-from weatkit.stats.correlation import (
-    EXACT_MAX_UNITS,
-    N_PERMUTATIONS,
-    degenerate_interval,
-    excludes_zero,
-    is_significant,
-)
 
 
 @click.command("compare")
@@ -43,6 +44,13 @@ from weatkit.stats.correlation import (
 @out_option("Output directory (overrides the file's `output`).", dest="output")
 @click.option("--plot/--no-plot", default=True, show_default=True, help="Write correlations.png.")
 @format_option("Print the joined table to stdout in this format instead of the readable tables.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Print every table (each model's measures, the sentence-level scores, every pair of "
+    "measures, seeds, validity, reliability) instead of the short summary.",
+)
 @progress_option()
 @executor_options()
 @tracking_options()
@@ -58,8 +66,10 @@ def compare_command(**opts: Any) -> None:
     SD and test–retest reliability over the seeds), validity.csv (the multitrait–multimethod
     matrix of the measures the file's validity.traits names, with a verdict per pair;
     docs/measures/validity.md), manifest.json and correlations.png into the output
-    directory. Prints blocks that fit the terminal. Exits 1 when a method failed for some
-    model.
+    directory. Prints a short summary (the headline agreements between measures with their
+    intervals, the scores whose interval excludes the neutral value, what was flagged, where
+    the files are); -v prints every table in blocks that fit the terminal. Exits 1 when a
+    method failed for some model.
 
     The work is one job per model × method × language. Finished jobs are kept in OUTPUT/jobs/;
     rerunning skips them unless their options or inputs changed, so an interrupted comparison
@@ -81,7 +91,7 @@ def compare_command(**opts: Any) -> None:
         sys.stdout.buffer.write(render(result.table, opts["fmt"]))
         sys.stdout.flush()
     else:
-        _print(result)
+        _print(result, opts["verbose"], config.output)
     for line in [*_sample_lines(result), *_cache_lines(result)]:
         note(line)
     for line in result.validity_notes:
@@ -131,10 +141,13 @@ def _cache_lines(result: CompareResult) -> list[str]:
     return lines
 
 
-def _print(result: CompareResult) -> None:
+def _print(result: CompareResult, verbose: bool, output: Path) -> None:
     console = Console()
     if result.table.shape[1] <= 2 and result.correlations.empty:
         note("no measures: every method was skipped (skipped.csv)")
+        return
+    if not verbose:
+        print_summary(result, console, output)
         return
     print_compare(result, console)
     if result.correlations.empty:
@@ -152,7 +165,7 @@ def print_compare(result: CompareResult, console: Console) -> None:
     width = console.width
     table = result.table
     measures = [c for c in table.columns if c not in ("model", "lang")]
-    short = _abbreviations(measures, budget=max(12, width // 3))
+    short = abbreviations(measures, budget=max(12, width // 3))
     if any(short[m] != m for m in measures):
         console.print("Measures:", highlight=False)
         for m in measures:
@@ -197,23 +210,27 @@ def _print_intervals(result: CompareResult, console: Console, short: dict[str, s
         return
     level = percent(float(rows["ci_level"].iloc[0]))
     view = Table(title=f"Sentence-level scores: {level} CI over items", title_justify="left")
-    for col in ("model", "lang", "measure", "value", "CI", "p (neutral)"):
-        view.add_column(col, justify="right" if col in ("value", "p (neutral)") else "left")
+    for col in ("model", "lang", "measure", "value [CI]", "p (neutral)"):
+        view.add_column(col, justify="right" if col == "p (neutral)" else "left", no_wrap=True)
+    neutrals: dict[str, float] = {}
     for r in rows.itertuples(index=False):
         mark = "*" if r.ci_excludes_neutral in (True,) else ""  # None, NaN: no CI or neutral
+        neutral = None if pd.isna(r.neutral) else float(r.neutral)
+        if neutral is not None:
+            neutrals[short.get(r.measure, r.measure)] = neutral
         view.add_row(
             str(r.model),
             str(r.lang),
             short.get(r.measure, r.measure),
-            _fmt(r.value),
-            f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]{mark}",
+            format_estimate(r.value, r.ci_low, r.ci_high, neutral=neutral) + mark,
             fmt_p(r.p_value_neutral),
         )
     console.print(view)
+    named = ", ".join(f"{m} {n:g}" for m, n in neutrals.items())
     console.print(
         "CI: percentile bootstrap over the items (samples, examples, pairs, sentences); * the "
-        "CI excludes the neutral value. p (neutral): exact binomial test of 50% (CrowS-Pairs, "
-        "SS, MBE).",
+        f"CI excludes the neutral value ({named or 'none'}). p (neutral): exact binomial test "
+        "of 50% (CrowS-Pairs, SS, MBE).",
         highlight=False,
         markup=False,
     )
@@ -239,70 +256,24 @@ def _print_correlations(result: CompareResult, console: Console, short: dict[str
     if corr.empty:
         return
     level = float(result.manifest.get("correlation", {}).get("confidence_level", 0.95))
-    alpha = 1.0 - level
     bootstrap = corr[["spearman_ci_low", "kendall_ci_low"]].notna().to_numpy().any()
     intervals = f"{percent(level)} CI" if bootstrap else ""  # no column without a bootstrap
     used: set[str] = set()
     for (mx, my), rows in corr.groupby(["measure_x", "measure_y"], sort=False):
         view = Table(title=f"{short[mx]} ~ {short[my]}", title_justify="left")
-        for col in ("scope", "n", "statistic", "value", *([intervals] if intervals else []), "p",
-                    "note"):  # fmt: skip
-            right = col in ("n", "value", "p")
+        value = f"value [{intervals}]" if intervals else "value"
+        for col in ("scope", "n", "statistic", value, "p", "note"):
+            right = col in ("n", "p")
             view.add_column(col, justify="right" if right else "left", no_wrap=True)
         for r in rows.itertuples(index=False):
             for name, label in (("spearman", "Spearman ρ"), ("kendall", "Kendall τ_b")):
-                low, high = getattr(r, f"{name}_ci_low"), getattr(r, f"{name}_ci_high")
-                marks = ""
-                if r.n < r.n_min:
-                    marks += "†"
-                if degenerate_interval(low, high):
-                    marks += "‡"
-                p = getattr(r, f"{name}_p")
-                if excludes_zero(low, high) and p > alpha + 1e-12:
-                    marks += "§"
-                used.update(marks)
-                star = "*" if is_significant(p, r.flag, level, (low, high)) else ""
-                used.update(star)
-                interval = "" if pd.isna(low) else f"[{_fmt(low)}, {_fmt(high)}]"
+                value, star, marks = correlation_cell(r, name, level)
+                used.update(star + marks)
                 view.add_row(
-                    str(r.scope),
-                    str(r.n),
-                    label,
-                    _fmt(getattr(r, name)) + star,
-                    *([interval] if intervals else []),
-                    fmt_p(getattr(r, f"{name}_p")),
-                    marks,
+                    str(r.scope), str(r.n), label, value, fmt_p(getattr(r, f"{name}_p")), marks
                 )
         console.print(view)
-    legend = [
-        "ρ, τ_b across model × language units; CI: percentile bootstrap over the units; p: "
-        "two-sided permutation p (exact over all n! pairings up to "
-        f"{EXACT_MAX_UNITS} units, else {N_PERMUTATIONS:,} seeded pairings)."
-    ]
-    if "*" in used:
-        legend.append(
-            f"* {f'the {intervals} excludes 0 and ' if intervals else ''}p ≤ {alpha:g} (never "
-            "on a flagged row: †, ‡, §)."
-        )
-    if "†" in used:
-        n_min = int(corr["n_min"].iloc[0])
-        n = int(corr.loc[corr["n"] < corr["n_min"], "n"].max())
-        legend.append(
-            f"† fewer than {n_min} units: the exact p of n units is at least 2/n! (2/{n}! = "
-            f"{2 / factorial(n):.3f}), so no association can reach p ≤ {alpha:g}; the row is "
-            "no evidence either way."
-        )
-    if "‡" in used:
-        legend.append(
-            "‡ degenerate CI: every bootstrap resample gives the same value (e.g. ρ = 1 with "
-            "3 units); it says nothing about uncertainty."
-        )
-    if "§" in used:
-        legend.append(
-            f"§ the {intervals} excludes 0 but p > {alpha:g}: with few units or ties the "
-            "percentile bootstrap is too narrow; the permutation p decides, so no star on "
-            "the row."
-        )
+    legend = correlation_legend(used, corr, level, bool(intervals))
     for line in legend:
         console.print(line, highlight=False, markup=False)
 
@@ -322,18 +293,7 @@ def _print_validity(result: CompareResult, console: Console, short: dict[str, st
     for r in convergent.itertuples(index=False):
         x, y = short.get(r.measure_x, r.measure_x), short.get(r.measure_y, r.measure_y)
         console.print(f"  {x} ~ {y}: {r.verdict}", highlight=False, markup=False)
-    verdicts = convergent["verdict"]
-    valid = int((verdicts.str.contains(", significant;") & verdicts.str.contains("; above")).sum())
-    discriminant = pairs[pairs["kind"].str.startswith("heterotrait")]
-    below = int(discriminant["verdict"].str.contains("; below every convergent").sum())
-    console.print(
-        f"  {valid} of {len(convergent)} convergent correlation(s) significant and above every "
-        f"discriminant one of their row and column; {below} of {len(discriminant)} "
-        "discriminant correlation(s) (different traits) below every convergent one of their "
-        "measures.",
-        highlight=False,
-        markup=False,
-    )
+    console.print(f"  {validity_line(pairs)}", highlight=False, markup=False)
 
 
 def _print_reliability(result: CompareResult, console: Console, short: dict[str, str]) -> None:
@@ -348,25 +308,14 @@ def _print_reliability(result: CompareResult, console: Console, short: dict[str,
     )
     for r in result.reliability.itertuples(index=False):
         console.print(
-            f"  {short.get(r.measure, r.measure)}: split-half r_SB = {_fmt(r.split_half)} "
-            f"[{_fmt(r.split_half_ci_low)}, {_fmt(r.split_half_ci_high)}], ICC(2,1) = "
-            f"{_fmt(r.icc2)} [{_fmt(r.icc2_ci_low)}, {_fmt(r.icc2_ci_high)}], ICC(2,k) = "
-            f"{_fmt(r.icc2k)} [{_fmt(r.icc2k_ci_low)}, {_fmt(r.icc2k_ci_high)}] "
+            f"  {short.get(r.measure, r.measure)}: split-half r_SB = "
+            f"{format_estimate(r.split_half, r.split_half_ci_low, r.split_half_ci_high)}, "
+            f"ICC(2,1) = {format_estimate(r.icc2, r.icc2_ci_low, r.icc2_ci_high)}, ICC(2,k) = "
+            f"{format_estimate(r.icc2k, r.icc2k_ci_low, r.icc2k_ci_high)} "
             f"({r.n_units} units, {r.n_seeds} seeds)",
             highlight=False,
             markup=False,
         )
-
-
-def _abbreviations(measures: list[str], *, budget: int) -> dict[str, str]:
-    """Each measure's printed name: itself, or ``M1``, ``M2``, ... when longer than ``budget``."""
-    codes: dict[str, str] = {}
-    n_long = 0
-    for m in measures:
-        if len(m) > budget:
-            n_long += 1
-        codes[m] = m if len(m) <= budget else f"M{n_long}"
-    return codes
 
 
 def _fmt(value: Any) -> str:

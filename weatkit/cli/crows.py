@@ -72,8 +72,10 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.items.log import crows_items
 from weatkit.measures.compat import apply_preset, preset_summary
+from weatkit.report.numbers import format_estimate, format_number
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.lm import sentence_lm
+from weatkit.stats.correlation import degenerate_interval
 from weatkit.stats.sampling import ItemSample
 
 _TABLES = ("summary", "pairs", "controls", "control_pairs", "corrections")
@@ -202,29 +204,47 @@ def _from_scores(opts: dict[str, Any]) -> pd.DataFrame:
     return scores
 
 
-def _fmt(value: float, digits: int = 2) -> str:
-    return "–" if pd.isna(value) else f"{value:.{digits}f}"
-
-
 def _print(summary: pd.DataFrame, level: float, title: str) -> None:
     view = Table(title=title)
     metric = ci_header("metric", level, summary["ci_low"])
-    columns = ("bias type", "pairs", "neutral", metric, "stereo", "antistereo")
+    columns = ("bias type", "pairs", "ties", metric, "stereo", "antistereo")
     for col in columns:
         view.add_column(col, justify="left" if col == "bias type" else "right")
+    degenerate = False
     for row in summary.itertuples(index=False):
-        metric = _fmt(row.metric)
-        if not (pd.isna(row.ci_low) or pd.isna(row.ci_high)):
-            metric += f" [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
+        mark = " ‡" if degenerate_interval(row.ci_low, row.ci_high) else ""
+        degenerate = degenerate or bool(mark)
         view.add_row(
             str(row.bias_type),
             str(row.n),
             str(row.n_neutral),
-            metric,
-            _fmt(row.stereo_score),
-            _fmt(row.antistereo_score),
+            format_estimate(row.metric, row.ci_low, row.ci_high, neutral=50.0, decimals=2) + mark,
+            format_number(row.stereo_score, 2),
+            format_number(row.antistereo_score, 2),
         )
-    _console().print(view)
+    console = _console()
+    console.print(view)
+    for line in _legend(summary, degenerate):
+        console.print(line, highlight=False, markup=False)
+
+
+def _legend(summary: pd.DataFrame, degenerate: bool) -> list[str]:
+    """What the summary's columns mean: ties stay in the metric's denominator, not in
+    stereo's and antistereo's; ‡ marks an interval of one point."""
+    overall = summary.iloc[0]
+    lines = [
+        "metric: % of the pairs where the model prefers the more stereotypical sentence; a tie "
+        "(equal scores) counts as not preferring it and stays in the denominator "
+        f"({overall.n_neutral} of {overall.n} pairs here), so the metric can be below both "
+        "stereo and antistereo. stereo / antistereo: the same % over the stereotypical / "
+        "anti-stereotypical pairs without their ties (as CrowS-Pairs' metric.py).",
+    ]
+    if degenerate:
+        lines.append(
+            "‡ degenerate CI: every bootstrap resample gives the same value (e.g. 2 pairs, "
+            "both preferred); it says nothing about uncertainty."
+        )
+    return lines
 
 
 def _console() -> Console:

@@ -69,6 +69,7 @@ from weatkit.gest.mt import mt_metrics
 from weatkit.gest.reliability import gest_reliability
 from weatkit.gest.scoring import score_gest
 from weatkit.items.log import eurogest_items, gest_items
+from weatkit.report.numbers import format_estimate
 from weatkit.report.tables import render, write_outputs
 from weatkit.stats.sampling import ItemSample
 
@@ -117,24 +118,31 @@ def _aggregate(scores: pd.DataFrame, opts: dict[str, Any]) -> GestSummary:
     )
 
 
-def _ci(value: float, low: float, high: float) -> str:
-    if pd.isna(low) or pd.isna(high):
-        return f"{value:.4f}"
-    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
+#: The neutral value of the masculine rates q_i and of their ratios (g_s, q_fam), as CrowS-Pairs
+#: states its 50.
+NO_PREFERENCE_Q = "1 = no preference between the masculine and the feminine form"
+
+
+def _ci(value: float, low: float, high: float, neutral: float | None = 1.0) -> str:
+    """:func:`weatkit.report.numbers.format_estimate` at 4 decimals; rates and ratios of rates
+    are neutral at 1 (a masculine rate of 1: no preference)."""
+    return format_estimate(value, low, high, neutral=neutral, decimals=4)
 
 
 def _print_lm(
     stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float, where: str = ""
 ) -> None:
     s = summary.iloc[0]
-    view = Table(title=f"GEST masculine rates q_i (log base {s['log_base']}{where})")
+    view = Table(
+        title=f"GEST masculine rates q_i (log base {s['log_base']}{where}) — {NO_PREFERENCE_Q}"
+    )
     q_col = ci_header("q", level, stereotypes["q_ci_low"])
     for col in ("#", "stereotype", "n", q_col, "feminine rank"):
         view.add_column(col, justify="right" if col != "stereotype" else "left")
     for row in stereotypes.itertuples(index=False):
         q = _ci(row.q, row.q_ci_low, row.q_ci_high)
         view.add_row(str(row.stereotype), row.name, str(row.n), q, f"{row.rank:g}")
-    totals = Table(title=f"GEST aggregates{where}")
+    totals = Table(title=f"GEST aggregates{where} — {NO_PREFERENCE_Q}")
     totals.add_column("metric")
     names = ("q_f", "q_m", "g_s", "g_s_geometric", "q_fam")
     totals.add_column(ci_header("value", level, [s[f"{n}_ci_low"] for n in names]), justify="right")
@@ -147,12 +155,15 @@ def _print_lm(
 
 def _print_eurogest(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
     s = summary.iloc[0]
-    view = Table(title=f"EuroGEST masculine rates R_s ({s['lang']}, code {s['code']})")
+    view = Table(
+        title=f"EuroGEST masculine rates R_s ({s['lang']}, code {s['code']}) — 0.5 = no "
+        "preference"
+    )
     r_col = ci_header("R", level, stereotypes["R_ci_low"])
     for col in ("#", "stereotype", "n", r_col, "masc. rank", "inclination"):
         view.add_column(col, justify="right" if col != "stereotype" else "left")
     for row in stereotypes.itertuples(index=False):
-        r = _ci(row.R, row.R_ci_low, row.R_ci_high)
+        r = _ci(row.R, row.R_ci_low, row.R_ci_high, neutral=0.5)
         view.add_row(
             str(row.stereotype), row.name, str(row.n), r, f"{row.rank:g}", f"{row.inclination:+.4f}"
         )
@@ -160,7 +171,8 @@ def _print_eurogest(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: flo
     console.print(view)
     g_s = _ci(s["g_s"], s["g_s_ci_low"], s["g_s_ci_high"])
     console.print(
-        f"g_s = mean(R_8..R_16) / mean(R_1..R_7) = {g_s}{ci_header('', level, s['g_s_ci_low'])}; "
+        f"g_s = mean(R_8..R_16) / mean(R_1..R_7) = {g_s}{ci_header('', level, s['g_s_ci_low'])} "
+        "(1 = no preference); "
         f"{s['n_items']} items, {s['n_skipped']} skipped",
         highlight=False,
     )
@@ -200,20 +212,20 @@ def _eurogest(opts: dict[str, Any]) -> tuple[pd.DataFrame, GestSummary, ItemSamp
 
 def _print_mt(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
     s = summary.iloc[0]
-    view = Table(title="GEST masculine rates p_i of the translations")
+    view = Table(title="GEST masculine rates p_i of the translations — 0.5 = no preference")
     p_col = ci_header("p", level, stereotypes["p_ci_low"])
     for col in ("#", "stereotype", "male/female/other", p_col, "feminine rank"):
         view.add_column(col, justify="right" if col != "stereotype" else "left")
     for row in stereotypes.itertuples(index=False):
         counts = f"{row.n_male}/{row.n_female}/{row.n_other}"
-        p = _ci(row.p, row.p_ci_low, row.p_ci_high)
+        p = _ci(row.p, row.p_ci_low, row.p_ci_high, neutral=0.5)
         view.add_row(str(row.stereotype), row.name, counts, p, f"{row.rank:g}")
-    totals = Table(title="GEST aggregates")
+    totals = Table(title="GEST aggregates — p: 0.5 = no preference")
     totals.add_column("metric")
     totals.add_column("value", justify="right")
     for name in ("p_f", "p_m", "f_s", "f_m"):
         totals.add_row(name, f"{s[name]:.4f}")
-    totals.add_row("p_fam", _ci(s["p_fam"], s["p_fam_ci_low"], s["p_fam_ci_high"]))
+    totals.add_row("p_fam", _ci(s["p_fam"], s["p_fam_ci_low"], s["p_fam_ci_high"], neutral=0.5))
     console = Console()
     console.print(view)
     console.print(totals)
@@ -418,9 +430,9 @@ def _print_reliability(table: pd.DataFrame, level: float) -> None:
         view.add_row(
             row.unit_kind,
             str(row.n_units),
-            _ci(row.split_half, row.split_half_ci_low, row.split_half_ci_high),
-            _ci(row.icc2, row.icc2_ci_low, row.icc2_ci_high),
-            _ci(row.icc2k, row.icc2k_ci_low, row.icc2k_ci_high),
+            _ci(row.split_half, row.split_half_ci_low, row.split_half_ci_high, neutral=None),
+            _ci(row.icc2, row.icc2_ci_low, row.icc2_ci_high, neutral=None),
+            _ci(row.icc2k, row.icc2k_ci_low, row.icc2k_ci_high, neutral=None),
         )
     Console().print(view)
 

@@ -51,6 +51,7 @@ from weatkit.items.log import mbe_items
 from weatkit.mbe.data import MBE_MODELS, MBE_SETS
 from weatkit.mbe.run import run_mbe_parallel, run_mbe_set
 from weatkit.mbe.score import METHODS, WEIGHTS, MbeResult
+from weatkit.report.numbers import format_number
 from weatkit.report.tables import render, write_outputs
 from weatkit.sentence.lm import sentence_lm
 
@@ -91,7 +92,8 @@ def _print_result(result: MbeResult, model: str, data: str) -> None:
     view.add_column("")
     view.add_column("value", justify="right")
     view.add_row(
-        f"MBE score ({result.method.upper()}, {result.weight} weights)", f"{result.score:.2f}"
+        f"MBE score ({result.method.upper()}, {result.weight} weights)",
+        format_number(result.score, 2),
     )
     view.add_row("sentences (male / female)", f"{result.n_male} / {result.n_female}")
     view.add_row("pairs", f"{result.n_pairs:,}")

@@ -22,7 +22,8 @@ from weatkit.cli.options import out_option
     "--docs-url",
     metavar="URL",
     help="Where the weatkit documentation is served, for the links of each section "
-    "[default: http://127.0.0.1:8000/, mkdocs serve's address].",
+    "[default: the published site, https://weatkit.github.io/weatkit/; "
+    "http://127.0.0.1:8000/ for mkdocs serve].",
 )
 @friendly
 def report_command(**opts: Any) -> None:

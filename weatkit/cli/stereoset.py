@@ -46,6 +46,7 @@ from weatkit.config.schema import CONTEXTUAL, options_from_cli
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.items.log import stereoset_items
+from weatkit.report.numbers import format_number
 from weatkit.report.tables import render, write_outputs
 from weatkit.stereoset.controls import (
     DEFAULT_BOOTSTRAP,
@@ -77,7 +78,7 @@ _CAPTION = (
 def _fmt(column: str, value: float) -> str:
     if pd.isna(value):
         return ""
-    return str(int(value)) if column in ("n", "n_terms") else f"{value:.2f}"
+    return str(int(value)) if column in ("n", "n_terms") else format_number(value, 2)
 
 
 def _print_tables(table: pd.DataFrame, lang: str) -> None:

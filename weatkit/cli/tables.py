@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
+from rich.markup import escape
 from rich.table import Table
 
+from weatkit.lists.sources import title_of
+from weatkit.measures.registry import MEASURES
+from weatkit.report.numbers import format_estimate
+from weatkit.report.numbers import format_p as fmt_p
 from weatkit.stats.correlation import is_significant
 
 
@@ -17,20 +24,8 @@ def fmt(value: object, digits: int = 3) -> str:
     return str(value)
 
 
-#: Below this a p-value is shown as ``< 1e-4``: with 4 decimals it would print as 0.0000 (a
-#: permutation or exact p is never 0).
-P_FLOOR = 1e-4
 #: What a table shows where a row has no value (no correlation below 3 units).
 NO_VALUE = "—"
-
-
-def fmt_p(value: object) -> str:
-    """The one screen format of a p-value: 4 decimals, ``< 1e-4`` below 10⁻⁴; empty when
-    missing (NaN, None)."""
-    if value is None or pd.isna(value):  # type: ignore[arg-type]
-        return ""
-    p = float(value)  # type: ignore[arg-type]
-    return "< 1e-4" if p < P_FLOOR else f"{p:.4f}"
 
 
 def ci_header(name: str, level: float, *bounds: object) -> str:
@@ -58,15 +53,16 @@ def rich_summary(summary: pd.DataFrame, level: float, *, results: pd.DataFrame) 
     """
     alpha = 1.0 - level
     intervals = bool(summary["effect_size_ci_low"].notna().any())
-    caption = (
-        "CI: bootstrap CI of one list, or order-statistic CI of the median over the lists, "
-        f"at the level shown (below {percent(level)} when there are too few lists). "
-        if intervals
-        else ""
-    )
+    caption = [
+        STATISTICS_LINE,
+        *sets_lines(summary["test"]),
+        *(_interval_lines(summary, level) if intervals else []),
+        f"sig k/n: k of the n lists have permutation p < {alpha:.3g}.",
+    ]
     table = Table(
         title="WEAT summary: S and Cohen's d (medians over a language's lists)",
-        caption=f"{caption}sig k/n: k of the n lists have permutation p < {alpha:.3g}.",
+        caption=escape("\n".join(caption)),
+        caption_justify="left",
     )
     ci = ("S [CI]", "d [CI]", "CI") if intervals else ("S", "d")  # none with --bootstrap 0
     for col in ("embeddings", "lang", "list set", "test", "lists", *ci,
@@ -95,10 +91,54 @@ def rich_summary(summary: pd.DataFrame, level: float, *, results: pd.DataFrame) 
     return table
 
 
+#: The footer line that defines S and d (every table that shows them).
+STATISTICS_LINE = (
+    "S = Σ_X s(x) − Σ_Y s(y), s(w) = mean_A cos(w, a) − mean_B cos(w, b) (Caliskan et al.'s "
+    "test statistic); d = (mean_X s − mean_Y s) / std_{X∪Y} s (its effect size, Cohen's d); "
+    "both 0 without association, > 0: X goes with A and Y with B."
+)
+
+
+def sets_lines(tests: Iterable[object]) -> list[str]:
+    """One footer line naming the sets X/Y vs A/B of the tests shown (those with known names:
+    :func:`weatkit.lists.sources.title_of`), as the figures' panel titles do: ``Sets X/Y vs
+    A/B: weat1 flowers/insects vs pleasant/unpleasant.``"""
+    named = []
+    for test in dict.fromkeys(map(str, tests)):
+        title = title_of(test)
+        if ": " in title:
+            named.append(f"{test} {title.split(': ', 1)[1]}")
+    return [f"Sets X/Y vs A/B: {'; '.join(named)}."] if named else []
+
+
+def _interval_lines(summary: pd.DataFrame, level: float) -> list[str]:
+    """What each kind of interval of the CI column is: the bootstrap CI of one list, the
+    order-statistic interval of a median over n lists (with why its level is not round)."""
+    lines = [f"{percent(level)} bootstrap: percentile bootstrap CI of one list's S and d."]
+    if (summary["ci_method"] == "median-order-statistic").any():
+        lines.append(
+            "P% median: the interval [x_(j), x_(n−j+1)] of the order statistics of the median "
+            "over the n lists; its exact coverage P = 1 − 2·P(Bin(n, ½) < j) is the smallest at "
+            f"or above {percent(level)} that n lists allow (e.g. [min, max] of 6 lists: "
+            "1 − 2/2⁶ ≈ 96.9%); "
+            f"marked < {percent(level)}: even [min, max] of so few lists covers less."
+        )
+    return lines
+
+
 def rich_pooled(pooled: pd.DataFrame, level: float) -> Table:
     """The ``pooled`` table: pooled d with its normal CI, heterogeneity (τ², I², Q and its p)
     and how many units, per level."""
-    table = Table(title="Random-effects pooled d (DerSimonian-Laird)")
+    caption = [
+        f"d [{percent(level)} CI]: the pooled effect size with its normal CI; τ², I², Q: the "
+        "heterogeneity of the pooled units.",
+        *sets_lines(pooled["test"]),
+    ]
+    table = Table(
+        title="Random-effects pooled d (DerSimonian-Laird)",
+        caption=escape("\n".join(caption)),
+        caption_justify="left",
+    )
     for col in ("level", "embeddings", "lang", "list set", "test", "k",
                 f"d [{percent(level)} CI]", "τ²", "I²", "Q (p)"):  # fmt: skip
         table.add_column(col, justify="right" if col in ("k", "τ²", "I²") else "left")
@@ -132,9 +172,16 @@ def rich_association(association: pd.DataFrame, level: float) -> Table:
     for row in shown.itertuples(index=False):
         table.add_row(
             row.embeddings, row.lang, row.list_set, row.list_id, row.test, row.metric, row.set,
-            with_ci(row.statistic, row.ci_low, row.ci_high), fmt_p(row.p_value),
+            with_ci(row.statistic, row.ci_low, row.ci_high, _neutral(row.metric)),
+            fmt_p(row.p_value),
         )  # fmt: skip
     return table
+
+
+def _neutral(metric: str) -> float | None:
+    """The registry's neutral value of an association metric (``sc_weat`` is ``sc-weat``)."""
+    measure = MEASURES.get(metric.replace("_", "-"))
+    return None if measure is None else measure.neutral
 
 
 def _ci_label(median: bool, ci_level: float, level: float) -> str:
@@ -219,10 +266,9 @@ def _with_p(value: float, p: float, star: str) -> str:
     return f"{text} ({fmt_p(p)})" if not pd.isna(p) else text
 
 
-def with_ci(value: float, low: float, high: float) -> str:
-    if np.isnan(low):
-        return fmt(value, 2)
-    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+def with_ci(value: float, low: float, high: float, neutral: float | None = 0.0) -> str:
+    """:func:`weatkit.report.numbers.format_estimate` at 2 decimals (S, d and Δd: neutral 0)."""
+    return format_estimate(value, low, high, neutral=neutral, decimals=2)
 
 
 def rich_comparisons(comparisons: pd.DataFrame) -> Table:
@@ -247,15 +293,11 @@ def rich_comparisons(comparisons: pd.DataFrame) -> Table:
 def rich_controls(controls: pd.DataFrame, level: float, *, title: str, unit: str) -> Table:
     """A controls summary (:data:`weatkit.measures.controls.CONTROL_SUMMARY_COLUMNS`): per
     control kind the matched originals' and the control's score with their CIs, and the flag
-    (:func:`weatkit.measures.controls.as_biased`); ``unit`` names the counted items."""
+    (:func:`weatkit.measures.controls.as_biased`); ``unit`` names the counted items. Scores
+    are percentages, 50 the neutral value."""
 
     def cell(value: float, low: float, high: float) -> str:
-        def num(v: float) -> str:
-            return "–" if pd.isna(v) else f"{v:.2f}"
-
-        if pd.isna(low) and pd.isna(high):
-            return num(value)
-        return f"{num(value)} [{num(low)}, {num(high)}]"
+        return with_ci(value, low, high, neutral=50.0)
 
     view = Table(title=title)
     original = ci_header("original", level, controls["original_ci_low"])

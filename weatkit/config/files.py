@@ -10,6 +10,7 @@ PyYAML would keep the last one silently); TOML refuses them itself.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import tomllib
@@ -151,10 +152,14 @@ def entry(key: str, number: int) -> str:
 
 
 def check_keys(data: Mapping[str, Any], known: set[str], where: str) -> None:
+    """Every key of ``data`` is ``known``; else a one-line error naming it, the known keys
+    closest to it (as the command line does: ``did you mean 'lists'?``) and all of them."""
     for key in data:
         if key not in known:
+            close = difflib.get_close_matches(str(key), sorted(known), n=3)
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
             raise ConfigError(
-                f"{where}: unknown option {key!r} (known: {', '.join(sorted(known))})"
+                f"{where}: unknown option {key!r}{hint} (known: {', '.join(sorted(known))})"
             )
 
 

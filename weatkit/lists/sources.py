@@ -42,7 +42,13 @@ from pathlib import Path
 from weatkit import data
 from weatkit._io.textfile import decode
 from weatkit.errors import WeatkitError
-from weatkit.lists.files import SUFFIXES, format_of, parse_caweat_tsv, parse_list_bytes
+from weatkit.lists.files import (
+    CAWEAT_TESTS,
+    SUFFIXES,
+    format_of,
+    parse_caweat_tsv,
+    parse_list_bytes,
+)
 from weatkit.lists.model import AssociationTest
 from weatkit.lists.normalize import DEFAULT, Normalization, normalize_tests_report
 from weatkit.lists.seat import LIST_SET as SEAT
@@ -431,3 +437,34 @@ def _concerns(note: str, tests: list[AssociationTest]) -> bool:
     return len(words) < 4 or any(
         (t.list_set, t.list_id, t.test) == tuple(words[1:4]) for t in tests
     )
+
+
+def title_of(test: str) -> str:
+    """A test's title with its sets' names: ``weat1`` -> ``WEAT 1: flowers/insects vs
+    pleasant/unpleasant``.
+
+    The names are the concepts of :data:`weatkit.lists.files.CAWEAT_TESTS` (WEAT1, WEAT2), else
+    Caliskan et al.'s roles of :data:`weatkit.lists.sources.CALISKAN_ROLES` (WEAT3-WEAT10); a
+    test id known to neither is its own title.
+    """
+    match = re.fullmatch(r"weat(\d+)", test, flags=re.IGNORECASE)
+    if match is None:
+        return test
+    if test.lower() in CAWEAT_TESTS:
+        names = [name.lower() for name in CAWEAT_TESTS[test.lower()]]
+    elif test.upper() in CALISKAN_ROLES:
+        names = [_words(name) for name in CALISKAN_ROLES[test.upper()]]
+    else:
+        return test
+    x, y, a, b = names
+    return f"WEAT {int(match.group(1))}: {x}/{y} vs {a}/{b}"
+
+
+_PROPER = {"European", "African", "American"}
+
+
+def _words(name: str) -> str:
+    """``EuropeanAmericanNames`` -> ``European American names``, ``MaleTerms`` -> ``male
+    terms``."""
+    words = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", name)
+    return " ".join(w if w in _PROPER else w.lower() for w in words)

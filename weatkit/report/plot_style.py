@@ -7,17 +7,16 @@ filters and plot kinds do not change them. A list set has one marker face in eve
 (:data:`MEDIAN_FACES` for a set with several lists per language, :data:`SINGLE_FACES` for one
 with one list: filled and open for the first of each), so no two list sets of a run look alike.
 Every interval is drawn in the style of its kind and level and named in the legend
-(:func:`interval_label`). Panel titles name the test's sets (:func:`title_of`, e.g. ``WEAT 1:
-flowers/insects vs pleasant/unpleasant``; :func:`panel_title` for the per-test panels of the
-influence and null figures, which :func:`per_test_panels` selects); legends sit outside the
-panels, never on the data or a title (:func:`legend_below`). Colours are the Okabe–Ito
-colour-blind-safe palette.
+(:func:`interval_label`). Panel titles name the test's sets
+(:func:`weatkit.lists.sources.title_of`, e.g. ``WEAT 1: flowers/insects vs
+pleasant/unpleasant``; :func:`panel_title` for the per-test panels of the influence and null
+figures, which :func:`per_test_panels` selects); legends sit outside the panels, never on the
+data or a title (:func:`legend_below`). Colours are the Okabe–Ito colour-blind-safe palette.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,8 +28,7 @@ from matplotlib.lines import Line2D
 from matplotlib.transforms import offset_copy
 
 from weatkit.errors import WeatkitError
-from weatkit.lists.files import CAWEAT_TESTS
-from weatkit.lists.sources import CALISKAN_ROLES
+from weatkit.lists.sources import title_of
 from weatkit.report.run_dir import RunTables, filter_rows
 from weatkit.report.tables import KEY_COLUMNS
 
@@ -212,37 +210,6 @@ def _percent(level: float) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # titles, panels and legends
-
-
-def title_of(test: str) -> str:
-    """A test's title with its sets' names: ``weat1`` -> ``WEAT 1: flowers/insects vs
-    pleasant/unpleasant``.
-
-    The names are the concepts of :data:`weatkit.lists.files.CAWEAT_TESTS` (WEAT1, WEAT2), else
-    Caliskan et al.'s roles of :data:`weatkit.lists.sources.CALISKAN_ROLES` (WEAT3-WEAT10); a
-    test id known to neither is its own title.
-    """
-    match = re.fullmatch(r"weat(\d+)", test, flags=re.IGNORECASE)
-    if match is None:
-        return test
-    if test.lower() in CAWEAT_TESTS:
-        names = [name.lower() for name in CAWEAT_TESTS[test.lower()]]
-    elif test.upper() in CALISKAN_ROLES:
-        names = [_words(name) for name in CALISKAN_ROLES[test.upper()]]
-    else:
-        return test
-    x, y, a, b = names
-    return f"WEAT {int(match.group(1))}: {x}/{y} vs {a}/{b}"
-
-
-_PROPER = {"European", "African", "American"}
-
-
-def _words(name: str) -> str:
-    """``EuropeanAmericanNames`` -> ``European American names``, ``MaleTerms`` -> ``male
-    terms``."""
-    words = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", name)
-    return " ".join(w if w in _PROPER else w.lower() for w in words)
 
 
 def panel_title(keys: Sequence[object], width: int = 44) -> str:

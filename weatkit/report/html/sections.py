@@ -21,9 +21,10 @@ from weatkit.report.html.table import HtmlTable, html_table
 from weatkit.report.plot_style import interval_label
 from weatkit.report.tables import KEY_COLUMNS
 
-#: Where links to the documentation point: the address ``mkdocs serve`` serves the site at
-#: (mkdocs.yml has no ``site_url``: the site is not published), overridden by ``docs_url``.
-DOCS_URL = "http://127.0.0.1:8000/"
+#: Where links to the documentation point: the published site, mkdocs.yml's ``site_url`` (a
+#: report shared with a colleague links to pages they can open), overridden by ``docs_url``
+#: (``weatkit report --docs-url``; ``http://127.0.0.1:8000/`` for ``mkdocs serve``).
+DOCS_URL = "https://weatkit.github.io/weatkit/"
 #: The documentation page (a path under ``docs/``) of each kind of section.
 DOCS_PAGES = {
     "weat": "measures/weat.md",
