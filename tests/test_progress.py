@@ -4,17 +4,20 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import weatkit.models.batching as batching
 import weatkit.progress as progress_module
 from tests.test_crows import TINY_PAIRS
 from tests.tiny_models import make_gest_mlm
 from weatkit.cli import main
-from weatkit.models.batching import estimate_line
 from weatkit.progress import duration, progress, progress_line
 
 LINE = re.compile(r"^(?P<desc>.+): (?P<n>\d+)/(?P<total>\d+) (?P<unit>\S+) \((?P<pct>\d+)%\)")
@@ -65,18 +68,83 @@ def test_short_work_prints_nothing(
     assert capsys.readouterr().err == ""
 
 
-def test_estimate_extrapolates_the_first_batch_by_padded_size(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+class _FakeClock:
+    """A clock that moves only when a fake forward pass says it took time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def _timed_run(
+    monkeypatch: pytest.MonkeyPatch, lengths: list[int], seconds: Callable[[int, list[int]], float]
+) -> tuple[list[str], float]:
+    """run_batches over items of ``lengths`` (batch size 8), batch ``b`` taking ``seconds(b,
+    its lengths)`` on a fake clock; the note lines printed and the total seconds."""
+    clock = _FakeClock()
+    monkeypatch.setattr(batching, "time", clock)
     monkeypatch.setattr(progress_module, "LOG_EVERY_S", 30.0)
-    # batches of (items, longest): cost 2*5 + 2*10 + 1*20 = 50 = 5 times the first batch
-    sizes = [(2, 5), (2, 10), (1, 20)]
-    line = estimate_line("PLL with m", sizes, 8.0, "cpu", 2, "for 3 sentences")
-    assert line == (
-        "PLL with m: 5 forward passes for 3 sentences on cpu, batch size 2 (3 batches); "
-        "first batch 8.0s, roughly 40s in all"
+    notes: list[str] = []
+    monkeypatch.setattr(progress_module, "note", notes.append)
+    calls = iter(range(len(lengths)))
+
+    def compute(batch: list[int]) -> np.ndarray:
+        clock.now += seconds(next(calls), batch)
+        return np.zeros(len(batch))
+
+    batching.run_batches(lengths, compute, length=lambda n: n, batch_size=8, desc="PLL with m",
+                         model_name="m", device="cpu", inputs="for 3 sentences")  # fmt: skip
+    return notes, clock.now
+
+
+@pytest.mark.parametrize("per_token", [0.0, 0.002])  # the fixed part dominates, or the tokens
+def test_the_estimate_leaves_the_warm_up_out_and_is_within_2x(
+    monkeypatch: pytest.MonkeyPatch, per_token: float
+) -> None:
+    """A first batch of 20 s (warm-up), then 0.1 s a batch plus ``per_token`` s a padded token:
+    the estimate is made once the later batches ran 5 s, from their pace, and is within a factor
+    2 of the total (extrapolated from the first batch, it was 20 to 50 times too long)."""
+    lengths = [10 + i // 40 for i in range(2000)]  # 250 batches of 8 items, 10 to 59 tokens
+
+    def seconds(call: int, batch: list[int]) -> float:
+        return 20.0 if call == 0 else 0.1 + per_token * len(batch) * max(batch)
+
+    notes, total = _timed_run(monkeypatch, lengths, seconds)
+    assert len(notes) == 1, notes
+    found = re.fullmatch(
+        r"PLL with m: 2000 forward passes for 3 sentences on cpu, batch size 8 \(250 batches\); "
+        r"(\d+) done in (\S+), roughly (\S+) in all",
+        notes[0],
     )
-    assert estimate_line("PLL with m", sizes, 1.0, "cpu", 2) == ""  # 5 s: not long work
+    assert found is not None, notes[0]
+    assert total / 2 <= _seconds(found[3]) <= total * 2, (notes[0], total)
+
+
+def test_the_estimate_waits_until_the_pace_settles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the cold first batch, 8 batches of 0.45 s (as measured with two OpenMP threads on
+    a loaded machine), then 0.02 s a batch: made from the first 5 s the estimate would be 5
+    times too long; it is made once the later half of the batches run the pace of all of them
+    (about 344 batches in), and is within a factor 2 of the total."""
+
+    def seconds(call: int, batch: list[int]) -> float:
+        return 20.0 if call == 0 else 0.45 if call < 9 else 0.02
+
+    notes, total = _timed_run(monkeypatch, [10] * 16_000, seconds)
+    assert len(notes) == 1, notes
+    found = re.search(r"; (\d+) done in \S+, roughly (\S+) in all$", notes[0])
+    assert found is not None, notes[0]
+    assert int(found[1]) > 300
+    assert total / 2 <= _seconds(found[2]) <= total * 2, (notes[0], total)
+
+
+def _seconds(text: str) -> float:
+    """``2m10s`` -> 130 (:func:`weatkit.progress.duration`'s format)."""
+    found = re.fullmatch(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?", text)
+    assert found is not None and text, text
+    h, m, s = (int(x or 0) for x in found.groups())
+    return 3600 * h + 60 * m + s
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +171,8 @@ def test_crows_pll_logs_its_forward_passes(
     tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(progress_module, "LOG_EVERY_S", 0.0)
+    monkeypatch.setattr(batching, "ESTIMATE_AFTER_S", 0.0)  # the line after 2 timed batches
+    monkeypatch.setattr(batching, "SETTLED", math.inf)
     pairs = TINY_PAIRS[:4]
     assert len({s for more, less, *_ in pairs for s in (more, less)}) == 8  # no repeated sentence
     data = tmp_path / "pairs.csv"

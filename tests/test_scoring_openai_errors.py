@@ -7,11 +7,16 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
+import re
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+from click.testing import CliRunner
+
+import weatkit.progress as progress_module
+from weatkit.cli import main
 
 pytest.importorskip("openai", reason="the openai backend needs the openai extra")
 
@@ -22,19 +27,29 @@ from weatkit.scoring.openai import OpenAIOptions
 MODELS = {"object": "list", "data": [{"id": "m", "object": "model", "created": 0, "owned_by": "x"}]}
 
 
+#: ``answer(request body) -> (status, raw body)`` of a stub's POST (:func:`_http_server`).
+Answer = Callable[[dict], tuple[int, bytes]]
+
+
 @contextlib.contextmanager
 def _http_server(
-    status: int, *, models_status: int = 200, models: dict = MODELS
+    status: int,
+    *,
+    models_status: int = 200,
+    models: dict | bytes = MODELS,
+    answer: Answer | None = None,
 ) -> Iterator[tuple[str, dict]]:
-    """A real HTTP server on 127.0.0.1 listing model ``m`` (or answering ``models_status``) and
-    answering every POST with ``status`` and ``Retry-After: 0``; yields its base URL and a dict
-    counting requests by method and recording the Authorization headers."""
-    seen: dict = {"GET": 0, "POST": 0, "auth": []}
+    """A real HTTP server on 127.0.0.1 listing model ``m`` (or answering ``models_status``;
+    ``models`` as raw bytes: that body) and answering every POST with ``status`` and
+    ``Retry-After: 0`` (``answer``: with what it returns for the request's JSON); yields its
+    base URL and a dict counting requests by method and recording the Authorization headers and
+    the POSTs' JSON bodies."""
+    seen: dict = {"GET": 0, "POST": 0, "auth": [], "posted": []}
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def _answer(self, code: int, body: dict) -> None:
+        def _answer(self, code: int, body: dict | bytes) -> None:
             seen["auth"].append(self.headers.get("Authorization"))
-            payload = json.dumps(body).encode()
+            payload = body if isinstance(body, bytes) else json.dumps(body).encode()
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
@@ -49,8 +64,12 @@ def _http_server(
 
         def do_POST(self) -> None:
             seen["POST"] += 1
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            self._answer(status, {"error": {"message": f"stub answer {status}"}})
+            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            seen["posted"].append(request)
+            if answer is not None:
+                self._answer(*answer(request))
+            else:
+                self._answer(status, {"error": {"message": f"stub answer {status}"}})
 
         def log_message(self, format: str, *args: object) -> None:
             pass
@@ -229,3 +248,87 @@ def test_bad_options_name_the_field(options: OpenAIOptions, message: str) -> Non
     with pytest.raises(ConfigError) as err:
         get_scorer("openai:http://127.0.0.1:9/v1#m", options)
     assert str(err.value) == message
+
+
+MALFORMED = b'{"object": "list", "data": ['  # an answer cut off
+
+
+@pytest.mark.parametrize(
+    ("where", "endpoint"),
+    [("models", "GET /models"), ("completions", "POST /completions"),
+     ("embeddings", "POST /embeddings")],
+)  # fmt: skip
+def test_malformed_json_is_one_line_naming_the_server_and_the_endpoint(
+    where: str, endpoint: str
+) -> None:
+    models = MALFORMED if where == "models" else MODELS
+    stub = _http_server(200, models=models, answer=lambda _: (200, MALFORMED))
+    with stub as (url, _), pytest.raises(ModelError) as err:
+        scorer = get_scorer(f"openai:{url}#m", OpenAIOptions(max_retries=0))
+        if where == "completions":
+            scorer.causal_logprobs(["a text"])
+        scorer.embed(["a text"])
+    method, path = endpoint.split()
+    assert str(err.value) == (
+        f"openai:{url}#m: {method} {url}{path} answered malformed JSON (Expecting value: line 1 "
+        "column 29 (char 28)); is it an OpenAI-compatible server?"
+    )
+
+
+def test_the_first_definitive_failure_ends_the_call() -> None:
+    """6 texts against a server answering 500: the first request and its retry, then nothing
+    (12 requests were sent before: every text, each retried)."""
+    with _http_server(500) as (url, seen):
+        options = OpenAIOptions(max_retries=1, concurrency=1, batch_size=1)
+        scorer = get_scorer(f"openai:{url}#m", options)
+        with pytest.raises(ModelError, match=r"server error \(500\) after 1 retry"):
+            scorer.embed([f"text {i}" for i in range(6)])
+        assert seen["POST"] == 2
+        assert [r["input"] for r in seen["posted"]] == [["text 0"], ["text 0"]]
+
+
+def test_batch_size_auto_is_refused_before_any_request() -> None:
+    with _http_server(200) as (url, seen):
+        res = CliRunner().invoke(
+            main, ["crows", "--model", f"openai:{url}#m", "--batch-size", "auto", "--method", "sum",
+                   "--limit", "4", "--no-progress"],
+        )  # fmt: skip
+        assert seen["GET"] == seen["POST"] == 0
+    assert res.exit_code == 1
+    assert res.stderr.splitlines()[-1] == (
+        "weatkit: error: --batch-size auto is for hf: models (the largest forward pass that fits "
+        "in memory); an openai: server batches the requests it is sent itself: --api-concurrency "
+        "sets how many are in flight"
+    )
+
+
+def _echo(request: dict) -> tuple[int, bytes]:
+    """A causal LM's answer to ``/v1/completions`` (one character a token, each −1 nat given the
+    ones before it, the first ``null``; ``!`` generated), which the probe accepts."""
+    prompt = request["prompt"]
+    if request["echo"]:
+        tokens, offsets = [*prompt, "!"], list(range(len(prompt) + 1))
+        values = [None] + [-1.0] * len(prompt)
+    else:
+        tokens, offsets, values = ["!"], [len(prompt)], [-1.0]
+    logprobs = {"tokens": tokens, "text_offset": offsets, "token_logprobs": values,
+                "top_logprobs": None}  # fmt: skip
+    choice = {"index": 0, "text": "!", "finish_reason": "length", "logprobs": logprobs}
+    body = {"id": "c", "object": "text_completion", "created": 0, "model": "m",
+            "choices": [choice]}  # fmt: skip
+    return 200, json.dumps(body).encode()
+
+
+def test_a_server_scoring_shows_its_progress(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(progress_module, "LOG_EVERY_S", 0.0)  # a line at every answer
+    texts = ["one", "two", "three", "four", "five"]
+    with _http_server(200, answer=_echo) as (url, seen):
+        scored = get_scorer(f"openai:{url}#m").causal_logprobs(texts)
+    assert seen["POST"] == 3 + len(texts)  # the probe's three, then one per text
+    assert [s.total() for s in scored] == [-(len(t) - 1) for t in texts]
+    lines = capsys.readouterr().err.splitlines()
+    done = [re.match(r"token log-probabilities with m: (\d)/5 texts \(\d+%\), \d+s elapsed", line)
+            for line in lines]  # fmt: skip
+    assert all(done) and [int(m[1]) for m in done] == [1, 2, 3, 4, 5], lines

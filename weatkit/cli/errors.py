@@ -12,14 +12,18 @@ from rich.console import Console
 from rich.markup import escape
 
 from weatkit.errors import WeatkitError, one_line
+from weatkit.scoring.spec import mask_credentials
 
 err_console = Console(stderr=True)
 
 
 def fail(message: str) -> NoReturn:
-    """Print ``weatkit: error: message`` on stderr and exit with status 1."""
+    """Print ``weatkit: error: message`` on stderr and exit with status 1 (the user part of a
+    URL in it masked: :func:`weatkit.scoring.spec.mask_credentials`)."""
     err_console.print(
-        f"[bold red]weatkit: error:[/] {escape(message)}", highlight=False, soft_wrap=True
+        f"[bold red]weatkit: error:[/] {escape(mask_credentials(message))}",
+        highlight=False,
+        soft_wrap=True,
     )
     sys.exit(1)
 
@@ -49,8 +53,8 @@ def friendly(func: Callable[..., None]) -> Callable[..., None]:
             if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
                 raise
             err_console.print(
-                f"[bold red]weatkit: internal error:[/] {escape(one_line(err))} (please report; "
-                f"{DEBUG_ENV}=1 shows the traceback)",
+                f"[bold red]weatkit: internal error:[/] {escape(mask_credentials(one_line(err)))} "
+                f"(please report; {DEBUG_ENV}=1 shows the traceback)",
                 highlight=False,
                 soft_wrap=True,
             )

@@ -42,6 +42,7 @@ from weatkit.config.schema import (
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import ConfigError, WeatkitError
 from weatkit.report.tables import FORMATS
+from weatkit.scoring.spec import parse_model_spec
 
 if TYPE_CHECKING:
     from weatkit.stats.sampling import ItemSample
@@ -345,7 +346,8 @@ def progress_option() -> Decorator:
         "--progress/--no-progress",
         default=None,
         help="Progress: a bar when stderr is a terminal, else a line every 30 s of long work "
-        "(and, for model scoring on CPU, an estimate after the first batch). --no-progress: "
+        "(and, for model scoring on CPU, an estimate from the batches after the first). "
+        "--no-progress: "
         "none.",
     )
 
@@ -454,12 +456,19 @@ def model_specs(opts: dict[str, Any]) -> list[str]:
 
 
 def _named_model(text: str) -> str:
-    """``NAME=MODEL`` -> ``NAME=hf:MODEL``, ``MODEL`` -> ``hf:MODEL``; ``=`` names the model only
-    when the part before it has no path separator (as in ``--embeddings NAME=PATH``)."""
+    """``NAME=MODEL`` -> ``NAME=hf:MODEL``, ``MODEL`` (or ``hf:MODEL``) -> ``hf:MODEL``; ``=``
+    names the model only when the part before it has no path separator (as in ``--embeddings
+    NAME=PATH``). A spec of another backend is a one-line :class:`ConfigError`: word vectors
+    are an hf: model's layers."""
     head, sep, tail = text.partition("=")
-    if sep and head.strip() and not any(c in head for c in "/\\"):
-        return f"{head.strip()}={HF_PREFIX}{tail.strip()}"
-    return HF_PREFIX + text
+    named = bool(sep and head.strip() and not any(c in head for c in "/\\"))
+    spec = parse_model_spec(tail if named else text, option="--model")
+    if spec.backend != "hf":
+        raise ConfigError(
+            f"--model {str(spec)!r}: word vectors come from the layers of an hf: model, not a "
+            f"{spec.backend}: one (an embeddings server is --embeddings NAME=openai:BASE_URL#MODEL)"
+        )
+    return f"{head.strip()}={HF_PREFIX}{spec.model}" if named else HF_PREFIX + spec.model
 
 
 # --- run-directory filters (export, plot) ---------------------------------------------------

@@ -5,15 +5,27 @@ their forward passes through :func:`run_batches`. Each item is one sequence of o
 (a masked-LM PLL term, i.e. one masked token, is one item), so the number of items is the
 number of forward passes.
 
-**Up-front estimate** (on CPU, unless progress is off): after the first batch, one line with
-the number of forward passes, what they are for, the device, the batch size and a rough
-duration, extrapolated from the first batch by padded size::
+**Estimate** (on CPU, unless progress is off): one line with the number of forward passes,
+what they are for, the device, the batch size and a rough duration, once the pace of the
+batches has settled. The first batch is never timed for it: it pays for the model's warm-up
+(allocations, kernel choices, the LM head's first check), and a duration extrapolated from it
+alone was 24 times the real one (13m29s for a run of 34 s); on a loaded machine the next
+seconds can be slow too. So, once the batches after the first have run for
+:data:`ESTIMATE_AFTER_S` seconds, the time left is extrapolated from the later half of them,
+and only when their pace is within a factor :data:`SETTLED` of that of all of them (else it is
+checked again after each batch, and no line is printed if the pace never settles).
 
-    T ≈ t_1 · Σ_b |b| · L_b / (|b_1| · L_{b_1})
+A batch costs a fixed part and a part per padded token, and which one dominates depends on the
+model and the machine (a tiny model: the fixed part; a large one: the tokens), so the time
+left is the geometric mean of the two extrapolations::
 
-(|b| items of at most L_b tokens in batch b; the first batch holds the shortest inputs, and
-attention cost grows faster than length, so long inputs can take longer than this). It is
-printed only when T ≥ :data:`weatkit.progress.LOG_EVERY_S` (long work).
+    T ≈ t_done + √(t_w / k_w · k_left  ·  t_w / c_w · c_left)
+
+(t_w seconds of the k_w batches timed, c_w their padded tokens Σ |b| · L_b for |b| items of at
+most L_b tokens; k_left and c_left those of the batches left; t_done the seconds so far).
+Batches run shortest first, so the later ones are larger by a factor r (2–3 on sentence data)
+and the estimate is within √r of either extreme. It is printed only when T ≥
+:data:`weatkit.progress.LOG_EVERY_S` (long work).
 
 **Token budget** (``row_tokens``): a batch of ``B`` rows (the batch size) also holds at most
 ``B · row_tokens`` padded tokens (its rows × its longest input), so a batch of long inputs has
@@ -30,6 +42,7 @@ are those of a fixed batch size up to the last bits that padding changes.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -42,6 +55,12 @@ from weatkit.errors import ConfigError, WeatkitError
 
 T = TypeVar("T")
 
+#: Seconds the batches after the first must have run before the estimate line is made from
+#: their pace (module docstring).
+ESTIMATE_AFTER_S = 5.0
+#: How far the pace of the later half of the timed batches may be from that of all of them for
+#: the estimate line to be printed (module docstring).
+SETTLED = 1.5
 #: ``--batch-size auto``: the size of the first batch, halved on each out-of-memory.
 AUTO_START = 256
 #: The padded length a batch of ``batch_size`` rows is sized for by the scorers that chunk by
@@ -109,6 +128,8 @@ def run_batches(
     lengths = [length(items[i]) for i in order]
     parts: list[np.ndarray] = []
     start = n_batches = 0
+    show_pace = show_progress is not False and _on_cpu(device)
+    pace = _Pace(desc, device, inputs, lengths, row_tokens, show_pace)
     with _progress.progress(total=len(items), desc=desc, unit=unit, show=show_progress) as bar:
         while start < len(order):
             end = batch_end(lengths, start, size, row_tokens)
@@ -131,13 +152,7 @@ def run_batches(
                 _free_accelerator_memory()
                 continue
             parts.append(result)
-            if n_batches == 0 and show_progress is not False and _on_cpu(device):
-                sizes = batch_sizes(lengths, size, row_tokens)
-                line = estimate_line(
-                    desc, sizes, time.perf_counter() - started, device, size, inputs
-                )
-                if line:
-                    _progress.note(line)
+            pace.batch_done(start, end, size, time.perf_counter() - started)
             if on_batch is not None:
                 on_batch(order[start:end], result)
             start += len(batch)
@@ -178,31 +193,83 @@ def batch_sizes(lengths: Sequence[int], size: int, row_tokens: int | None) -> li
     return sizes
 
 
+class _Pace:
+    """The estimate line of one :func:`run_batches` call over the ascending ``lengths``
+    (module docstring), printed once when ``show``."""
+
+    def __init__(
+        self,
+        desc: str,
+        device: object,
+        inputs: str,
+        lengths: Sequence[int],
+        row_tokens: int | None,
+        show: bool,
+    ) -> None:
+        self.desc, self.device, self.inputs = desc, device, inputs
+        self.lengths, self.row_tokens, self.show = lengths, row_tokens, show
+        self.done: list[tuple[int, int, float]] = []  # (items, longest, seconds) per batch
+
+    def batch_done(self, start: int, end: int, size: int, seconds: float) -> None:
+        """Record the batch ``lengths[start:end]`` of batch size ``size`` that took
+        ``seconds``; print the line when it is due."""
+        if not self.show:
+            return
+        self.done.append((end - start, self.lengths[end - 1], seconds))
+        if end == len(self.lengths):
+            self.show = False
+        elif sum(t for _, _, t in self.done[1:]) >= ESTIMATE_AFTER_S:
+            todo = batch_sizes(self.lengths[end:], size, self.row_tokens)
+            line = estimate_line(self.desc, self.done, todo, self.device, size, self.inputs)
+            if line is not None:
+                if line:
+                    _progress.note(line)
+                self.show = False
+
+
+def time_left(timed: Sequence[tuple[int, int, float]], todo: Sequence[tuple[int, int]]) -> float:
+    """``√(t / k · k_left · t / c · c_left)`` (module docstring): seconds for the batches
+    ``todo`` (``(items, longest)`` each) at the pace of the ``timed`` ones (``(items, longest,
+    seconds)`` each)."""
+    seconds = sum(t for _, _, t in timed)
+    per_batch = seconds / len(timed) * len(todo)
+    per_token = seconds / sum(n * longest for n, longest, _ in timed)
+    return math.sqrt(per_batch * per_token * sum(n * longest for n, longest in todo))
+
+
 def estimate_line(
     desc: str,
-    sizes: Sequence[tuple[int, int]],
-    first_s: float,
+    done: Sequence[tuple[int, int, float]],
+    todo: Sequence[tuple[int, int]],
     device: object,
     batch_size: int,
     inputs: str = "",
-) -> str:
-    """The estimate line (module docstring), or "" when the estimate is under
-    :data:`weatkit.progress.LOG_EVERY_S`.
+) -> str | None:
+    """The estimate line (module docstring): None while the pace has not settled (fewer than
+    two batches after the first, or the later half's pace more than :data:`SETTLED` times off
+    that of all of them), "" when the estimate is under :data:`weatkit.progress.LOG_EVERY_S`.
 
     Args:
-        sizes: ``(items, longest input in tokens)`` of each batch, the first one timed.
-        first_s: seconds the first batch took.
+        done: ``(items, longest input in tokens, seconds)`` of each batch run, in order.
+        todo: ``(items, longest input in tokens)`` of each batch still to run (one at least).
     """
-    n_items = sum(n for n, _ in sizes)
-    cost = sum(n * longest for n, longest in sizes)
-    first = sizes[0][0] * sizes[0][1]
-    estimate = first_s * cost / first if first else 0.0
+    warm = done[1:]
+    if len(warm) < 2:
+        return None
+    later = warm[len(warm) // 2 :]
+    left = time_left(later, todo)
+    if not left / SETTLED <= time_left(warm, todo) <= left * SETTLED:
+        return None
+    estimate = sum(t for _, _, t in done) + left
     if estimate < _progress.LOG_EVERY_S:
         return ""
+    n_items = sum(n for n, _, _ in done) + sum(n for n, _ in todo)
+    n_batches = len(done) + len(todo)
     what = f" {inputs}" if inputs else ""
     return (
         f"{desc}: {n_items} forward passes{what} on {device}, batch size {batch_size} "
-        f"({len(sizes)} batches); first batch {first_s:.1f}s, roughly "
+        f"({n_batches} batches); {len(done)} done in "
+        f"{_progress.duration(sum(t for _, _, t in done))}, roughly "
         f"{_progress.duration(estimate)} in all"
     )
 

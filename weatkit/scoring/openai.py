@@ -16,11 +16,14 @@ prompts), so ``none`` is refused before any request. Embeddings come from ``POST
 several texts per request.
 
 Requests run ``concurrency`` at a time; the SDK retries 408/409/429/5xx answers and connection
-errors ``max_retries`` times with exponential backoff (or the server's ``Retry-After``). The API
+errors ``max_retries`` times with exponential backoff (or the server's ``Retry-After``). The first
+request that fails for good ends the call: no other request of it is sent after that, retries
+included. The texts answered are counted by :func:`weatkit.progress.progress`. The API
 key is read from ``$WEATKIT_OPENAI_API_KEY``, else ``$OPENAI_API_KEY``, else a placeholder that
 local servers accept; it goes into the ``Authorization`` header and nowhere else (not the
 identity, repr, logs, manifests or cache keys). Every failure is one
-:class:`~weatkit.errors.ModelError` line naming the model spec.
+:class:`~weatkit.errors.ModelError` line naming the model spec (an answer that is not JSON: the
+URL and method of the request too).
 """
 
 from __future__ import annotations
@@ -29,14 +32,17 @@ import hashlib
 import json
 import math
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
 import openai
 
 from weatkit.errors import ConfigError, ModelError
+from weatkit.progress import progress
 from weatkit.scoring.base import DEFAULT_START, NO_START, STARTS, OnScored, TokenLogprobs
 from weatkit.scoring.options import OpenAIOptions
 from weatkit.scoring.probe import Echo, ServerProbe, probe_server
@@ -58,6 +64,22 @@ _NO_LOGPROBS = (
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+#: The stop flag of the :meth:`OpenAIScorer._map` call whose chunk this thread runs.
+_STOP: ContextVar[threading.Event | None] = ContextVar("weatkit_openai_stop", default=None)
+
+
+class _Stopped(Exception):
+    """A request of a call that already failed for good, not sent."""
+
+
+def _refuse_when_stopped(request: object) -> None:
+    """The HTTP client's hook before every request, retries included: raise :class:`_Stopped`
+    once the call it belongs to has failed (:meth:`OpenAIScorer._map`)."""
+    stop = _STOP.get()
+    if stop is not None and stop.is_set():
+        raise _Stopped
 
 
 def api_key() -> str:
@@ -90,6 +112,7 @@ class OpenAIScorer:
             base_url=spec.base_url,
             timeout=self.options.timeout,
             max_retries=self.options.max_retries,
+            http_client=openai.DefaultHttpxClient(event_hooks={"request": [_refuse_when_stopped]}),
         )
         self.identity = f"{spec}{self._served_fingerprint()}"
         self._probe: ServerProbe | None = None
@@ -114,6 +137,7 @@ class OpenAIScorer:
                 max_tokens=1,
                 temperature=0.0,
             ),
+            "POST /completions",
             causal=True,
         )
         if not response.choices or response.choices[0].logprobs is None:
@@ -128,7 +152,7 @@ class OpenAIScorer:
         (vLLM: ``root``, ``max_model_len``; llama.cpp's C++ server: ``meta``, its parameter
         count, vocabulary and size), or ``""``. A server without
         ``/v1/models`` is trusted to serve the model; one that lists others is refused."""
-        served = self._call(self._list_models)
+        served = self._call(self._list_models, "GET /models")
         if served is None:
             return ""
         by_id = {entry.id: entry for entry in served}
@@ -155,11 +179,19 @@ class OpenAIScorer:
         except openai.NotFoundError:
             return None
 
-    def _call(self, request: Callable[[], T], *, causal: bool = False) -> T:
-        """``request()``, its SDK errors turned into one :class:`ModelError` line each; with
-        ``causal``, a refusal that names log-probabilities or echo says the server lacks them."""
+    def _call(self, request: Callable[[], T], endpoint: str, *, causal: bool = False) -> T:
+        """``request()``, its SDK errors turned into one :class:`ModelError` line each, and an
+        answer that is not JSON into one naming the server and ``endpoint`` (``POST
+        /completions``); with ``causal``, a refusal that names log-probabilities or echo says
+        the server lacks them."""
         try:
             return request()
+        except json.JSONDecodeError as exc:
+            method, _, path = endpoint.partition(" ")
+            raise ModelError(
+                f"{self.spec}: {method} {self.spec.base_url}{path} answered malformed JSON "
+                f"({exc}); is it an OpenAI-compatible server?"
+            ) from None
         except openai.OpenAIError as exc:
             message = self._explain(exc)
             if causal and isinstance(exc, openai.APIStatusError):
@@ -211,36 +243,61 @@ class OpenAIScorer:
         items: Sequence[T],
         size: int,
         on_chunk: Callable[[int, list[R]], None] | None = None,
+        *,
+        desc: str,
+        show_progress: bool | None,
     ) -> list[R]:
         """``fn`` over consecutive chunks of ``size`` items, :attr:`OpenAIOptions.concurrency`
         chunks in flight; the results concatenated in the input order. ``on_chunk(first,
         results)`` (``first``: the chunk's first index in ``items``), in this thread, as each
-        chunk is answered; when one fails, the chunks not sent are cancelled and those in flight
-        still reach ``on_chunk`` if they are answered."""
+        chunk is answered; the items answered are counted by :func:`weatkit.progress.progress`
+        (``desc``, ``show_progress``).
+
+        The first chunk that fails for good (after its retries) ends the call with its error:
+        from then on no request of the call is sent, not even a retry of one in flight
+        (:func:`_refuse_when_stopped`); chunks answered meanwhile still reach ``on_chunk``."""
         chunks = {i: items[i : i + size] for i in range(0, len(items), size)}
         answered: dict[int, list[R]] = {}
+        stop = threading.Event()
+        failures: list[BaseException] = []
 
-        def keep(first: int, results: list[R]) -> None:
-            answered[first] = results
-            if on_chunk is not None:
-                on_chunk(first, results)
+        def run(chunk: Sequence[T]) -> list[R]:
+            token = _STOP.set(stop)
+            try:
+                return fn(chunk)
+            except _Stopped:
+                raise
+            except BaseException as exc:
+                failures.append(exc)
+                stop.set()
+                raise
+            finally:
+                _STOP.reset(token)
 
-        if len(chunks) <= 1:
-            for first, chunk in chunks.items():
-                keep(first, fn(chunk))
-        else:
-            with ThreadPoolExecutor(min(self.options.concurrency, len(chunks))) as pool:
-                futures = {pool.submit(fn, chunk): first for first, chunk in chunks.items()}
-                try:
-                    for future in as_completed(futures):
-                        keep(futures[future], future.result())
-                finally:
-                    for future in futures:
-                        future.cancel()
-                    for future, first in futures.items():  # in flight when one failed
-                        if (first not in answered and not future.cancelled()
-                                and future.exception() is None):  # fmt: skip
-                            keep(first, future.result())
+        with progress(total=len(items), desc=desc, unit="text", show=show_progress) as bar:
+
+            def keep(first: int, results: list[R]) -> None:
+                answered[first] = results
+                bar.update(len(results))
+                if on_chunk is not None:
+                    on_chunk(first, results)
+
+            if len(chunks) <= 1:
+                for first, chunk in chunks.items():
+                    keep(first, fn(chunk))
+            else:
+                with ThreadPoolExecutor(min(self.options.concurrency, len(chunks))) as pool:
+                    futures = {pool.submit(run, chunk): first for first, chunk in chunks.items()}
+                    try:
+                        for future in as_completed(futures):
+                            if future.exception() is None:
+                                keep(futures[future], future.result())
+                    finally:  # an interrupt too: nothing more is sent
+                        stop.set()
+                        for future in futures:
+                            future.cancel()
+        if failures:
+            raise failures[0]
         return [r for first in chunks for r in answered[first]]
 
     def causal_logprobs(
@@ -253,10 +310,11 @@ class OpenAIScorer:
         on_scored: OnScored | None = None,
     ) -> list[TokenLogprobs]:
         """Per-token log-probabilities of each text (see the module docstring); an empty text
-        has no tokens and is not sent. ``show_progress`` is accepted for the protocol; requests
-        are not shown. ``start`` too: the server encodes each prompt as its model's tokenizer
-        does (the ``tokenizer`` start of :data:`weatkit.scoring.base.STARTS`); ``none`` is a
-        one-line :class:`ModelError` (module docstring). ``read_from`` is accepted too: the
+        has no tokens and is not sent. ``show_progress``: the texts answered, as
+        :func:`weatkit.progress.progress` shows them. ``start``: the server encodes each
+        prompt as its model's tokenizer does (the ``tokenizer`` start of
+        :data:`weatkit.scoring.base.STARTS`); ``none`` is a one-line :class:`ModelError` (module
+        docstring). ``read_from`` is accepted too: the
         server scores every prompt token. ``on_scored`` gets each request's texts as it is
         answered (:meth:`weatkit.scoring.base.Scorer.causal_logprobs`)."""
         if start not in STARTS:
@@ -281,7 +339,14 @@ class OpenAIScorer:
 
         sent = [texts[i] for i in where]
         scored = iter(
-            self._map(self._causal_chunk, sent, self.options.prompts_per_request, answered)
+            self._map(
+                self._causal_chunk,
+                sent,
+                self.options.prompts_per_request,
+                answered,
+                desc=f"token log-probabilities with {self.spec.short_name}",
+                show_progress=show_progress,
+            )
         )
         return [next(scored) if text else empty for text in texts]
 
@@ -295,6 +360,7 @@ class OpenAIScorer:
                 max_tokens=1,
                 temperature=0.0,
             ),
+            "POST /completions",
             causal=True,
         )
         choices = sorted(response.choices, key=lambda choice: choice.index)
@@ -321,7 +387,13 @@ class OpenAIScorer:
     def embed(self, texts: Sequence[str], *, show_progress: bool | None = None) -> np.ndarray:
         """One float32 vector per text from ``/v1/embeddings``, shape ``(len(texts), dim)``
         (``show_progress``: as :meth:`causal_logprobs`)."""
-        rows = self._map(self._embed_chunk, list(texts), self.options.batch_size)
+        rows = self._map(
+            self._embed_chunk,
+            list(texts),
+            self.options.batch_size,
+            desc=f"embeddings with {self.spec.short_name}",
+            show_progress=show_progress,
+        )
         if not rows:
             return np.zeros((0, 0), np.float32)
         dims = {len(row) for row in rows}
@@ -333,7 +405,8 @@ class OpenAIScorer:
         response = self._call(
             lambda: self._client.embeddings.create(
                 model=self.spec.model, input=list(texts), encoding_format="float"
-            )
+            ),
+            "POST /embeddings",
         )
         data = sorted(response.data, key=lambda item: item.index)
         if len(data) != len(texts):

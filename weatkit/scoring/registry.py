@@ -88,10 +88,17 @@ def get_scorer(spec: str | ModelSpec, options: Any = None) -> Scorer:
     own options object, or one with its fields such as a command's ``ContextualOptions``; None
     for its defaults), its causal scores cached on disk (:class:`weatkit.scoring.cache.
     CachedScorer`; not when ``options.cache`` is False). An option the backend does not take
-    (``--tensor-parallel`` of a model that is not ``vllm:``) is a one-line :class:`ConfigError`
-    (:meth:`weatkit.models.options.LoadOptions.check_backend`)."""
+    (``--tensor-parallel`` of a model that is not ``vllm:``, :meth:`weatkit.models.options.
+    LoadOptions.check_backend`; ``--batch-size auto`` of an ``openai:`` model, whose server
+    batches what it is sent itself) is a one-line :class:`ConfigError`."""
     parsed = parse_model_spec(spec) if isinstance(spec, str) else spec
     backend = BACKENDS[parsed.backend]
+    if parsed.backend == "openai" and getattr(options, "batch_size", None) == "auto":
+        raise ConfigError(
+            "--batch-size auto is for hf: models (the largest forward pass that fits in memory); "
+            "an openai: server batches the requests it is sent itself: --api-concurrency sets "
+            "how many are in flight"
+        )
     if getattr(options, "tensor_parallel", 1) != 1:  # torch is imported only then
         from weatkit.models.options import LoadOptions
 

@@ -12,11 +12,14 @@ spec                           model
 =============================  =======================================================
 
 The backend names are :data:`weatkit.scoring.registry.BACKENDS`' keys. A spec never holds a
-secret: API keys come from the environment only.
+secret: API keys come from the environment only, and a URL with a user part
+(``http://user:secret@host``) is refused. Whatever weatkit shows or records of a text that may
+hold one (a refused spec, a command line, a tracking URI) goes through :func:`mask_credentials`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -25,6 +28,18 @@ from weatkit.errors import ConfigError
 #: Backends a spec can name; the registry holds their metadata.
 BACKEND_NAMES = ("hf", "vllm", "openai", "st")
 DEFAULT_BACKEND = "hf"
+#: The user part of a URL (``user:secret@`` after ``://``).
+_URL_USER = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def mask_credentials(text: str) -> str:
+    """``text`` with the user part of every URL in it replaced by ``***``.
+
+    Examples:
+        >>> mask_credentials("openai:http://me:sk-1@host/v1#m")
+        'openai:http://***@host/v1#m'
+    """
+    return _URL_USER.sub("***@", text)
 
 
 @dataclass(frozen=True)
@@ -65,11 +80,12 @@ def parse_model_spec(text: str, *, option: str = "--model") -> ModelSpec:
     text = text.strip()
     if not text:
         raise ConfigError(f"{option}: empty model spec")
+    shown = mask_credentials(text)
     backend, sep, rest = text.partition(":")
     if not sep or backend not in BACKEND_NAMES:
         if sep and backend.isidentifier() and len(backend) > 1 and not rest.startswith("\\"):
             raise ConfigError(
-                f"{option} {text!r}: unknown backend {backend!r}: choose from "
+                f"{option} {shown!r}: unknown backend {backend!r}: choose from "
                 f"{', '.join(BACKEND_NAMES)} (BACKEND:MODEL), or give a hub id or directory"
             )
         return ModelSpec(DEFAULT_BACKEND, text)  # a bare id, a path (also C:\\ on Windows)
@@ -78,20 +94,20 @@ def parse_model_spec(text: str, *, option: str = "--model") -> ModelSpec:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConfigError(
-                f"{option} {text!r}: openai needs a base URL such as "
+                f"{option} {shown!r}: openai needs a base URL such as "
                 "openai:http://127.0.0.1:8080/v1#MODEL"
             )
         if not hash_sep or not model.strip():
             raise ConfigError(
-                f"{option} {text!r}: name the served model after '#' "
+                f"{option} {shown!r}: name the served model after '#' "
                 "(openai:BASE_URL#MODEL)"
             )
         if parts.username or parts.password:
             raise ConfigError(
-                f"{option} {text!r}: no credentials in the URL; the API key comes from "
+                f"{option} {shown!r}: no credentials in the URL; the API key comes from "
                 "$WEATKIT_OPENAI_API_KEY or $OPENAI_API_KEY"
             )
         return ModelSpec("openai", model.strip(), url.rstrip("/"))
     if not rest.strip():
-        raise ConfigError(f"{option} {text!r}: name a model after '{backend}:'")
+        raise ConfigError(f"{option} {shown!r}: name a model after '{backend}:'")
     return ModelSpec(backend, rest.strip())

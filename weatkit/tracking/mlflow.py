@@ -58,6 +58,7 @@ from urllib.parse import urlparse
 
 from weatkit._io.lock import LOCK_NAME
 from weatkit.errors import ConfigError, WeatkitError, one_line
+from weatkit.scoring.spec import mask_credentials
 
 #: How the optional dependency is installed (named in every message about it).
 MLFLOW_INSTALL = "pip install 'weatkit[mlflow]'"
@@ -81,7 +82,6 @@ _NOT_OPTIONS = ("notes",)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_\-. ]")
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_\-]+")
 _SECRET_NAME = re.compile(r"(^|_)(api_?key|token|secret|password)$", re.IGNORECASE)
-_URL_USER = re.compile(r"(?<=://)[^/@\s]+@")
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ def tracked_run(out_dir: str | os.PathLike) -> TrackedRun:
     tags = {
         "weatkit.version": environment.get("weatkit_version"),
         "weatkit.kind": kind,
-        "weatkit.command": _cut(_redact(shlex.join(["weatkit", *command[1:]]))),
+        "weatkit.command": _cut(mask_credentials(shlex.join(["weatkit", *command[1:]]))),
         "weatkit.seed": seed,
         "weatkit.output": str(folder.resolve()),
     }
@@ -217,7 +217,7 @@ def _flatten(value: Any, key: str) -> Iterator[tuple[str, str]]:
             yield from _flatten(item, f"{key}.{number}")
         return
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    yield key, _cut(_redact(text))
+    yield key, _cut(mask_credentials(text))
 
 
 def _cut(text: str) -> str:
@@ -226,11 +226,6 @@ def _cut(text: str) -> str:
         return text
     mark = f"... ({len(text)} characters; manifest.json has them all)"
     return text[: MAX_PARAM_LENGTH - len(mark)] + mark
-
-
-def _redact(text: str) -> str:
-    """``text`` with the user part of every URL (``user:token@``) replaced by ``***@``."""
-    return _URL_USER.sub("***@", text)
 
 
 def metric_key(part: object) -> str:
@@ -307,7 +302,7 @@ def _store_error(uri: str, err: BaseException) -> WeatkitError:
     """One line naming the URI and what MLflow (or the file system) said."""
     hint = f"; {MLFLOW_INSTALL} installs it" if isinstance(err, ModuleNotFoundError) else ""
     return WeatkitError(
-        f"MLflow tracking URI {_redact(uri)}: cannot log to it ({one_line(err)}{hint})"
+        f"MLflow tracking URI {mask_credentials(uri)}: cannot log to it ({one_line(err)}{hint})"
     )
 
 
