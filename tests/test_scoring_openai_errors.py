@@ -332,3 +332,33 @@ def test_a_server_scoring_shows_its_progress(
     done = [re.match(r"token log-probabilities with m: (\d)/5 texts \(\d+%\), \d+s elapsed", line)
             for line in lines]  # fmt: skip
     assert all(done) and [int(m[1]) for m in done] == [1, 2, 3, 4, 5], lines
+
+
+@pytest.mark.parametrize("body", [b"{}", b"[]", b"null", b'{"data": [{"index": 0}]}'])
+@pytest.mark.parametrize(
+    ("where", "endpoint"),
+    [("models", "GET /models"), ("completions", "POST /completions"),
+     ("embeddings", "POST /embeddings")],
+)  # fmt: skip
+def test_json_of_another_shape_is_one_line_naming_the_server_and_the_endpoint(
+    where: str, endpoint: str, body: bytes
+) -> None:
+    """Valid JSON that is not an OpenAI answer (``{}``, ``[]``, ``null``, an entry without its
+    fields) ended in an internal AttributeError or TypeError."""
+    models = body if where == "models" else MODELS
+    stub = _http_server(200, models=models, answer=lambda _: (200, body))
+    with stub as (url, _), pytest.raises(ModelError) as err:
+        scorer = get_scorer(f"openai:{url}#m", OpenAIOptions(max_retries=0))
+        if where == "completions":
+            scorer.causal_logprobs(["a text"])
+        scorer.embed(["a text"])
+    method, path = endpoint.split()
+    message = str(err.value)
+    if (where, body) == ("models", b"{}"):  # read by the SDK as a list of no models
+        assert message == f"openai:{url}#m: the server does not serve model 'm' (it serves: none)"
+    elif where == "completions" and body.startswith(b"{"):  # read as choices without logprobs
+        assert message.startswith(f"openai:{url}#m: the server gives no prompt log-probabilities")
+    else:
+        assert message.startswith(f"openai:{url}#m: {method} {url}{path} answered JSON of another ")
+        assert message.endswith("; is it an OpenAI-compatible server?")
+    assert "\n" not in message

@@ -33,15 +33,16 @@ import json
 import math
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
 import openai
 
-from weatkit.errors import ConfigError, ModelError
+from weatkit.errors import ConfigError, ModelError, WeatkitError
 from weatkit.progress import progress
 from weatkit.scoring.base import DEFAULT_START, NO_START, STARTS, OnScored, TokenLogprobs
 from weatkit.scoring.options import OpenAIOptions
@@ -140,9 +141,10 @@ class OpenAIScorer:
             "POST /completions",
             causal=True,
         )
-        if not response.choices or response.choices[0].logprobs is None:
-            raise ModelError(f"{self.spec}: {_NO_LOGPROBS}")
-        return response.choices[0].logprobs
+        with self._reading("POST /completions"):
+            if not response.choices or response.choices[0].logprobs is None:
+                raise ModelError(f"{self.spec}: {_NO_LOGPROBS}")
+            return response.choices[0].logprobs
 
     def __repr__(self) -> str:
         return f"OpenAIScorer({str(self.spec)!r})"
@@ -155,7 +157,10 @@ class OpenAIScorer:
         served = self._call(self._list_models, "GET /models")
         if served is None:
             return ""
-        by_id = {entry.id: entry for entry in served}
+        with self._reading("GET /models"):
+            by_id = {entry.id: entry.model_dump() for entry in served}
+            if not all(isinstance(name, str) for name in by_id):
+                raise TypeError("a model without a string id")
         if self.spec.model not in by_id:
             listed = ", ".join(sorted(by_id)[:10]) or "none"
             raise ModelError(
@@ -164,7 +169,7 @@ class OpenAIScorer:
             )
         extra = {
             key: value
-            for key, value in by_id[self.spec.model].model_dump().items()
+            for key, value in by_id[self.spec.model].items()
             if key not in _NOT_FINGERPRINT and value not in (None, "", [], {})
         }
         if not extra:
@@ -174,10 +179,11 @@ class OpenAIScorer:
 
     def _list_models(self) -> list[Any] | None:
         """The entries of ``GET /v1/models``, None where the server has no such endpoint."""
-        try:
-            return list(self._client.models.list())
-        except openai.NotFoundError:
-            return None
+        with self._reading("GET /models"):
+            try:
+                return list(self._client.models.list())
+            except openai.NotFoundError:
+                return None
 
     def _call(self, request: Callable[[], T], endpoint: str, *, causal: bool = False) -> T:
         """``request()``, its SDK errors turned into one :class:`ModelError` line each, and an
@@ -187,11 +193,7 @@ class OpenAIScorer:
         try:
             return request()
         except json.JSONDecodeError as exc:
-            method, _, path = endpoint.partition(" ")
-            raise ModelError(
-                f"{self.spec}: {method} {self.spec.base_url}{path} answered malformed JSON "
-                f"({exc}); is it an OpenAI-compatible server?"
-            ) from None
+            raise self._not_openai(endpoint, f"malformed JSON ({exc})") from None
         except openai.OpenAIError as exc:
             message = self._explain(exc)
             if causal and isinstance(exc, openai.APIStatusError):
@@ -199,6 +201,27 @@ class OpenAIScorer:
                 if "logprob" in said or "echo" in said:
                     message = f"{_NO_LOGPROBS} ({message})"
             raise ModelError(f"{self.spec}: {message}") from None
+
+    @contextmanager
+    def _reading(self, endpoint: str) -> Iterator[None]:
+        """Reading an answer of ``endpoint``: JSON of another shape than the OpenAI API's
+        (``{}``, ``[]``, ``null``, a field missing or of another type) is one
+        :class:`ModelError` line naming the server and the endpoint, as malformed JSON is."""
+        try:
+            yield
+        except (WeatkitError, json.JSONDecodeError):  # the SDK's own reading: in _call
+            raise
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            what = f"JSON of another shape ({type(exc).__name__}: {' '.join(str(exc).split())})"
+            raise self._not_openai(endpoint, what) from None
+
+    def _not_openai(self, endpoint: str, what: str) -> ModelError:
+        """``SPEC: POST URL/completions answered WHAT; is it an OpenAI-compatible server?``"""
+        method, _, path = endpoint.partition(" ")
+        return ModelError(
+            f"{self.spec}: {method} {self.spec.base_url}{path} answered {what}; is it an "
+            "OpenAI-compatible server?"
+        )
 
     def _explain(self, exc: openai.OpenAIError) -> str:
         """What went wrong, in words, for one SDK error (after the SDK's retries)."""
@@ -363,13 +386,14 @@ class OpenAIScorer:
             "POST /completions",
             causal=True,
         )
-        choices = sorted(response.choices, key=lambda choice: choice.index)
-        if len(choices) != len(texts):
-            raise ModelError(
-                f"{self.spec}: {len(texts)} prompts sent, {len(choices)} answers received"
-            )
-        return [self._token_logprobs(text, choice.logprobs) for text, choice in zip(
-            texts, choices, strict=True)]
+        with self._reading("POST /completions"):
+            choices = sorted(response.choices, key=lambda choice: choice.index)
+            if len(choices) != len(texts):
+                raise ModelError(
+                    f"{self.spec}: {len(texts)} prompts sent, {len(choices)} answers received"
+                )
+            return [self._token_logprobs(text, choice.logprobs) for text, choice in zip(
+                texts, choices, strict=True)]
 
     def _token_logprobs(self, text: str, logprobs: Any) -> TokenLogprobs:
         """The prompt's entries of a ``logprobs`` object (:class:`weatkit.scoring.probe.Echo`:
@@ -408,18 +432,19 @@ class OpenAIScorer:
             ),
             "POST /embeddings",
         )
-        data = sorted(response.data, key=lambda item: item.index)
-        if len(data) != len(texts):
-            raise ModelError(
-                f"{self.spec}: {len(texts)} texts sent, {len(data)} embeddings received"
-            )
-        rows = [item.embedding for item in data]
-        if any(row and isinstance(row[0], list) for row in rows):
-            raise ModelError(
-                f"{self.spec}: the server returned one vector per token, not per text; start it "
-                "with a pooling type (llama.cpp: --pooling mean)"
-            )
-        return rows
+        with self._reading("POST /embeddings"):
+            data = sorted(response.data, key=lambda item: item.index)
+            if len(data) != len(texts):
+                raise ModelError(
+                    f"{self.spec}: {len(texts)} texts sent, {len(data)} embeddings received"
+                )
+            rows = [item.embedding for item in data]
+            if any(row and isinstance(row[0], list) for row in rows):
+                raise ModelError(
+                    f"{self.spec}: the server returned one vector per token, not per text; "
+                    "start it with a pooling type (llama.cpp: --pooling mean)"
+                )
+            return [[float(x) for x in row] for row in rows]
 
 
 def _message(exc: openai.APIStatusError) -> str:
