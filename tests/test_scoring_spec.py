@@ -91,7 +91,7 @@ URL = f"http://user:{SECRET}@127.0.0.1:9/v1"
         (f"openai:{URL}", "--model 'openai:http://***@127.0.0.1:9/v1': name the served model "
          "after '#' (openai:BASE_URL#MODEL)"),
         (f"{URL}#m", "--model 'http://***@127.0.0.1:9/v1#m': unknown backend 'http': choose from "
-         "hf, vllm, openai (BACKEND:MODEL), or give a hub id or directory"),
+         "hf, vllm, openai, st (BACKEND:MODEL), or give a hub id or directory"),
     ],
 )  # fmt: skip
 def test_a_refused_spec_is_shown_without_its_credentials(text: str, message: str) -> None:
