@@ -256,4 +256,4 @@ def test_cli_controls_need_a_model(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["crows", "--scores", str(scores), "--controls"])
     assert res.exit_code == 1 and "--controls is for --model" in res.output
     res = CliRunner().invoke(main, ["crows", "--scores", str(scores), "--table", "controls"])
-    assert res.exit_code == 1 and "--table controls: this run has no such table" in res.output
+    assert res.exit_code == 1 and "--table controls needs --controls" in res.output
