@@ -144,6 +144,13 @@ def is_words(value: object) -> bool:
     )
 
 
+def is_empty(value: object) -> bool:
+    """Whether ``value`` is an empty list (sequence other than a string, or 1-D array)."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1 and value.size == 0
+    return isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 0
+
+
 def words(function: str, name: str, value: object) -> tuple[str, ...]:
     """``value`` as a tuple of words: a non-empty list (or tuple, 1-D array) of non-empty
     strings.
@@ -152,9 +159,9 @@ def words(function: str, name: str, value: object) -> tuple[str, ...]:
         ArgumentTypeError: not a list of strings (a string alone, None, numbers).
         ArgumentValueError: an empty list, or an empty word.
     """
-    if isinstance(value, Sequence | np.ndarray) and not isinstance(value, str) and not len(value):
-        raise wrong_value(function, f"{name} is empty")
     if not is_words(value):
+        if is_empty(value):
+            raise wrong_value(function, f"{name} is empty")
         raise wrong_type(function, name, WORDS, value)
     found = tuple(str(w) for w in value)  # type: ignore[union-attr]
     if not all(w.strip() for w in found):

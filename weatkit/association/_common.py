@@ -38,6 +38,7 @@ from weatkit.arguments import (
     WORDS,
     check_rows,
     instance,
+    is_empty,
     is_words,
     real_number,
     vector_array,
@@ -102,7 +103,7 @@ class Inputs:
             names = tuple(str(w) for w in words)  # type: ignore[union-attr]
             rows = self._lookup(name, names)
             check_rows(self.metric, name, rows, width=self.dim, at_least=at_least)
-        elif isinstance(words, Sequence) and not isinstance(words, str) and not len(words):
+        elif is_empty(words):
             raise self.error(f"{name} is empty")
         else:
             expected = f"{WORDS} or {VECTORS}"
