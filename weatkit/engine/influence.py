@@ -107,6 +107,10 @@ def influence(
         >>> reduced = weatkit.weat(X[1:], Y, A, B, n_bootstrap=0, n_permutations=0)
         >>> bool(np.isclose(table.d_without[0], reduced.effect_size))
         True
+
+    Raises:
+        ArgumentError: X, Y, A or B is not as :func:`weatkit.weat` takes it
+            (:mod:`weatkit.arguments`).
     """
     sets = vector_sets("influence", {"X": X, "Y": Y, "A": A, "B": B})
     for key, names in (items or {}).items():
