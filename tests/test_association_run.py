@@ -161,12 +161,38 @@ def test_a_test_without_pairs_skips_ripa_and_direct_bias_in_one_line(tmp_path: P
 def test_pairs_out_of_the_vocabulary_are_left_out_or_skip(tmp_path: Path) -> None:
     result = _run(_list_file(tmp_path, pairs=[*PAIRS, ["zzqx", "he"]]), ("ripa",))
     assert set(result.association["n_pairs"]) == {5}  # 5 of 6: above min_coverage 0.8
-    few = _run(_list_file(tmp_path, pairs=[PAIRS[0], ["zzqx", "he"]]), ("ripa",))
+    few = _run(_list_file(tmp_path, pairs=[PAIRS[0], ["zzqx", "he"]]), ("weat", "ripa"))
     assert few.association.empty
     (skip,) = few.skipped_metrics
     assert skip["cause"] == (
         "1 of 2 definitional pairs in the vocabulary (minimum coverage 80%; missing: zzqx-he)"
     )
+    # ripa alone computes nothing: an error with the reason, not an empty run
+    with pytest.raises(WeatkitError) as err:
+        _run(_list_file(tmp_path, pairs=[PAIRS[0], ["zzqx", "he"]]), ("ripa",))
+    assert str(err.value) == (
+        "nothing computed: ripa on 1 test(s): 1 of 2 definitional pairs in the vocabulary "
+        "(minimum coverage 80%; missing: zzqx-he)"
+    )
+
+
+def test_a_test_no_metric_could_measure_is_counted_as_skipped(tmp_path: Path) -> None:
+    """t2 has no definitional pairs: ``--metrics ripa`` measures t1 only, and says so."""
+    tests = [
+        {"test": name, "lang": "en", "list_id": "mine", **SETS, **extra}
+        for name, extra in (("t1", {"pairs": PAIRS}), ("t2", {}))
+    ]
+    path = tmp_path / "lists.yaml"
+    path.write_text(yaml.safe_dump({"tests": tests}), encoding="utf-8")
+    args = ["run", "--lists", str(path), "--metrics", "ripa", "--bootstrap", "20"]
+    result = CliRunner().invoke(main, [*args, "--no-progress", "--device", "cpu"])
+    assert result.exit_code == 0, result.output
+    assert "skipped: ripa on 1 test(s): no definitional pairs" in result.stderr
+    assert "1 test(s) run, 1 skipped, 1 metric result(s) not computed;" in result.stderr
+    result = _run(path, ("ripa",))
+    assert (result.n_tests_run, result.n_tests_skipped) == (1, 1)
+    result = _run(path, ("weat", "ripa"))  # weat measured both
+    assert (result.n_tests_run, result.n_tests_skipped) == (2, 0)
 
 
 def test_a_metric_that_cannot_take_the_test_is_skipped_naming_both(tmp_path: Path) -> None:
@@ -231,6 +257,17 @@ def test_a_file_and_the_command_line_build_the_same_run(
             "sc_weat, direct_bias",
         ),
         (["--metrics", "rnd,rnd"], "--metrics: a metric is given twice: rnd, rnd"),
+        (
+            ["--metrics", ""],
+            "--metrics: '' names nothing: give at least one, or leave --metrics out for its "
+            "default",
+        ),
+        (["--metrics", ","], "--metrics: ',' names nothing: give at least one, or leave"),
+        (
+            ["--metrics", "ripa", "--test", "weat1"],
+            "nothing computed: ripa on 1 test(s): no definitional pairs (give its list file a "
+            "pairs section)",
+        ),
         (["--rnsb-holdout", "1"], "--rnsb-holdout: must be a share in [0, 1), got 1.0"),
         (["--ripa-relation", "svd"], "--ripa-relation: must be one of pca, mean, got 'svd'"),
     ],
@@ -238,7 +275,8 @@ def test_a_file_and_the_command_line_build_the_same_run(
 def test_bad_metrics_are_one_line_errors(args: list[str], message: str) -> None:
     result = CliRunner().invoke(main, ["run", "--lists", "weat", "--no-progress", *args])
     assert result.exit_code == 1
-    assert result.stderr.strip() == f"weatkit: error: {message}"
+    assert result.stderr.strip().startswith(f"weatkit: error: {message}")
+    assert len(result.stderr.strip().splitlines()) == 1 and not result.stdout
 
 
 def test_the_cli_writes_the_tables_and_prints_the_skips(tmp_path: Path) -> None:

@@ -177,6 +177,30 @@ def test_compat_preset_sets_ddof_but_explicit_option_wins() -> None:
         (["--lang", "xx"], "xx"),
         (["--device", "cuda:7"], "CUDA"),
         (["--min-coverage", "1.5"], "min-coverage"),
+        # an empty selection is an error, never the default (issue 37 §2)
+        (["--lang", ""], "--lang: '' names nothing: give at least one, or leave --lang out"),
+        (["--test", ","], "--test: ',' names nothing"),
+        (["--lists", ""], "--lists: '' names nothing"),
+        (["--test", "weat1", "--test", ""], "--test: '' names nothing"),
+        (["--pool", " , "], "--pool: ' , ' names nothing"),
+        (["--iso-measures", ""], "--iso-measures: '' names nothing"),
+        (["--iso-gh-dims", ""], "--iso-gh-dims: expected integers such as 0,1, not ''"),
+        (["--iso-gh-dims", ","], "--iso-gh-dims: expected integers such as 0,1, not ','"),
+        # a table that was not asked for, or one --format does not print (before any work)
+        (["--table", "influence"], "--table influence needs --influence (and weat in --metrics)"),
+        (["--table", "null", "--format", "csv"], "--table null needs --null K (and weat in"),
+        (["--table", "pooled", "--format", "csv"], "--table pooled needs --pool LEVELS"),
+        (["--table", "correlations", "--format", "csv"], "--table correlations needs --isomor"),
+        (
+            ["--table", "association_influence", "--metrics", "weat,rnd", "--format", "csv"],
+            "--table association_influence needs --metrics with a metric other than weat and "
+            "--influence",
+        ),
+        (
+            ["--influence", "--table", "influence"],
+            "--table influence picks the table --format prints: add --format "
+            "(csv|json|parquet|markdown); --out writes every table",
+        ),
     ],
 )
 def test_bad_input_one_line_error_and_no_output(tmp_path: Path, args, message) -> None:

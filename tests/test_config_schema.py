@@ -500,3 +500,25 @@ def test_weatkit_run_help_lists_every_declared_flag_once() -> None:
     for flag in {f for f in flags if f is not None}:
         assert len(re.findall(rf"(?<![\w-]){flag}(?![\w-])", text)) == 1, flag
     assert "--tensor-parallel" not in text
+
+
+
+#: Every list-valued option of the command line (kind names, ints or counts).
+LIST_OPTIONS = [
+    pytest.param(option, id=f"{section}.{option.name}")
+    for section, declared in schema.SECTIONS.items()
+    for option in declared.options
+    if option.kind in ("names", "ints", "counts") and option.flag is not None
+]
+
+
+@pytest.mark.parametrize("option", LIST_OPTIONS)
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_an_empty_list_value_is_an_error_naming_the_flag(option: schema.Option, value: str) -> None:
+    """No list option takes an empty value (issue 37 §2): its default is had by leaving the
+    option out, as a file's ``key: []`` is refused; ``""`` is never read as the default (which
+    would run what was not asked: ``--metrics ""`` ran weat) nor as "none"."""
+    parsed = value if option.kind == "ints" else (value,)  # how click passes each kind
+    with pytest.raises(ConfigError) as err:
+        option.from_cli(parsed, option.flag)
+    assert str(err.value).startswith(option.flag)

@@ -235,6 +235,12 @@ def test_new_files_are_downloaded_and_checked(
         (("--lang", "fr", "--data", "revised"), "no revised CrowS-Pairs in 'fr'"),
         (("--lang", "fr", "--controls"), "--controls exist for English only"),
         (("--lang", "en", "--data", "bad.csv"), "--lang or --data"),
+        # a request that selects nothing, or a table nothing asked for (issue 37 §2)
+        (("--controls", ",,"), "--controls: ',,' names nothing: give at least one"),
+        (("--controls=",), "--controls: '' names nothing"),
+        (("--bias-type", ","), "--bias-type: ',' names nothing"),
+        (("--table", "control_pairs", "--format", "csv"), "--table control_pairs needs --controls"),
+        (("--table", "pairs"), "--table pairs picks the table --format prints: add --format"),
     ],
 )
 def test_cli_bad_input_is_one_line(
@@ -256,4 +262,4 @@ def test_cli_controls_need_a_model(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["crows", "--scores", str(scores), "--controls"])
     assert res.exit_code == 1 and "--controls is for --model" in res.output
     res = CliRunner().invoke(main, ["crows", "--scores", str(scores), "--table", "controls"])
-    assert res.exit_code == 1 and "--table controls: this run has no such table" in res.output
+    assert res.exit_code == 1 and "--table controls needs --controls" in res.output

@@ -314,11 +314,11 @@ def test_padded_batch_cpu_and_cuda_agree() -> None:
 
 def test_bad_inputs_raise_clear_errors() -> None:
     X, Y, A, B = random_sets(0)
-    with pytest.raises(WeatkitError, match="set A has an all-zero vector"):
+    with pytest.raises(WeatkitError, match=r"^weat: A has an all-zero vector$"):
         weat(X, Y, np.zeros_like(A), B)
-    with pytest.raises(WeatkitError, match="NaN"):
+    with pytest.raises(WeatkitError, match=r"^weat: B has NaN or infinite values$"):
         weat(X, Y, A, np.full_like(B, np.nan))
-    with pytest.raises(WeatkitError, match="set Y is empty"):
+    with pytest.raises(WeatkitError, match=r"^weat: Y is empty$"):
         weat(X, Y[:0], A, B)
     with pytest.raises(WeatkitError, match="alternative"):
         weat(X, Y, A, B, alternative="bigger")

@@ -575,6 +575,8 @@ def test_fuzz_scores_reader_bytes(tmp_path: Path, data_dir: Path, data: bytes) -
         (["--model", "./no-such-model"], "model directory not found: ./no-such-model"),
         (["--scores", "{bad}"], "line 3: score 'abc' is not a number"),
         (["--translations", "{bad_genders}"], "missing column gender"),
+        (["--scores", "{bad}", "--table", "summary"], "--table summary picks the table --format"),
+        (["--model", "m", "--templates", ","], "--templates: ',' names nothing"),
     ],
 )
 def test_cli_bad_input_fails_with_one_line(

@@ -488,6 +488,8 @@ def test_latex_without_intervals_and_escaping() -> None:
         (["--format", "latex", "--value", "p"], "unknown value 'p'"),
         (["--format", "csv", "--lang", "xx"], "no rows in results.csv for --lang xx"),
         (["--format", "latex", "--test", "weat9"], "(available: weat1, weat2)"),
+        (["--format", "csv", "--lang", ""], "--lang: '' names nothing"),  # not every language
+        (["--format", "csv", "--test", ","], "--test: ',' names nothing"),
     ],
 )
 def test_export_errors(run_dir: Path, tmp_path: Path, args: list[str], message: str) -> None:

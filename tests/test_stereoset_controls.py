@@ -296,7 +296,9 @@ def test_cli_controls_end_to_end(data_dir: Path, tiny: dict[str, str], tmp_path:
         (("--controls", "profession,genderswap"), "StereoSet's profession control cannot be"),
         (("--controls=bogus",), "unknown StereoSet control 'bogus'"),
         (("--lang", "de", "--controls"), "--controls exist for English only"),
-        (("--table", "controls"), "--table controls: this run has no such table (scores)"),
+        (("--table", "controls"), "--table controls needs --controls"),
+        (("--controls", "--table", "controls"), "--table controls picks the table --format"),
+        (("--controls", ","), "--controls: ',' names nothing"),
     ],
 )
 def test_cli_bad_input_is_one_line(

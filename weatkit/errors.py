@@ -31,6 +31,21 @@ class ConfigError(WeatkitError):
         super().__init__(f"{field}: {self.problem}" if field else self.problem)
 
 
+class ArgumentError(WeatkitError):
+    """A bad argument of a public function (``weatkit.weat``, the association metrics,
+    ``weatkit.iso``...); the message names the function and the argument
+    (:mod:`weatkit.arguments` makes them)."""
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An argument of the wrong kind: None, a string, an array of strings where vectors go."""
+
+
+class ArgumentValueError(ArgumentError, ValueError):
+    """An argument of the right kind that cannot be used: its shape, no rows, NaN, an all-zero
+    vector, words missing from the vectors."""
+
+
 class DataError(WeatkitError):
     """A missing, unreadable or malformed data file (names the file and line or row)."""
 

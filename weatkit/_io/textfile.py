@@ -32,6 +32,8 @@ def read_bytes(path: str | os.PathLike[str], what: str) -> bytes:
         raise WeatkitError(f"{what} not found: {p}") from None
     except IsADirectoryError:
         raise WeatkitError(f"{what} {p} is a directory, not a file") from None
+    except ValueError:  # a null byte in the path
+        raise WeatkitError(f"{what} {str(path)!r} is not a valid path") from None
     except OSError as err:
         raise WeatkitError(f"cannot read {what} {p}: {err.strerror or err}") from None
 

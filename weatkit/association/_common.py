@@ -33,7 +33,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from weatkit.errors import ConfigError, WeatkitError
+from weatkit.arguments import (
+    VECTORS,
+    WORDS,
+    check_rows,
+    instance,
+    is_empty,
+    is_words,
+    real_number,
+    vector_array,
+    whole_number,
+    wrong_type,
+    wrong_value,
+)
+from weatkit.errors import ArgumentTypeError, ArgumentValueError, ConfigError
 from weatkit.stats.intervals import percentile_interval
 from weatkit.stats.resampling import bootstrap_draws, counts_from_indices
 
@@ -67,32 +80,39 @@ class Vectors:
 
 class Inputs:
     """Resolves the word sets of one call of ``metric`` to :class:`Vectors` (module docstring),
-    checking that all have one width."""
+    checking that all have one width; every failure is an
+    :class:`~weatkit.errors.ArgumentError` naming ``metric`` and the set
+    (:mod:`weatkit.arguments`)."""
 
     def __init__(self, metric: str, vectors: WordVectors | None, normalize: bool) -> None:
+        from weatkit.embeddings.vectors import WordVectors
+
+        if vectors is not None:
+            instance(metric, "vectors", vectors, WordVectors, "a WordVectors (or None)")
         self.metric = metric
         self.vectors = vectors
         self.normalize = normalize
         self.dim: int | None = None
 
-    def error(self, message: str) -> WeatkitError:
-        return WeatkitError(f"{self.metric}: {message}")
+    def error(self, message: str) -> ArgumentValueError:
+        return wrong_value(self.metric, message)
 
     def one(self, name: str, words: WordSet, *, at_least: int = 1) -> Vectors:
         """One set; fewer than ``at_least`` items is an error."""
-        if isinstance(words, np.ndarray) and words.dtype.kind in "UO":  # an array of words
-            words = [str(w) for w in words.tolist()]
-        if isinstance(words, np.ndarray):
-            if words.ndim != 2:
-                raise self.error(f"{name} must be an (n, dim) array, got shape {words.shape}")
-            rows = np.asarray(words, dtype=np.float64)
-            names: tuple[str, ...] = tuple(str(i) for i in range(len(rows)))
-        else:
-            names = self._words(name, words)
+        if is_words(words):
+            names = tuple(str(w) for w in words)  # type: ignore[union-attr]
             rows = self._lookup(name, names)
-        if len(rows) < at_least:
-            raise self.error(f"{name} has {len(rows)} item(s); it needs at least {at_least}")
-        self._check_rows(name, rows)
+            check_rows(self.metric, name, rows, width=self.dim, at_least=at_least)
+        elif is_empty(words):
+            raise self.error(f"{name} is empty")
+        else:
+            expected = f"{WORDS} or {VECTORS}"
+            given = vector_array(
+                self.metric, name, words, width=self.dim, at_least=at_least, expected=expected
+            )
+            rows = given.astype(np.float64)
+            names = tuple(str(i) for i in range(len(rows)))
+        self.dim = rows.shape[1]
         if self.normalize:
             rows = rows / np.linalg.norm(rows, axis=1, keepdims=True)
         return Vectors(name, names, rows)
@@ -106,11 +126,13 @@ class Inputs:
         exactly: int | None = None,
     ) -> list[Vectors]:
         """Several sets (``what`` names them in messages: ``"target sets"``)."""
-        if isinstance(sets, np.ndarray) or _is_words(sets):
-            raise self.error(
-                f"{what} must be a list (or a mapping name -> set) of word sets, not one set; "
-                "wrap it in a list"
+        expected = "a list (or a mapping name -> set) of word sets"
+        if isinstance(sets, np.ndarray) or is_words(sets):
+            raise ArgumentTypeError(
+                f"{self.metric}: {what} must be {expected}, not one set; wrap it in a list"
             )
+        if isinstance(sets, str) or not isinstance(sets, Sequence | Mapping):
+            raise wrong_type(self.metric, what, expected, sets)
         named = (
             list(sets.items())
             if isinstance(sets, Mapping)
@@ -126,41 +148,35 @@ class Inputs:
         if (
             isinstance(pairs, tuple)
             and len(pairs) == 2
-            and all(isinstance(p, np.ndarray) for p in pairs)
+            and any(isinstance(p, np.ndarray) for p in pairs)
         ):
             x, y = self.one("pairs (x)", pairs[0]), self.one("pairs (y)", pairs[1])
             if len(x) != len(y):
                 raise self.error(f"pairs: {len(x)} x rows but {len(y)} y rows")
             return x, y
+        if isinstance(pairs, str) or not isinstance(pairs, Sequence):
+            raise wrong_type(self.metric, "pairs", PAIRS, pairs)
         items = list(pairs)
         if not items:
             raise self.error("needs at least one definitional pair (x, y), got none")
         for i, p in enumerate(items):
-            if not _is_words(p) or len(p) != 2:
-                got = repr(tuple(p)) if _is_words(p) else type(p).__name__
-                raise self.error(
-                    f"pair {i + 1} must be two words (x, y), got {got} (vectors: give a tuple "
-                    "(X, Y) of two row-aligned (n, dim) arrays)"
+            if not is_words(p) or len(p) != 2:
+                got = repr(tuple(p)) if is_words(p) else type(p).__name__
+                raise ArgumentTypeError(
+                    f"{self.metric}: pair {i + 1} must be two words (x, y), got {got} (vectors: "
+                    "give a tuple (X, Y) of two row-aligned (n, dim) arrays)"
                 )
         x = self.one("pairs (x)", [p[0] for p in items])
         y = self.one("pairs (y)", [p[1] for p in items])
         x = Vectors(x.name, tuple(f"{a}-{b}" for a, b in items), x.rows)
         return x, y
 
-    def _words(self, name: str, words: WordSet) -> tuple[str, ...]:
-        if isinstance(words, Sequence) and not isinstance(words, str) and len(words) == 0:
-            raise self.error(f"{name} is empty")
-        if isinstance(words, str) or not _is_words(words):
-            raise self.error(f"{name} must be a list of words or an (n, dim) array")
-        if self.vectors is None:
-            raise self.error(
-                f"{name} is a list of words: give vectors= (a WordVectors) to look them up, "
-                "or pass arrays of vectors"
-            )
-        return tuple(words)
-
     def _lookup(self, name: str, words: tuple[str, ...]) -> np.ndarray:
-        assert self.vectors is not None
+        if self.vectors is None:
+            raise ArgumentTypeError(
+                f"{self.metric}: {name} is a list of words: give vectors= (a WordVectors) to look "
+                "them up, or pass arrays of vectors"
+            )
         missing = list(dict.fromkeys(w for w in words if w not in self.vectors))
         if missing:
             shown = ", ".join(repr(w) for w in missing[:10])
@@ -171,28 +187,16 @@ class Inputs:
             )
         return np.asarray(self.vectors.lookup(words), dtype=np.float64).reshape(len(words), -1)
 
-    def _check_rows(self, name: str, rows: np.ndarray) -> None:
-        if self.dim is None and len(rows):
-            self.dim = rows.shape[1]
-        if len(rows) and rows.shape[1] != self.dim:
-            raise self.error(f"{name} has vectors of width {rows.shape[1]}, others {self.dim}")
-        if not np.all(np.isfinite(rows)):
-            raise self.error(f"{name} has NaN or infinite values")
-        if np.any(np.linalg.norm(rows, axis=1) == 0):
-            raise self.error(f"{name} has an all-zero vector")
 
-
-def _is_words(obj: object) -> bool:
-    return (
-        isinstance(obj, Sequence)
-        and not isinstance(obj, str)
-        and all(isinstance(w, str) for w in obj)
-        and len(obj) > 0
-    )
+#: What definitional pairs are, in messages.
+PAIRS = "(x, y) word pairs or a tuple (X, Y) of two row-aligned (n, dim) arrays"
 
 
 def check_resampling(n_bootstrap: int, confidence_level: float, seed: int) -> None:
     """ConfigError naming the option when a bootstrap setting is impossible."""
+    whole_number("n_bootstrap", n_bootstrap)
+    real_number("confidence_level", confidence_level)
+    whole_number("seed", seed)
     if n_bootstrap < 0:
         raise ConfigError(f"must be >= 0 (0: no interval), got {n_bootstrap}", field="n_bootstrap")
     if not 0 < confidence_level < 1:

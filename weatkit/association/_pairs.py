@@ -39,7 +39,8 @@ def differences(inputs: Inputs, x: Vectors, y: Vectors) -> np.ndarray:
 
 def directions(d: np.ndarray, w: np.ndarray, relation: str) -> tuple[np.ndarray, np.ndarray]:
     """``(R, dim)`` directions of the resamples with pair weights ``w`` ``(R, n)``, and the
-    share of the variance the first component explains ``(R,)`` (NaN for ``mean``)."""
+    share of the variance the first component explains ``(R,)`` (NaN for ``mean``). NaN where
+    the eigendecomposition does not converge (differences so large that d dᵀ overflows)."""
     if relation == "mean":
         unit = d / np.linalg.norm(d, axis=1, keepdims=True)
         return w @ unit / w.sum(axis=1, keepdims=True), np.full(len(w), np.nan)
@@ -49,7 +50,11 @@ def directions(d: np.ndarray, w: np.ndarray, relation: str) -> tuple[np.ndarray,
     share = np.empty(len(w))
     for part in chunks(len(w), n * n + dim):
         root = np.sqrt(w[part])
-        eigenvalues, eigenvectors = np.linalg.eigh(root[:, :, None] * gram * root[:, None, :])
+        try:
+            eigenvalues, eigenvectors = np.linalg.eigh(root[:, :, None] * gram * root[:, None, :])
+        except np.linalg.LinAlgError:
+            out[part], share[part] = np.nan, np.nan
+            continue
         b = (root * eigenvectors[:, :, -1]) @ d
         b /= np.linalg.norm(b, axis=1, keepdims=True)
         sign = np.sign(((b @ d.T) * w[part]).sum(axis=1))

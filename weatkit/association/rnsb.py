@@ -73,6 +73,8 @@ if TYPE_CHECKING:  # pragma: no cover
 OVER = ("sets", "words")
 #: The classifier's parameters unless ``classifier`` overrides them (WEFE's).
 CLASSIFIER = {"solver": "liblinear", "max_iter": 10000}
+#: Largest magnitude of a value the liblinear solver is given (sklearn's limit for the largest).
+_LIBLINEAR_MAX = 1e30
 #: Default bootstrap resamples: each trains a classifier.
 N_BOOTSTRAP = 1000
 
@@ -231,6 +233,11 @@ def fit_classifier(
     from sklearn.model_selection import train_test_split
 
     x = np.concatenate([pos, neg])
+    if params.get("solver") == "liblinear" and np.abs(x).max() > _LIBLINEAR_MAX:
+        raise inputs.error(  # sklearn checks the largest value only; a fit then never ends
+            f"the positive and negative words have values beyond ±{_LIBLINEAR_MAX:g}, where "
+            "the liblinear classifier does not finish: rescale the vectors or give normalize=True"
+        )
     y = np.concatenate([np.ones(len(pos)), -np.ones(len(neg))])
     x_test, y_test = x, y
     if holdout:

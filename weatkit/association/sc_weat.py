@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from weatkit.arguments import wrong_type
 from weatkit.association._common import (
     N_BOOTSTRAP,
     AssociationResult,
@@ -43,7 +44,6 @@ from weatkit.association._common import (
     weighted_mean,
 )
 from weatkit.engine.weat import EngineOptions
-from weatkit.errors import WeatkitError
 from weatkit.stats.resampling import PermutationPlan, permutation_plan, pvalue_from_counts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,7 +121,7 @@ def sc_weat(
     elif isinstance(word, str):
         words = [word]
     else:
-        raise WeatkitError("sc_weat: word must be one word or one (dim,) vector")
+        raise wrong_type("sc_weat", "word", "one word or one (dim,) vector", word)
     (result,) = sc_weat_words(
         words,
         A,

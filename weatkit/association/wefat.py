@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from weatkit.arguments import is_words, numbers
 from weatkit.association._common import (
     N_BOOTSTRAP,
     AssociationResult,
@@ -134,7 +135,7 @@ def wefat(
             raise inputs.error("targets=None needs values as a mapping word -> value or a file")
         targets = list(by_word)
     t = inputs.one("targets", targets, at_least=MIN_WORDS)
-    p = _aligned(inputs, t.words, by_word, isinstance(targets, np.ndarray))
+    p = _aligned(inputs, t.words, by_word, not is_words(targets))
     a, b = inputs.one("A", A), inputs.one("B", B)
     sim = cosines(t.rows, np.concatenate([a.rows, b.rows]))  # once
 
@@ -190,14 +191,15 @@ def _aligned(
         if missing:
             shown = ", ".join(repr(w) for w in missing[:10])
             raise inputs.error(f"{len(missing)} target word(s) have no value: {shown}")
-        out = np.array([values[w] for w in words], dtype=np.float64)
-    else:
-        out = np.asarray(values, dtype=np.float64).reshape(-1)
-        if len(out) != len(words):
-            raise inputs.error(f"{len(out)} values for {len(words)} target words")
-    if not np.all(np.isfinite(out)):
-        raise inputs.error("the values must be finite numbers")
-    return out
+        values = [values[w] for w in words]
+    out = numbers(inputs.metric, "values", values, ndim=1, expected=_VALUES)
+    if len(out) != len(words):
+        raise inputs.error(f"{len(out)} values for {len(words)} target words")
+    return out.astype(np.float64)
+
+
+#: What WEFAT's values are, in messages.
+_VALUES = "numbers: a mapping word -> value, a list aligned with the targets, or a file"
 
 
 def occupation_shares(path: str | os.PathLike[str] | None = None) -> dict[str, float]:

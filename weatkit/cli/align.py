@@ -10,8 +10,8 @@ from weatkit._io.atomic import write_file
 from weatkit._io.paths import check_not_input, check_writable
 from weatkit.alignment import procrustes_align, read_dictionary
 from weatkit.cli.errors import err_console, friendly
-from weatkit.cli.options import out_option, split_values
-from weatkit.config.schema import LOADING, click_options
+from weatkit.cli.options import out_option
+from weatkit.config.schema import LOADING, click_options, split_names
 from weatkit.embeddings.export import vec_bytes
 from weatkit.embeddings.static import load_static
 
@@ -41,7 +41,8 @@ def align_command(**opts: Any) -> None:
     target = load_static(
         opts["tgt_path"], words={t for _, t in pairs}, allow_pickle=opts["allow_pickle"]
     )
-    result = procrustes_align(source, target, pairs, normalization=split_values([opts["steps"]]))
+    steps = split_names([opts["steps"]] if opts["steps"] else [], "--normalize")  # "": none
+    result = procrustes_align(source, target, pairs, normalization=steps)
     written = write_file(out, vec_bytes(result.aligned))
     err_console.print(
         f"fitted on {result.n_pairs} pairs ({result.n_skipped} skipped: a word not in a space), "

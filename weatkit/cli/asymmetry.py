@@ -31,9 +31,9 @@ from weatkit.asymmetry import (
     attribute_counts,
 )
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import format_option, out_option, split_values
+from weatkit.cli.options import format_option, out_option
 from weatkit.cli.tables import rich_correlation_table
-from weatkit.config.schema import LISTS, click_options
+from weatkit.config.schema import LISTS, click_options, split_names
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest
 from weatkit.lists.normalize import Normalization
@@ -74,9 +74,9 @@ def _run_tests(config: dict[str, Any], opts: dict[str, Any]) -> list[Association
     )
     selection = select_lists(
         config["lists"],
-        split_values(opts["langs"]) or config.get("langs"),
+        split_names(opts["langs"], "--lang") or config.get("langs"),
         normalization=norm,
-        tests=split_values(opts["tests"]) or config.get("tests"),
+        tests=split_names(opts["tests"], "--test") or config.get("tests"),
     )
     return selection.tests
 
@@ -159,10 +159,10 @@ def _run_mode(run_dir: Path, source: CountSource, opts: dict[str, Any]) -> None:
 
 def _lists_mode(source: CountSource, opts: dict[str, Any]) -> None:
     selection = select_lists(
-        split_values(opts["lists"]) or ["ca-weat"],
-        split_values(opts["langs"]) or None,
+        split_names(opts["lists"], "--lists") or ["ca-weat"],
+        split_names(opts["langs"], "--lang") or None,
         normalization=Normalization(join_phrases=None),
-        tests=split_values(opts["tests"]) or None,
+        tests=split_names(opts["tests"], "--test") or None,
     )
     counts = attribute_counts(selection.tests, source, lower=opts["lower"])
     if opts["out_dir"]:

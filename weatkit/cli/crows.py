@@ -27,6 +27,7 @@ from rich.table import Table
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
     check_log_items,
+    check_table,
     compat_option,
     controls_option,
     format_option,
@@ -40,10 +41,9 @@ from weatkit.cli.options import (
     resampling_options,
     sample_note,
     scoring_conventions,
-    split_values,
 )
 from weatkit.cli.tables import ci_header, rich_controls
-from weatkit.config.schema import CONTEXTUAL, options_from_cli
+from weatkit.config.schema import CONTEXTUAL, options_from_cli, split_names
 from weatkit.crows.controls import (
     control_summary,
     load_controls,
@@ -108,13 +108,13 @@ def _pairs(opts: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
         note(
             f"{len(corrections) - dropped} label{'s' if len(corrections) - dropped != 1 else ''} "
             f"corrected, {dropped} pair{'s' if dropped != 1 else ''} dropped in the shipped "
-            f"pairs (see corrections.csv with --out, or --table corrections)"
+            f"pairs (see corrections.csv with --out, or --format csv --table corrections)"
         )
     return _select(pairs, opts), corrections
 
 
 def _select(table: pd.DataFrame, opts: dict[str, Any]) -> pd.DataFrame:
-    wanted = [b.lower() for b in split_values(opts["bias_types"])]
+    wanted = [b.lower() for b in split_names(opts["bias_types"], "--bias-type")]
     if not wanted:
         return table
     known = sorted(set(table["bias_type"]))
@@ -353,6 +353,9 @@ def crows_command(**opts: Any) -> None:
     if bool(opts["model"]) == bool(opts["scores_path"]):
         raise WeatkitError("give exactly one of --model ID or --scores FILE")
     check_log_items(opts)
+    if opts["table"] in ("controls", "control_pairs") and not opts["controls"]:
+        raise WeatkitError(f"--table {opts['table']} needs --controls")
+    check_table(opts)
     resampling = {
         "n_bootstrap": opts["n_bootstrap"],
         "seed": opts["seed"],

@@ -28,6 +28,7 @@ from rich.table import Table
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
     check_log_items,
+    check_table,
     compat_option,
     compat_values,
     format_option,
@@ -40,7 +41,6 @@ from weatkit.cli.options import (
     out_option,
     resampling_options,
     sample_note,
-    split_values,
 )
 from weatkit.cli.tables import ci_header
 from weatkit.config.schema import (
@@ -51,6 +51,7 @@ from weatkit.config.schema import (
     click_options,
     named_by,
     options_from_cli,
+    split_names,
 )
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
@@ -79,7 +80,7 @@ _TABLES = ("stereotypes", "summary")
 def _score_with_model(opts: dict[str, Any]) -> tuple[pd.DataFrame, ItemSample | None]:
     """Per-sample scores of ``--model`` for every requested template (``template`` column), and
     the ``--limit`` sample of the samples (None: all of them)."""
-    templates = [_template_id(t) for t in split_values(opts["templates"])] or None
+    templates = [_template_id(t) for t in split_names(opts["templates"], "--templates")] or None
     options = options_from_cli(ContextualOptions, CONTEXTUAL, opts)
     with named_by(Source.command_line(), SAMPLE):  # a limit too small names --limit
         samples, sample = sample_gest(load_gest(opts["gest_version"]), opts["limit"], opts["seed"])
@@ -185,7 +186,7 @@ def _eurogest(opts: dict[str, Any]) -> tuple[pd.DataFrame, GestSummary, ItemSamp
 
     if not opts["model"]:
         raise WeatkitError(f"--lang {opts['lang']}: EuroGEST scores a model; give --model ID")
-    if split_values(opts["templates"]):
+    if split_names(opts["templates"], "--templates"):
         raise WeatkitError("--templates applies to English GEST; EuroGEST picks its templates")
     with named_by(Source.command_line(), SAMPLE):  # a limit too small names --limit
         result = gest(
@@ -345,6 +346,7 @@ def gest_command(**opts: Any) -> None:
         raise WeatkitError("--log-items logs scored samples: give --scores or --model, not "
                            "--translations")  # fmt: skip
     check_log_items(opts)
+    check_table(opts)
     if opts["reliability"] and (lang != "en" or opts["genders_path"]):
         raise WeatkitError(
             "--reliability compares English GEST's templates (--model); EuroGEST and "

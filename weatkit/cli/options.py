@@ -38,6 +38,7 @@ from weatkit.config.schema import (
     SAMPLE,
     click_options,
     options_from_cli,
+    split_names,
 )
 from weatkit.embeddings.spec import HF_PREFIX
 from weatkit.errors import ConfigError, WeatkitError
@@ -59,11 +60,6 @@ def stack(options: Sequence[Decorator]) -> Decorator:
         return func
 
     return decorate
-
-
-def split_values(values: Sequence[str]) -> tuple[str, ...]:
-    """Repeatable options that also accept comma-separated values."""
-    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
 # --- output ---------------------------------------------------------------------------------
@@ -114,6 +110,17 @@ def format_option(
 
 #: Formats whose rendering is bytes, not text.
 BINARY_FORMATS = ("parquet",)
+
+
+def check_table(opts: Mapping[str, Any]) -> None:
+    """Refuse a ``--table`` given without ``--format``: it picks the table ``--format`` prints,
+    and the readable output would ignore it."""
+    given = click.get_current_context().get_parameter_source("table")
+    if given == click.core.ParameterSource.COMMANDLINE and not opts["fmt"]:
+        raise WeatkitError(
+            f"--table {opts['table']} picks the table --format prints: add --format "
+            f"({'|'.join(FORMATS)}); --out writes every table"
+        )
 
 
 def check_stdout_format(fmt: str | None) -> None:
@@ -201,8 +208,11 @@ def _control_kinds(
 ) -> bool | tuple[str, ...] | None:
     if value is None:
         return None
-    kinds = split_values([value])
-    return True if not kinds or kinds == ("all",) else kinds
+    try:
+        kinds = split_names([value], "--controls")
+    except ConfigError as err:  # ',,': no kind, not all of them
+        fail(str(err))
+    return True if kinds == ("all",) else kinds
 
 
 def limit_option(what: str) -> Decorator:
@@ -493,8 +503,9 @@ filter_options.__doc__ = "--test, --list-set, --embeddings, --lang (repeatable o
 
 def filters(opts: dict[str, Any]) -> dict[str, tuple[str, ...] | None]:
     """The run-directory filters of :data:`filter_options` as keyword arguments."""
-    keys = ("tests", "list_sets", "embeddings", "langs")
-    return {key: split_values(opts[key]) or None for key in keys}
+    flags = {"tests": "--test", "list_sets": "--list-set", "embeddings": "--embeddings",
+             "langs": "--lang"}  # fmt: skip
+    return {key: split_names(opts[key], flag) or None for key, flag in flags.items()}
 
 
 # --- sentence-measure conventions ---------------------------------------------------------

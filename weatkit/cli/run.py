@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import asdict, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from rich.console import Console
 
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
+    check_table,
     format_option,
     model_options,
     model_specs,
@@ -39,7 +41,7 @@ from weatkit.config.schema import (
 )
 from weatkit.errors import WeatkitError
 from weatkit.pipeline import RunResult, reliability_line, run, skipped_metric_lines
-from weatkit.report.run_dir import run_tables, write_run_dir
+from weatkit.report.run_dir import requested_tables, run_tables, write_run_dir
 from weatkit.report.tables import render
 
 _SELECTION = ("lists", "langs", "tests")
@@ -115,6 +117,10 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
     config = run_config_from_cli(
         opts, embeddings=(*embeddings, *model_specs(opts)), explicit=explicit
     )
+    if opts["table"] not in [*requested_tables(asdict(replace(config, embeddings=()))),
+                             *(("reliability",) if config.reliability else ())]:  # fmt: skip
+        raise WeatkitError(f"--table {opts['table']} needs {_TABLE_NEEDS[opts['table']]}")
+    check_table(opts)
     tracked = tracking(opts)  # an MLflow store that cannot be written: refused before the run
     result = run(config, show_progress=opts["progress"])
     if "compat" in result.manifest:  # a preset's values, and the options given instead
@@ -138,19 +144,8 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
         written = write_run_dir(result, opts["out_dir"])
         err_console.print(f"wrote {', '.join(str(p) for p in written)}", highlight=False)
     if opts["fmt"]:
-        if opts["table"] not in tables:
-            needs = {
-                "pooled": "--pool LEVELS",
-                "influence": "--influence",
-                "null": "--null K",
-                "association": "--metrics with a metric other than weat",
-                "association_items": "--metrics with a metric other than weat",
-                "association_influence": "--metrics with a metric other than weat --influence",
-                "association_pooled": "--metrics with a metric other than weat --pool LEVELS",
-                "reliability": "--reliability, 2 parallel lists of a test (e.g. --lists "
-                "ca-weat) and 3 embeddings",
-            }.get(opts["table"], "--isomorphism LANG")
-            raise WeatkitError(f"--table {opts['table']} needs {needs}")
+        if opts["table"] not in tables:  # reliability: its lists and embeddings gave no rows
+            raise WeatkitError(f"--table {opts['table']} needs {_TABLE_NEEDS[opts['table']]}")
         sys.stdout.buffer.write(render(tables[opts["table"]], opts["fmt"]))
         sys.stdout.flush()
     else:
@@ -169,6 +164,23 @@ def run_command(ctx: click.Context, **opts: Any) -> None:
             console.print(rich_pooled(result.pooled, config.engine.confidence_level))
     if opts["out_dir"]:
         log_tracking(tracked, opts["out_dir"])  # last: every output is written and printed
+
+
+_OTHER_METRIC = "--metrics with a metric other than weat"
+#: What each ``--table`` beyond ``results`` and ``summary`` needs.
+_TABLE_NEEDS = {
+    "isomorphism": "--isomorphism LANG",
+    "correlations": "--isomorphism LANG",
+    "pooled": "--pool LEVELS (and weat in --metrics)",
+    "influence": "--influence (and weat in --metrics)",
+    "null": "--null K (and weat in --metrics)",
+    "association": _OTHER_METRIC,
+    "association_items": _OTHER_METRIC,
+    "association_influence": f"{_OTHER_METRIC} and --influence",
+    "association_pooled": f"{_OTHER_METRIC} and --pool LEVELS",
+    "reliability": "--reliability, 2 parallel lists of a test (e.g. --lists ca-weat) and 3 "
+    "embeddings",
+}
 
 
 def _refuse_previous_run(out: Path) -> None:
@@ -215,7 +227,10 @@ def _report(result: RunResult, verbose: bool) -> None:
         where = "; --out writes every reason to manifest.json"
         if not verbose:
             where = "; --verbose prints every reason, --out writes them to manifest.json"
-    _err_line(f"{result.n_tests_run} test(s) run, {len(result.skipped)} skipped{where}")
+    counts = f"{result.n_tests_run} test(s) run, {result.n_tests_skipped} skipped"
+    if result.skipped_metrics:
+        counts += f", {len(result.skipped_metrics)} metric result(s) not computed"
+    _err_line(counts + where)
 
 
 def _err_line(text: str) -> None:

@@ -25,6 +25,7 @@ from rich.table import Table
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
     check_log_items,
+    check_table,
     compat_option,
     compat_values,
     controls_option,
@@ -183,7 +184,8 @@ def stereoset_command(**opts: Any) -> None:
     check_log_items(opts)
     kinds = _controls(opts)
     if opts["table"] != "scores" and not kinds:
-        raise WeatkitError(f"--table {opts['table']}: this run has no such table (scores)")
+        raise WeatkitError(f"--table {opts['table']} needs --controls")
+    check_table(opts)
     dataset = load_stereoset(lang, opts["dataset_path"])
     items = load_genderswap(kinds) if kinds else None  # checked before any scoring
     files: dict[str, bytes] = {}

@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import friendly, note
-from weatkit.cli.options import out_option, split_values
+from weatkit.cli.options import out_option
+from weatkit.config.schema import split_names
 from weatkit.errors import WeatkitError
 from weatkit.training import (
     JOINT_MODES,
@@ -90,7 +91,7 @@ def corpora_from_options(entries: Sequence[str], langs: Sequence[str]) -> dict[s
     if template is not None and not langs:
         raise WeatkitError(f"--corpus {template!r}: give the languages with --lang")
     corpora: dict[str, Path] = {}
-    for lang in dict.fromkeys(split_values(langs) or explicit):
+    for lang in dict.fromkeys(split_names(langs, "--lang") or explicit):
         check_language(lang, "--lang")
         if lang in explicit:
             corpora[lang] = explicit[lang]

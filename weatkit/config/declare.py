@@ -116,13 +116,15 @@ class Option:
                 expected = "a whole number" + (" or auto" if self.kind == "int_or_auto" else "")
                 raise ConfigError(f"{flag}: expected {expected}, not {value!r}") from None
         if self.kind == "names":
-            names = tuple(v.strip() for text in value or () for v in text.split(",") if v.strip())
-            return names or self.default
+            return split_names(value or (), flag) or self.default
         if self.kind == "ints":
             try:
-                return tuple(int(v) for v in str(value).split(",") if v.strip())
+                numbers = tuple(int(v) for v in str(value).split(",") if v.strip())
             except ValueError:
-                raise ConfigError(f"{flag}: expected integers such as 0,1, not {value!r}") from None
+                numbers = ()
+            if not numbers:
+                raise ConfigError(f"{flag}: expected integers such as 0,1, not {value!r}")
+            return numbers
         if self.kind == "counts":
             counts = dict(self.default)
             for text in value or ():
@@ -134,6 +136,26 @@ class Option:
                 counts.update({name.strip(): count} if sep else dict.fromkeys(self.default, count))
             return counts
         return value
+
+
+def split_names(values: Sequence[str], flag: str) -> tuple[str, ...]:
+    """The names of a repeatable option that also takes comma-separated values (``--lang de
+    --lang fr,it``), in order.
+
+    An option left out gives ``()`` (the caller's default applies); a value that names nothing
+    (``""``, ``,``) is a :class:`ConfigError` naming ``flag``: an empty selection is a mistake
+    (an unset shell variable...), never read as the default nor as "none".
+    """
+    names: list[str] = []
+    for text in values:
+        given = [v.strip() for v in text.split(",") if v.strip()]
+        if not given:
+            raise ConfigError(
+                f"{flag}: {text!r} names nothing: give at least one, or leave {flag} out for "
+                "its default"
+            )
+        names += given
+    return tuple(names)
 
 
 @dataclass(frozen=True)

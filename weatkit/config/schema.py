@@ -42,6 +42,7 @@ from weatkit.config.declare import (
     named_by,
     options_from_cli,
     options_from_file,
+    split_names,
     values_from_cli,
     values_from_file,
 )
@@ -683,6 +684,7 @@ __all__ = [
     "named_by",
     "options_from_cli",
     "options_from_file",
+    "split_names",
     "values_from_cli",
     "values_from_file",
 ]

@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from weatkit.arguments import vector_sets
 from weatkit.engine.leave_one_out import SET_NAMES
 from weatkit.engine.weat import EngineOptions, WeatInput, run_weat
 from weatkit.errors import WeatkitError
@@ -106,8 +107,12 @@ def influence(
         >>> reduced = weatkit.weat(X[1:], Y, A, B, n_bootstrap=0, n_permutations=0)
         >>> bool(np.isclose(table.d_without[0], reduced.effect_size))
         True
+
+    Raises:
+        ArgumentError: X, Y, A or B is not as :func:`weatkit.weat` takes it
+            (:mod:`weatkit.arguments`).
     """
-    sets = {"X": X, "Y": Y, "A": A, "B": B}
+    sets = vector_sets("influence", {"X": X, "Y": Y, "A": A, "B": B})
     for key, names in (items or {}).items():
         if key not in sets or len(names) != len(sets[key]):
             raise WeatkitError(
@@ -119,7 +124,7 @@ def influence(
     options = EngineOptions(
         metric=metric, ddof=ddof, device=device, n_bootstrap=0, n_permutations=0, influence=True
     )
-    res = run_weat([WeatInput(X, Y, A, B)], options)[0]
+    res = run_weat([WeatInput(**sets)], options)[0]
     assert res.influence is not None
     rows = influence_rows(res.influence, res.effect_size, items)
     return pd.DataFrame(rows, columns=ITEM_COLUMNS)

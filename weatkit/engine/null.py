@@ -48,6 +48,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 import torch
 
+from weatkit import arguments
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.engine.association import statistic_and_effect_size
 from weatkit.engine.device import engine_dtype, resolve_device
@@ -468,13 +469,14 @@ def null_baseline(
         >>> 0 < out.summary.pvalue <= 1
         True
     """
-    sets = {"X": list(X), "Y": list(Y), "A": list(A), "B": list(B)}
-    for key, words in sets.items():
-        absent = [w for w in words if w not in vectors]
-        if absent or not words:
+    arguments.instance("null_baseline", "vectors", vectors, WordVectors, "a WordVectors")
+    given = {"X": X, "Y": Y, "A": A, "B": B}
+    sets = {k: list(arguments.words("null_baseline", k, v)) for k, v in given.items()}
+    for key, items in sets.items():
+        absent = [w for w in items if w not in vectors]
+        if absent:
             raise CoverageError(
-                f"null_baseline: set {key} " + (f"word {absent[0]!r} is not in {vectors.name}"
-                if absent else "is empty")
+                f"null_baseline: set {key} word {absent[0]!r} is not in {vectors.name}"
             )
     from weatkit.engine.weat import weat
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from weatkit.arguments import vector_sets
 from weatkit.engine.association import (
     associations,
     attribute_weights,
@@ -79,8 +80,14 @@ def weat(
         >>> res = weat(X, Y, A, B, n_bootstrap=0, n_permutations=0)
         >>> round(res.effect_size, 6) == round(weat(X, Y, A, B).effect_size, 6)
         True
+
+    Raises:
+        ArgumentError: X, Y, A or B is not an ``(n, dim)`` array of finite numbers of one width
+            with a row and no all-zero row (:mod:`weatkit.arguments`).
+        ConfigError: an option out of its range, naming it.
     """
-    return run_weat([WeatInput(X, Y, A, B)], EngineOptions(**options))[0]  # type: ignore[arg-type]
+    sets = vector_sets("weat", {"X": X, "Y": Y, "A": A, "B": B})
+    return run_weat([WeatInput(**sets)], EngineOptions(**options))[0]  # type: ignore[arg-type]
 
 
 def run_weat(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from weatkit.arguments import real_number, whole_number
 from weatkit.engine.similarity import METRICS
 from weatkit.errors import ConfigError
 from weatkit.stats.resampling import Sizes, check_plan_size
@@ -81,6 +82,10 @@ class EngineOptions:
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` naming the field of an impossible setting."""
+        for name in ("ddof", "n_bootstrap", "n_permutations", "max_exact", "seed", "null",
+                     "csls_k"):  # fmt: skip
+            whole_number(name, getattr(self, name))
+        real_number("confidence_level", self.confidence_level)
         checks = [
             ("metric", self.metric in METRICS, _one_of(METRICS)),
             ("alternative", self.alternative in ALTERNATIVES, _one_of(ALTERNATIVES)),

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
+from weatkit import arguments
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.embeddings.spec import EmbeddingsSpec, parse_embeddings_specs
 from weatkit.embeddings.vectors import WordVectors
@@ -89,6 +90,9 @@ def iso(
         ("src", src, src_lang, src_words),
         ("tgt", tgt, tgt_lang, tgt_words),
     ):
+        arguments.instance("iso", role, source, get_args(Source), _SOURCE)
+        if words is not None:
+            words = arguments.words("iso", f"{role}_words", words)
         spaces.append(
             prepare_space(
                 _as_source(source, role, lang),
@@ -100,6 +104,10 @@ def iso(
             )
         )
     return measure_spaces(spaces[0], spaces[1], settings)
+
+
+#: What ``src`` and ``tgt`` are, in messages.
+_SOURCE = "a path, an embeddings spec (str) or a WordVectors"
 
 
 def _as_source(source: Source, role: str, lang: str) -> EmbeddingsSpec | WordVectors:

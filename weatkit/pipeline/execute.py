@@ -39,7 +39,7 @@ from weatkit.pipeline.jobs import (
 from weatkit.pipeline.manifest import run_manifest
 from weatkit.pipeline.metrics import association_tables
 from weatkit.pipeline.reliability import reliability_frame
-from weatkit.pipeline.result import RunResult
+from weatkit.pipeline.result import RunResult, skipped_metric_lines
 from weatkit.pipeline.robustness import (
     influence_table,
     layer_models,
@@ -84,7 +84,9 @@ def run(
         config: what to run.
         show_progress: progress bars (None: only on a terminal).
         extractors: loaded transformer models to reuse (a grid shares them across jobs).
-        allow_empty: return empty tables instead of raising when every test is skipped.
+        allow_empty: return empty tables instead of raising when every test is skipped, or
+            when no metric could be computed on any test (``--metrics ripa`` on lists without
+            definitional pairs).
 
     Returns:
         :class:`RunResult`: ``results`` (one row per test), ``summary`` (one row per list set,
@@ -200,6 +202,9 @@ def run(
             association_tables(jobs, config, show_progress)
         )
         timings["association"] = round(time.perf_counter() - t0, 3)
+        if not results and association.empty and not allow_empty:
+            why = "; ".join(skipped_metric_lines(skipped_metrics))
+            raise WeatkitError(f"nothing computed: {why}")
         report += [
             f"{option}: not for {why}"
             for option in config.robustness

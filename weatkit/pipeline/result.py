@@ -76,12 +76,19 @@ class RunResult:
 
     @property
     def n_tests_run(self) -> int:
-        """The tests that ran: the rows of ``results``, or the tests measured by the association
-        metrics alone when the run has no ``weat``."""
+        """The tests that ran: the rows of ``results``, or, when the run has no ``weat``, the
+        tests on which some association metric was computed."""
         if len(self.results):
             return len(self.results)
-        keys = [*self.association.to_dict("records"), *self.skipped_metrics]
-        return len({tuple(str(k[c]) for c in KEY_COLUMNS) for k in keys})
+        return len(_tests(self.association.to_dict("records")))
+
+    @property
+    def n_tests_skipped(self) -> int:
+        """The tests that did not run: those of ``skipped`` and, when the run has no ``weat``,
+        those on which every association metric was skipped (``skipped_metrics``)."""
+        unmeasured = set() if len(self.results) else _tests(self.skipped_metrics)
+        unmeasured -= _tests(self.association.to_dict("records"))
+        return len(self.skipped) + len(unmeasured)
 
     def skipped_by_language(self) -> list[str]:
         """The skipped tests counted per embeddings × language (:func:`skipped_by_language`)."""
@@ -147,6 +154,11 @@ def skipped_by_language(
     return lines
 
 
+def _tests(rows: Sequence[Mapping[str, object]]) -> set[tuple[str, ...]]:
+    """The tests rows belong to (their :data:`~weatkit.report.tables.KEY_COLUMNS`)."""
+    return {tuple(str(row[c]) for c in KEY_COLUMNS) for row in rows}
+
+
 def skipped_metric_lines(skipped: Sequence[Mapping[str, str]], verbose: bool = False) -> list[str]:
     """The metrics skipped on tests (:attr:`RunResult.skipped_metrics`), one line per metric and
     cause (``ripa on 10 test(s): no definitional pairs (...)``), or every reason with
@@ -155,5 +167,5 @@ def skipped_metric_lines(skipped: Sequence[Mapping[str, str]], verbose: bool = F
         return [s["reason"] for s in skipped]
     tests: dict[tuple[str, str], set[tuple[str, ...]]] = defaultdict(set)
     for s in skipped:
-        tests[(s["metric"], s["cause"])].add(tuple(str(s[c]) for c in KEY_COLUMNS))
+        tests[(s["metric"], s["cause"])] |= _tests([s])
     return [f"{metric} on {len(keys)} test(s): {cause}" for (metric, cause), keys in tests.items()]

@@ -27,10 +27,10 @@ import io
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -202,28 +202,33 @@ def run_tables(result: RunResult) -> dict[str, pd.DataFrame]:
     and ``association_items`` when ``RunConfig.metrics`` names an association metric (with
     ``association_influence`` and ``association_pooled`` when they are asked for too), and
     ``reliability`` when it has rows (:mod:`weatkit.pipeline.reliability`)."""
-    tables = {"results": result.results, "summary": result.summary}
     config = result.manifest.get("config")
-    if isinstance(config, dict) and config.get("isomorphism"):
-        tables.update(isomorphism=result.isomorphism, correlations=result.correlations)
-    metrics = config.get("metrics") if isinstance(config, dict) else None
-    on_d = not isinstance(metrics, list | tuple) or "weat" in metrics  # d's tables
-    if isinstance(config, dict) and config.get("pool") and on_d:
-        tables["pooled"] = result.pooled
-    engine = config.get("engine") if isinstance(config, dict) else None
-    if isinstance(engine, dict) and engine.get("influence") and on_d:
-        tables["influence"] = result.influence
-    if isinstance(engine, dict) and engine.get("null") and on_d:
-        tables["null"] = result.null
-    if isinstance(metrics, list | tuple) and any(m != "weat" for m in metrics):
-        tables.update(association=result.association, association_items=result.association_items)
-        if isinstance(engine, dict) and engine.get("influence"):
-            tables["association_influence"] = result.association_influence
-        if isinstance(config, dict) and config.get("pool"):
-            tables["association_pooled"] = result.association_pooled
+    names = requested_tables(config if isinstance(config, dict) else {})
+    tables = {name: getattr(result, name) for name in names}
     if len(result.reliability):
         tables["reliability"] = result.reliability
     return tables
+
+
+def requested_tables(config: Mapping[str, Any]) -> list[str]:
+    """The tables a run's configuration asks for (:func:`run_tables`; ``config``: a manifest's
+    ``config``, a :class:`~weatkit.pipeline.RunConfig` as a dict), all but ``reliability``,
+    whose rows depend on the lists and embeddings."""
+    names = ["results", "summary"]
+    if config.get("isomorphism"):
+        names += ["isomorphism", "correlations"]
+    metrics = config.get("metrics")
+    on_d = not isinstance(metrics, list | tuple) or "weat" in metrics  # d's tables
+    engine = config.get("engine")
+    engine = engine if isinstance(engine, dict) else {}
+    wanted = {"pooled": config.get("pool"), "influence": engine.get("influence"),
+              "null": engine.get("null")}  # fmt: skip
+    names += [name for name, asked in wanted.items() if asked and on_d]
+    if isinstance(metrics, list | tuple) and any(m != "weat" for m in metrics):
+        names += ["association", "association_items"]
+        names += ["association_influence"] if engine.get("influence") else []
+        names += ["association_pooled"] if config.get("pool") else []
+    return names
 
 
 def write_run_dir(result: RunResult, out_dir: str | os.PathLike) -> list[Path]:
