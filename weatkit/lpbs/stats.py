@@ -124,7 +124,9 @@ def lpbs_statistics(
     """
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     if len(a) < 2 or len(b) < 2:
-        raise WeatkitError(f"LPBS needs at least 2 units per attribute set, got {len(a)} and {len(b)}")
+        raise WeatkitError(
+            f"LPBS needs at least 2 units per attribute set, got {len(a)} and {len(b)}"
+        )
     if alternative not in ALTERNATIVES:
         raise WeatkitError(f"unknown alternative {alternative!r}: choose {', '.join(ALTERNATIVES)}")
     s, d = (float(v) for v in _effect(a, b))
@@ -147,6 +149,8 @@ def lpbs_statistics(
             sums = plan.membership[part] @ z
             ge += int((sums >= observed - tol).sum())
             le += int((sums <= observed + tol).sum())
-        pvalue = float(pvalue_from_counts(np.array(ge), np.array(le), plan.n, plan.exact, alternative))
+        pvalue = float(
+            pvalue_from_counts(np.array(ge), np.array(le), plan.n, plan.exact, alternative)
+        )
         method, n_splits = ("exact" if plan.exact else "monte-carlo"), plan.n
     return LpbsStatistics(s, d, pvalue, statistic_ci, effect_size_ci, method, n_splits)
