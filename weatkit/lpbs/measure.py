@@ -19,11 +19,10 @@ import pandas as pd
 
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest
+from weatkit.lpbs.options import LpbsOptions
 from weatkit.lpbs.score import score_words
 from weatkit.lpbs.stats import (
-    ALTERNATIVES,
     BIAS_COLUMNS,
-    UNITS,
     LpbsStatistics,
     bias_scores,
     lpbs_statistics,
@@ -133,13 +132,8 @@ def lpbs(
         if len(sets) != 4:
             raise WeatkitError(f"give a test or four word lists (X, Y, A, B), got {len(sets)}")
         test = AssociationTest("lpbs", "en", "words", "words", *sets)
-    if unit not in UNITS:
-        raise WeatkitError(f"unknown unit {unit!r}: choose {', '.join(UNITS)}")
-    if alternative not in ALTERNATIVES:
-        raise WeatkitError(f"unknown alternative {alternative!r}: choose {', '.join(ALTERNATIVES)}")
     texts = tuple(DEFAULT_TEMPLATES if templates is None else templates)
-    if not texts:
-        raise WeatkitError("give at least one template")
+    LpbsOptions(texts, swap, unit, subtokens, alternative, n_permutations, max_exact).validate()
     parsed = [parse_template(t) for t in texts]
     names = dict(zip("XYAB", test.names, strict=True))
     masked, inserted = ("A", "B"), ("X", "Y")

@@ -154,3 +154,24 @@ def lpbs_statistics(
         )
         method, n_splits = ("exact" if plan.exact else "monte-carlo"), plan.n
     return LpbsStatistics(s, d, pvalue, statistic_ci, effect_size_ci, method, n_splits)
+
+
+def row_influence(bias: pd.DataFrame, sets: tuple[str, str], unit: str) -> np.ndarray:
+    """Leave-one-out influence of each (template, attribute) row of ``bias`` on S, as
+    :mod:`weatkit.items.influence`: ``S without the row − S`` (the row's attribute then has
+    one template fewer with ``unit="attribute"``); NaN where a set would keep fewer than one
+    unit."""
+    observed = _statistic(bias, sets, unit)
+    out = np.full(len(bias), np.nan)
+    for i in range(len(bias)):
+        rest = bias.drop(index=bias.index[i])
+        with np.errstate(invalid="ignore"):
+            out[i] = _statistic(rest, sets, unit) - observed
+    return out
+
+
+def _statistic(bias: pd.DataFrame, sets: tuple[str, str], unit: str) -> float:
+    a, b = units(bias, sets[0], unit), units(bias, sets[1], unit)
+    if len(a) == 0 or len(b) == 0:
+        return float("nan")
+    return float(a.mean() - b.mean())
