@@ -72,8 +72,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "lpbs": (
         "weatkit.cli.lpbs:lpbs_command",
-        "LPBS: log-probability bias score of a masked LM on association tests (Kurita et al. "
-        "2019).",
+        "LPBS: log-probability bias score of a masked LM on association tests (Kurita et al., "
+        "GeBNLP 2019).",
     ),
     "mbe": (
         "weatkit.cli.mbe:mbe_command",
