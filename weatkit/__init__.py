@@ -38,6 +38,7 @@ _LAZY: dict[str, str] = {
     "stereoset": "weatkit.measures:stereoset",
     "crows": "weatkit.measures:crows",
     "mbe": "weatkit.measures:mbe",
+    "lpbs": "weatkit.lpbs.measure:lpbs",
     "rnd": "weatkit.association.rnd:rnd",
     "rnsb": "weatkit.association.rnsb:rnsb",
     "mac": "weatkit.association.mac:mac",
@@ -66,6 +67,7 @@ __all__ = [
     "iso",
     "load_vectors",
     "log_to_mlflow",
+    "lpbs",
     "mac",
     "mbe",
     "null_baseline",
@@ -98,6 +100,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from weatkit.engine.weat import weat
     from weatkit.grid import grid
     from weatkit.isomorphism import iso
+    from weatkit.lpbs.measure import lpbs
     from weatkit.pipeline import RunConfig, run
     from weatkit.report.html import write_report
     from weatkit.tracking import log_to_mlflow

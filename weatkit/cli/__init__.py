@@ -70,6 +70,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "weatkit.cli.lists:lists_command",
         "Show the list sets, or the languages, lists and tests of one set (or list file).",
     ),
+    "lpbs": (
+        "weatkit.cli.lpbs:lpbs_command",
+        "LPBS: log-probability bias score of a masked LM on association tests (Kurita et al., "
+        "GeBNLP 2019).",
+    ),
     "mbe": (
         "weatkit.cli.mbe:mbe_command",
         "MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022).",

@@ -34,6 +34,7 @@ KINDS = (
     "optional_str",
     "switch",
     "names",
+    "texts",
     "ints",
     "counts",
 )
@@ -46,7 +47,8 @@ class Option:
     Attributes:
         name: the field of the options dataclass it sets.
         kind: one of :data:`KINDS` (``int_or_auto``: an integer or ``auto``; ``names``: a list
-            of names, comma-separated on the command line; ``ints``: a list of integers, ``0,1``
+            of names, comma-separated on the command line; ``texts``: a list of texts, one per
+            repetition of the flag (a text may hold commas); ``ints``: a list of integers, ``0,1``
             on the command line; ``counts``: a mapping of names to integers, ``NAME=N`` or ``N``
             for all on the command line; ``switch``: off (None, ``false``), on (``true``: the
             first of ``choices``) or one of ``choices``, ``--flag[=CHOICE]`` on the command
@@ -92,7 +94,7 @@ class Option:
             if isinstance(value, bool):
                 return self.choices[0] if value else None
             return typed(value, str, at)
-        if kind == "names":
+        if kind in ("names", "texts"):
             return strings(value, at, required=True)
         if kind == "ints":
             items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
@@ -117,6 +119,8 @@ class Option:
                 raise ConfigError(f"{flag}: expected {expected}, not {value!r}") from None
         if self.kind == "names":
             return split_names(value or (), flag) or self.default
+        if self.kind == "texts":
+            return tuple(value or ()) or self.default
         if self.kind == "ints":
             try:
                 numbers = tuple(int(v) for v in str(value).split(",") if v.strip())
@@ -361,7 +365,7 @@ def click_options(
             else:
                 decls[0] = f"{flag}/--no-{flag.removeprefix('--')}"
                 kwargs.update(default=default, show_default=default is not None)
-        elif option.kind == "names":
+        elif option.kind in ("names", "texts"):
             kwargs["multiple"] = True
             if default:
                 kwargs.update(default=list(default), show_default=True)

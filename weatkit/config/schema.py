@@ -647,6 +647,70 @@ TRACKING = Section(
     ),
 )
 
+# --------------------------------------------------------------------------------------------
+# issue 38 §3, LPBS of a masked LM: weatkit.lpbs.options.LpbsOptions
+
+LPBS = Section(
+    "",
+    (
+        Option(
+            "templates",
+            "texts",
+            ("[TARGET] likes [ATTRIBUTE].", "[TARGET] is interested in [ATTRIBUTE]."),
+            "A template with one [TARGET] (the masked word) and one [ATTRIBUTE]; repeatable.",
+            "--template",
+        ),
+        Option(
+            "swap",
+            "bool",
+            False,
+            "Mask the attribute sets A/B and insert the targets X/Y (for tests whose gendered "
+            "words are A/B, as Caliskan's WEAT 7 and 8).",
+            "--swap",
+        ),
+        Option(
+            "unit",
+            "str",
+            "attribute",
+            "Units of the test: per attribute the mean over templates (the paper), or every "
+            "template x attribute sentence (the reference notebook).",
+            "--unit",
+            choices=("attribute", "sentence"),
+        ),
+        Option(
+            "subtokens",
+            "str",
+            "refuse",
+            "A masked word of several tokens: refuse it, or read its first token (the "
+            "reference code).",
+            "--subtokens",
+            choices=("refuse", "first"),
+        ),
+        Option(
+            "alternative",
+            "str",
+            "two-sided",
+            "Alternative of the permutation p.",
+            "--alternative",
+            choices=("two-sided", "greater", "less"),
+        ),
+        Option(
+            "n_permutations",
+            "int",
+            10000,
+            "Random re-splits of the permutation p when they cannot all be enumerated (0: no p).",
+            "--permutations",
+        ),
+        Option(
+            "max_exact",
+            "int",
+            1_000_000,
+            "Enumerate every re-split when there are at most this many.",
+            "--max-exact",
+        ),
+    ),
+)
+
 #: Every section, by its name in this module.
 SECTIONS = {
     "ENGINE": ENGINE,
@@ -657,6 +721,7 @@ SECTIONS = {
     "POOLING": POOLING,
     "SAMPLE": SAMPLE,
     "ITEM_LOG": ITEM_LOG,
+    "LPBS": LPBS,
     "METRICS": METRICS,
     "ASSOCIATION": ASSOCIATION,
     "TRACKING": TRACKING,
@@ -671,6 +736,7 @@ __all__ = [
     "KINDS",
     "LISTS",
     "LOADING",
+    "LPBS",
     "METRICS",
     "POOLING",
     "SAMPLE",
