@@ -59,11 +59,11 @@ import numpy as np
 import torch
 
 from weatkit.engine.device import cpu_threads, engine_dtype, resolve_device
+from weatkit.engine.weat_types import ALTERNATIVES
 from weatkit.errors import DataError, WeatkitError
 from weatkit.stats.meta import random_effects
 from weatkit.stats.resampling import context_draws
 
-ALTERNATIVES = ("two-sided", "greater", "less")
 #: The quantiles of the draws' effect sizes a result reports.
 QUANTILES = (0.025, 0.25, 0.5, 0.75, 0.975)
 #: Bytes of drawn vectors one block holds at most.
