@@ -27,11 +27,16 @@ from weatkit.errors import WeatkitError
 from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.sources import select_lists
 
+def percentile(q: float) -> str:
+    """The column name of quantile ``q`` of the draws: 0.025 -> ``p2_5``, 0.5 -> ``p50``."""
+    return f"p{100 * q:g}".replace(".", "_")
+
+
 #: Columns of :attr:`CeatRun.results`.
 RESULT_COLUMNS = [
     "list_set", "lang", "list_id", "test", "model", "layer", "n_X", "n_Y", "n_A", "n_B",
     "ces", "pvalue", "ci_low", "ci_high", "se", "tau2", "q", "i2", "n_draws", "alternative",
-    "draws_mean", "draws_sd", *(f"draws_q{q:g}" for q in QUANTILES),
+    "draws_mean", "draws_sd", *(f"draws_{percentile(q)}" for q in QUANTILES),
 ]  # fmt: skip
 
 
