@@ -27,6 +27,7 @@ from weatkit.errors import WeatkitError
 from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.sources import select_lists
 
+
 def percentile(q: float) -> str:
     """The column name of quantile ``q`` of the draws: 0.025 -> ``p2_5``, 0.5 -> ``p50``."""
     return f"p{100 * q:g}".replace(".", "_")
