@@ -97,6 +97,10 @@ def ceat(
     Raises:
         WeatkitError: a bad option, a corpus that cannot be read, or no test with enough
             contexts (naming the words and their counts).
+
+    Example:
+        >>> run = weatkit.ceat("bert-base-cased", "reddit.txt", tests=["weat6"])  # doctest: +SKIP
+        >>> run.results[["test", "layer", "ces", "pvalue"]]  # doctest: +SKIP
     """
     options = options or CeatOptions()
     options.validate()

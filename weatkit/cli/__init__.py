@@ -38,7 +38,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "ceat": (
         "weatkit.cli.ceat:ceat_command",
-        "CEAT: WEATs drawn with one corpus context per word, pooled into a combined effect size.",
+        "CEAT: WEATs drawn with one corpus context per word, pooled into a combined effect "
+        "size (Guo & Caliskan, AIES 2021).",
     ),
     "compare": (
         "weatkit.cli.compare:compare_command",

@@ -96,8 +96,8 @@ def _print(results: Any, level: float) -> None:
 @click.option("--progress/--no-progress", default=None, help="Progress of the encoding.")
 @friendly
 def ceat_command(**opts: Any) -> None:
-    """CEAT (Guo & Caliskan, AIES 2021): WEATs drawn with one corpus context per word, pooled
-    into a combined effect size by a random-effects model."""
+    """CEAT: WEATs drawn with one corpus context per word, pooled into a combined effect size
+    (Guo & Caliskan, AIES 2021)."""
     from weatkit.ceat import CeatOptions, ceat
     from weatkit.ceat.run import draw_rows
     from weatkit.embeddings.contextual import ContextualOptions
