@@ -36,8 +36,8 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -84,7 +84,6 @@ class ContextSample:
     found: dict[str, int]
     n_texts: int
     corpus: str
-    settings: dict[str, object] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         """word -> contexts kept."""
@@ -151,15 +150,7 @@ def find_contexts(
                         kept[word][slot] = ctx
     if n_texts == 0:
         raise DataError(f"corpus {corpus}: empty (no text to look for words in)")
-    settings = {
-        "max_contexts": max_contexts,
-        "seed": seed,
-        "ignore_case": ignore_case,
-        "window": window,
-        "text_field": text_field,
-        "split": split,
-    }
-    return ContextSample(kept, found, n_texts, str(corpus), settings)
+    return ContextSample(kept, found, n_texts, str(corpus))
 
 
 def _word_hash(word: str) -> int:
@@ -248,8 +239,3 @@ def _dataset_texts(spec: str, *, text_field: str, split: str) -> Iterator[tuple[
         value = record.get(text_field)
         if isinstance(value, str) and value.strip():
             yield f"hf:{spec}:{index}", value
-
-
-def describe_missing(sample: ContextSample, words: Sequence[str]) -> str:
-    """``'Betsy' 0, 'Justin' 1`` for the words of ``words``."""
-    return ", ".join(f"{w!r} {len(sample.contexts.get(w, []))}" for w in words)
