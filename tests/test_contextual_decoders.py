@@ -77,8 +77,9 @@ def test_the_start_token_is_the_tokenizers_own(tmp_path: Path) -> None:
     tok = AutoTokenizer.from_pretrained(model)
     assert tok.convert_ids_to_tokens(tok("she")["input_ids"]) == ["</s>", "she"]
     extractor = ContextualExtractor(str(model), ContextualOptions())
-    encoded = extractor._encode(extractor._load(), "she")
+    encoded = extractor._encode(extractor._load(), *extractor._placed("she"))
     assert tok.convert_ids_to_tokens(encoded.ids) == ["</s>", "she"] and encoded.positions == [1]
-    assert extractor._cache is not None and extractor._cache.inputs["decoder_vectors"] == 2
+    cache = extractor._items.cache
+    assert cache is not None and cache.inputs["decoder_vectors"] == 2
     bert = ContextualExtractor(str(make_char_mlm(tmp_path / "bert")), ContextualOptions())
-    assert bert._cache is not None and "decoder_vectors" not in bert._cache.inputs
+    assert bert._items.cache is not None and "decoder_vectors" not in bert._items.cache.inputs

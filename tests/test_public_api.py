@@ -28,6 +28,7 @@ DOCUMENTED = {
     "iso": ("weatkit.isomorphism", "iso"),
     "grid": ("weatkit.grid", "grid"),
     "compare": ("weatkit.crossmethod", "compare"),
+    "ceat": ("weatkit.ceat", "ceat"),
     "gest": ("weatkit.measures", "gest"),
     "stereoset": ("weatkit.measures", "stereoset"),
     "crows": ("weatkit.measures", "crows"),

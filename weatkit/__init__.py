@@ -39,6 +39,7 @@ _LAZY: dict[str, str] = {
     "crows": "weatkit.measures:crows",
     "mbe": "weatkit.measures:mbe",
     "lpbs": "weatkit.lpbs.measure:lpbs",
+    "ceat": "weatkit.ceat:ceat",
     "rnd": "weatkit.association.rnd:rnd",
     "rnsb": "weatkit.association.rnsb:rnsb",
     "mac": "weatkit.association.mac:mac",
@@ -57,6 +58,7 @@ __all__ = [
     "WeatkitError",
     "WordVectors",
     "__version__",
+    "ceat",
     "compare",
     "crows",
     "direct_bias",
@@ -93,6 +95,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from weatkit.association.rnsb import rnsb
     from weatkit.association.sc_weat import sc_weat
     from weatkit.association.wefat import wefat
+    from weatkit.ceat import ceat
     from weatkit.embeddings.load import load_vectors
     from weatkit.embeddings.vectors import WordVectors
     from weatkit.engine.influence import influence

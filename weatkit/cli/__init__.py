@@ -36,6 +36,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "weatkit.cli.cache:cache_command",
         "Show or clear weatkit's caches (downloaded data, contextual vectors, model scores).",
     ),
+    "ceat": (
+        "weatkit.cli.ceat:ceat_command",
+        "CEAT: WEATs drawn with one corpus context per word, pooled into a combined effect "
+        "size (Guo & Caliskan, AIES 2021).",
+    ),
     "compare": (
         "weatkit.cli.compare:compare_command",
         "Compute WEAT/CA-WEAT, GEST, StereoSet, CrowS-Pairs and MBE for the models in CONFIG.",

@@ -22,7 +22,8 @@ Sections (each an options dataclass, or the fields of :class:`~weatkit.pipeline.
 - :data:`SAMPLE` → ``SampleOptions`` (``--limit`` of the sentence commands; ``limit`` of a
   compare file's method section);
 - :data:`ITEM_LOG` → ``ItemLogOptions`` (``--log-items`` of the sentence commands;
-  ``log_items`` of a compare file).
+  ``log_items`` of a compare file);
+- :data:`CEAT` → ``CeatOptions`` (``weatkit ceat``: the corpus's contexts and the draws).
 
 How a declaration is read (:class:`Option`, :class:`Section`, :class:`Source`, :func:`build`,
 :func:`click_options`, ...) is :mod:`weatkit.config.declare`, re-exported here so that a caller
@@ -754,3 +755,65 @@ __all__ = [
     "values_from_cli",
     "values_from_file",
 ]
+
+# --------------------------------------------------------------------------------------------
+# issue 38 §2, CEAT: weatkit.ceat.options.CeatOptions
+
+CEAT = Section(
+    "ceat",
+    (
+        Option(
+            "text_field",
+            "str",
+            "text",
+            "The text of a JSONL record or a dataset row.",
+            "--text-field",
+        ),
+        Option("split", "str", "train", "The split of an hf: dataset.", "--split"),
+        Option(
+            "contexts_per_word",
+            "int",
+            1000,
+            "At most this many contexts per word, a reservoir sample drawn with --seed.",
+            "--contexts-per-word",
+        ),
+        Option(
+            "ignore_case",
+            "bool",
+            False,
+            "Find the words in the corpus whatever their case.",
+            "--ignore-case",
+        ),
+        Option(
+            "window",
+            "int",
+            None,
+            "Keep this many words on each side of the word in its context (default: the "
+            "whole line).",
+            "--window",
+        ),
+        Option(
+            "n_draws",
+            "int",
+            10_000,
+            "N, the WEATs drawn with one random context per word (the paper's 10,000).",
+            "--draws",
+        ),
+        Option(
+            "min_contexts",
+            "int",
+            1,
+            "A word with fewer contexts counts as missing (--min-coverage of its set).",
+            "--min-contexts",
+        ),
+        Option(
+            "draw_method",
+            "str",
+            "auto",
+            "How the draws are computed: a table of every context pair's cosine, or the drawn "
+            "vectors (the same numbers; auto: the cheaper).",
+            "--draw-method",
+            choices=("auto", "table", "vectors"),
+        ),
+    ),
+)

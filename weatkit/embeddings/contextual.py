@@ -38,6 +38,7 @@ the item as written, so list items are found as they are spelt.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -182,6 +183,14 @@ class _Encoded:
 
 
 @dataclass
+class _Store:
+    """Vectors computed (``memory``: layer -> key -> vector) and their on-disk cache."""
+
+    memory: dict[int, dict[str, np.ndarray]]
+    cache: VectorCache | None
+
+
+@dataclass
 class _Loaded:
     """What a forward pass needs; ``model`` is the handle's hidden-states function."""
 
@@ -217,16 +226,16 @@ class ContextualExtractor:
         self.identity = self.handle.identity
         self.n_layers = self.handle.n_layers
         self._loaded: _Loaded | None = None
-        self._memory: dict[int, dict[str, np.ndarray]] = {}
         self._requested: set[str] = set()
         inputs = {**model_inputs(self.identity, self.options), **self.options.cache_inputs()}
         if self.handle.decoder_only:
             inputs["decoder_vectors"] = DECODER_VECTORS_VERSION
-        self._cache = (
-            VectorCache(inputs, batch_size=self.options.batch_size)
-            if self.options.cache
-            else None
+        self._cache_inputs = inputs
+        cache = (
+            VectorCache(inputs, batch_size=self.options.batch_size) if self.options.cache else None
         )
+        self._items = _Store({}, cache)
+        self._spans: _Store | None = None
 
     @property
     def model_loaded(self) -> bool:
@@ -269,11 +278,11 @@ class ContextualExtractor:
         fresh = [t for t in texts if t not in self._requested]
         self._requested.update(fresh)
         self.stats.n_items = len(self._requested)
-        found = {layer: self._lookup(texts, layer) for layer in wanted}
+        found = {layer: self._lookup(texts, layer, self._items) for layer in wanted}
         missing = [t for t in texts if any(t not in found[layer] for layer in wanted)]
         self.stats.n_cached += len(set(fresh).difference(missing))
         if missing:
-            computed = self._compute(missing, wanted, show_progress)
+            computed = self._compute(missing, wanted, show_progress, self._items)
             for layer in wanted:
                 found[layer].update(computed.get(layer, {}))
         self._note_casing(texts)
@@ -292,23 +301,81 @@ class ContextualExtractor:
             )
         return out
 
+    def extract_spans(
+        self,
+        spans: Sequence[tuple[str, int, int]],
+        layers: Sequence[int],
+        *,
+        show_progress: bool | None = None,
+    ) -> dict[int, np.ndarray]:
+        """Vectors of words in their sentences: ``(sentence, start, end)`` pools the tokens of
+        ``sentence`` whose characters overlap ``sentence[start:end]`` (as a template's item),
+        with the sentence's own context; ``(len(spans), d)`` float32 per layer (keys: the
+        layers as given), in the order of ``spans``. Cached under the model, the pooling
+        options and the sentence with its span (a cache of their own, beside the items').
+
+        Raises:
+            WeatkitError: a ``--template`` (the sentence is the template here), a span outside
+                its sentence or with no token, a sentence longer than the model takes.
+        """
+        if self.options.template is not None:
+            raise WeatkitError("words in their own sentences take no --template")
+        for sentence, start, end in spans:
+            if not 0 <= start < end <= len(sentence):
+                raise WeatkitError(f"span {start}:{end} is outside the sentence {sentence!r}")
+        absolute = {layer: self.layer_index(layer) for layer in layers}
+        wanted = sorted(set(absolute.values()))
+        keys = [
+            json.dumps([start, end, sentence], ensure_ascii=False) for sentence, start, end in spans
+        ]
+        store = self._span_store()
+        unique = list(dict.fromkeys(keys))
+        found = {layer: self._lookup(unique, layer, store) for layer in wanted}
+        missing = [k for k in unique if any(k not in found[layer] for layer in wanted)]
+        if missing:
+            computed = self._compute(missing, wanted, show_progress, store)
+            for layer in wanted:
+                found[layer].update(computed.get(layer, {}))
+        lost = [k for k in unique if k not in found[wanted[0]]]
+        if lost:
+            start, end, sentence = json.loads(lost[0])
+            raise WeatkitError(
+                f"{self.model_name}: {sentence[start:end]!r} in {sentence!r} has no token"
+            )
+        return {
+            requested: np.stack([found[layer][k] for k in keys]).astype(np.float32, copy=False)
+            for requested, layer in absolute.items()
+        }
+
+    def _span_store(self) -> _Store:
+        if self._spans is None:
+            cache = None
+            if self.options.cache:
+                inputs = {**self._cache_inputs, "spans": 1}
+                cache = VectorCache(inputs, batch_size=self.options.batch_size)
+            self._spans = _Store({}, cache)
+        return self._spans
+
     def _prepare(self, item: str) -> str:
         if not isinstance(item, str):
             raise WeatkitError(f"items must be text, got {type(item).__name__}: {item!r}")
         return item.lower() if self.options.lower else item
 
-    def _lookup(self, texts: list[str], layer: int) -> dict[str, np.ndarray]:
-        table = self._memory.setdefault(layer, {})
-        if self._cache is not None:
+    def _lookup(self, texts: list[str], layer: int, store: _Store) -> dict[str, np.ndarray]:
+        table = store.memory.setdefault(layer, {})
+        if store.cache is not None:
             missing = [t for t in texts if t not in table]
-            table.update(self._cache.get(missing, layer))
+            table.update(store.cache.get(missing, layer))
         return {t: table[t] for t in texts if t in table}
 
     def _compute(
-        self, texts: list[str], layers: list[int], show_progress: bool | None
+        self, texts: list[str], layers: list[int], show_progress: bool | None, store: _Store
     ) -> dict[int, dict[str, np.ndarray]]:
+        """Vectors of ``texts`` (the items' texts, or the JSON keys of spans when ``store`` is
+        the spans'), computed and put in ``store``."""
         loaded = self._load()
-        encoded = [self._encode(loaded, text) for text in texts]
+        placed = self._placed if store is self._items else _span_of_key
+        encoded = [self._encode(loaded, *placed(t)) for t in texts]
         usable = [e for e in encoded if e.positions]
         self.stats.n_untokenizable += len(encoded) - len(usable)
         for e in encoded:
@@ -333,32 +400,45 @@ class ContextualExtractor:
             layer: rows[:, i] if usable else np.zeros((0, 0), np.float32)
             for i, layer in enumerate(layers)
         }
-        if self._cache is not None:
-            self._cache.put(done, stacked)
+        if store.cache is not None:
+            store.cache.put(done, stacked)
         out = {}
         for layer, matrix in stacked.items():
             table = dict(zip(done, matrix, strict=True))
-            self._memory.setdefault(layer, {}).update(table)
+            store.memory.setdefault(layer, {}).update(table)
             out[layer] = table
         return out
 
-    def _encode(self, loaded: _Loaded, text: str) -> _Encoded:
-        """Token ids of the item (alone or in the template) and the positions of its tokens."""
-        tok = loaded.tokenizer
+    def _placed(self, text: str) -> tuple[str, tuple[int, int] | None, str]:
+        """``(sentence, span, key)`` of an item: alone (span None: all its tokens) or in the
+        template."""
         template = self.options.template
-        sentence = text if template is None else template.replace("{}", text)
-        start = 0 if template is None else template.index("{}")
-        span = (start, start + len(text))
+        if template is None:
+            return text, None, text
+        start = template.index("{}")
+        return template.replace("{}", text), (start, start + len(text)), text
+
+    def _encode(
+        self, loaded: _Loaded, sentence: str, span: tuple[int, int] | None, key: str
+    ) -> _Encoded:
+        """Token ids of ``sentence`` and the positions of the tokens overlapping ``span`` (every
+        non-special token when None); ``key`` names the result (the item, or the span's key)."""
+        tok = loaded.tokenizer
         kwargs: dict[str, Any] = {
             "add_special_tokens": self.options.special_tokens,
             "return_special_tokens_mask": True,
         }
-        if template is not None:
+        if span is not None:
+            if not getattr(tok, "is_fast", False):  # a template's is refused by _tokenizer
+                raise WeatkitError(
+                    f"words in their sentences need a fast tokenizer (character offsets); "
+                    f"{self.model_name} has a slow one"
+                )
             kwargs["return_offsets_mapping"] = True
         enc = tok(sentence, **kwargs)
         ids = list(enc["input_ids"])
         special = list(enc["special_tokens_mask"])
-        if template is None:
+        if span is None:
             positions = [i for i, s in enumerate(special) if not s]
         else:
             positions = [
@@ -378,11 +458,12 @@ class ContextualExtractor:
             positions = list(range(len(ids)))
         limit = max_length(tok, self._config)
         if limit is not None and len(ids) > limit:
+            what = f"item {key!r}" if key == sentence or span is None else f"{sentence!r}"
             raise WeatkitError(
-                f"{self.model_name}: item {text!r} is {len(ids)} tokens long, more than the "
+                f"{self.model_name}: {what} is {len(ids)} tokens long, more than the "
                 f"model's {limit}"
             )
-        return _Encoded(text, ids, positions)
+        return _Encoded(key, ids, positions)
 
     def _forward(self, loaded: _Loaded, batch: list[_Encoded], layers: list[int]) -> np.ndarray:
         """One padded forward pass; per item and layer the pooled vector ``W @ h_L`` (float32,
@@ -430,6 +511,12 @@ class ContextualExtractor:
                 f"{self.model_name} is uncased: its tokenizer lower-cases {len(cased)} item(s) "
                 f"with capitals (e.g. {cased[0]!r})"
             )
+
+
+def _span_of_key(key: str) -> tuple[str, tuple[int, int], str]:
+    """``(sentence, span, key)`` of a span's key (the JSON ``[start, end, sentence]``)."""
+    start, end, sentence = json.loads(key)
+    return sentence, (start, end), key
 
 
 def _pooling_weights(positions: list[int], width: int, mode: str) -> torch.Tensor:

@@ -34,6 +34,9 @@ What each tool's code does (read in its repository; docs/guides/compat.md):
   first (``subtokens=first``, ``accept_wordpiece=True``).
 * ``gest`` / ``gest`` — kinit-sk/gest ``src/masked_models/utils.py`` and ``_inference.ipynb``
   (commit 7dd908c): base-10 logarithms (``log_base=10``), weatkit's default too.
+* ``ceat`` / ``ceat`` — weiguowilliam/CEAT ``code/ceat.py`` and ``generate_ebd_bert.py``: the
+  one-sided p-value ``norm.sf(z)`` of CES (``alternative=greater``) and the word's last
+  sub-token (``subwords=last``); :mod:`weatkit.ceat.draws` says what else differs.
 """
 
 from __future__ import annotations
@@ -80,6 +83,7 @@ SENTENCE_PRESETS: MappingProxyType[str, MappingProxyType[str, MappingProxyType[s
             "mbe": {"mbe": {"weight": "dot"}},
             "gest": {"gest": {"log_base": "10"}},
             "lpbs": {"kurita": {"unit": "sentence", "subtokens": "first"}},
+            "ceat": {"ceat": {"alternative": "greater", "subwords": "last"}},
         }
     )
 )

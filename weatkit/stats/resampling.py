@@ -43,6 +43,10 @@ Null baseline (:func:`null_plan`; Dobrzeniecka & Urbaniak 2024): K random target
 from a candidate vocabulary split into frequency bands, each drawn word from the band of the
 target word it replaces, from ``numpy.random.default_rng([seed, n_targets, M, 2])`` (M the
 number of candidates).
+
+Context draws (:func:`context_draws`; CEAT, :mod:`weatkit.ceat`): N draws of one context per
+word, the context of word j drawn uniformly from its c_j contexts, independently per word and
+draw, from ``numpy.random.default_rng([seed, c_1, …, c_m, 4])``.
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ _BOOTSTRAP_STREAM = 0
 _PERMUTATION_STREAM = 1
 _NULL_STREAM = 2
 _SPLIT_STREAM = 3
+_CONTEXT_STREAM = 4
 
 
 def _rng(seed: int, sizes: Sequence[int], stream: int) -> np.random.Generator:
@@ -323,6 +328,24 @@ def split_half_plan(n_forms: int, n_splits: int, *, seed: int) -> np.ndarray:
     base = np.zeros(n_forms, dtype=np.uint8)
     base[:half] = 1
     return rng.permuted(np.tile(base, (n_splits, 1)), axis=1)
+
+
+def context_draws(counts: Sequence[int], n_draws: int, *, seed: int) -> np.ndarray:
+    """``(n_draws, m)`` int64: column j holds draw k's context of word j, uniform in
+    ``[0, counts[j])`` (module docstring); it depends only on the seed and the counts.
+
+    Example:
+        >>> context_draws([3, 1, 2], 2, seed=0).tolist()
+        [[2, 0, 1], [2, 0, 0]]
+    """
+    sizes = [int(c) for c in counts]
+    if n_draws < 2:
+        raise ConfigError(f"must be >= 2, got {n_draws}", field="n_draws")
+    if not sizes or min(sizes) < 1:
+        raise DataError("every word needs at least one context to be drawn")
+    check_plan_size(n_draws, (len(sizes),), field="n_draws", bytes_per_item=8)
+    rng = _rng(seed, sizes, _CONTEXT_STREAM)
+    return rng.integers(0, np.asarray(sizes, dtype=np.int64), size=(n_draws, len(sizes)))
 
 
 def null_plan(

@@ -1,0 +1,13 @@
+"""CEAT, the Contextualized Embedding Association Test (Guo & Caliskan, AIES 2021): WEATs drawn
+with one corpus context per word, pooled by a random-effects model.
+
+* :mod:`weatkit.ceat.contexts` — the words' contexts in a corpus (text, JSONL, ``datasets``);
+* :mod:`weatkit.ceat.draws` — the draws and their combined effect size (the formulas);
+* :mod:`weatkit.ceat.options` — :class:`CeatOptions`;
+* :mod:`weatkit.ceat.run` — :func:`ceat`, the whole run on a transformer model.
+"""
+
+from weatkit.ceat.options import CeatOptions
+from weatkit.ceat.run import CeatRun, ceat
+
+__all__ = ["CeatOptions", "CeatRun", "ceat"]
