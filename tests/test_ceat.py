@@ -278,7 +278,7 @@ def _weatkit(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_weatkit_ceat_on_a_tiny_bert_with_gest_sentences(bert: Path, tmp_path: Path) -> None:
     import weatkit
-    from weatkit.ceat import CeatOptions
+    from weatkit.ceat.options import CeatOptions
     from weatkit.embeddings.contextual import ContextualOptions
 
     gest = [row["sentence"] for row in csv.DictReader(GEST.open(encoding="utf-8"))]

@@ -280,7 +280,7 @@ def test_defaults_and_choices_are_the_dataclasses_own() -> None:
         (schema.LOADING, RunConfig),
         (schema.POOLING, RunConfig),
         (schema.SAMPLE, SampleOptions),
-        (schema.CEAT, CeatOptions),
+        (schema.SECTIONS["CEAT"], CeatOptions),
     ):
         default = cls()
         names = {f.name for f in fields(cls)}
@@ -289,7 +289,7 @@ def test_defaults_and_choices_are_the_dataclasses_own() -> None:
             assert option.default == getattr(default, option.name), option.name
     assert schema.ENGINE["metric"].choices == METRICS
     assert schema.ENGINE["alternative"].choices == ALTERNATIVES
-    assert schema.CEAT["draw_method"].choices == DRAW_METHODS
+    assert schema.SECTIONS["CEAT"]["draw_method"].choices == DRAW_METHODS
     assert schema.ENGINE["ci_method"].choices == CI_METHODS
     assert schema.LISTS["equalize"].choices == EQUALIZE_MODES
     assert schema.CONTEXTUAL["subwords"].choices == SUBWORD_POOLING

@@ -279,7 +279,7 @@ def _mlm_without_mask(path: Path) -> Path:
 def test_public_api_and_declarations() -> None:
     assert weatkit.lpbs is lpbs
     default = LpbsOptions()
-    for option in schema.LPBS.options:
+    for option in schema.SECTIONS["LPBS"].options:
         assert option.default == getattr(default, option.name), option.name
 
 

@@ -19,6 +19,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from weatkit.errors import WeatkitError
+from weatkit.measures.plugins import lazy_api
 
 __version__ = "0.1.0"
 
@@ -38,8 +39,6 @@ _LAZY: dict[str, str] = {
     "stereoset": "weatkit.measures:stereoset",
     "crows": "weatkit.measures:crows",
     "mbe": "weatkit.measures:mbe",
-    "lpbs": "weatkit.lpbs.measure:lpbs",
-    "ceat": "weatkit.ceat:ceat",
     "rnd": "weatkit.association.rnd:rnd",
     "rnsb": "weatkit.association.rnsb:rnsb",
     "mac": "weatkit.association.mac:mac",
@@ -51,14 +50,17 @@ _LAZY: dict[str, str] = {
     "validity": "weatkit.validity",  # a module: reliability and validity statistics
     "write_report": "weatkit.report.html:write_report",
     "log_to_mlflow": "weatkit.tracking:log_to_mlflow",
+    **lazy_api(),  # the measure packages' own (weatkit.measures.plugins)
 }
+for _name in lazy_api():  # reading a plugin imported its package, bound here: the API wins
+    if isinstance(globals().get(_name), types.ModuleType):
+        del globals()[_name]
 
 __all__ = [
     "RunConfig",
     "WeatkitError",
     "WordVectors",
     "__version__",
-    "ceat",
     "compare",
     "crows",
     "direct_bias",
@@ -69,7 +71,6 @@ __all__ = [
     "iso",
     "load_vectors",
     "log_to_mlflow",
-    "lpbs",
     "mac",
     "mbe",
     "null_baseline",
@@ -83,6 +84,7 @@ __all__ = [
     "weat",
     "wefat",
     "write_report",
+    *lazy_api(),
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -95,7 +97,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from weatkit.association.rnsb import rnsb
     from weatkit.association.sc_weat import sc_weat
     from weatkit.association.wefat import wefat
-    from weatkit.ceat import ceat
     from weatkit.embeddings.load import load_vectors
     from weatkit.embeddings.vectors import WordVectors
     from weatkit.engine.influence import influence
@@ -103,7 +104,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from weatkit.engine.weat import weat
     from weatkit.grid import grid
     from weatkit.isomorphism import iso
-    from weatkit.lpbs.measure import lpbs
     from weatkit.pipeline import RunConfig, run
     from weatkit.report.html import write_report
     from weatkit.tracking import log_to_mlflow

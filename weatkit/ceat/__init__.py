@@ -4,10 +4,10 @@ with one corpus context per word, pooled by a random-effects model.
 * :mod:`weatkit.ceat.contexts` — the words' contexts in a corpus (text, JSONL, ``datasets``);
 * :mod:`weatkit.ceat.draws` — the draws and their combined effect size (the formulas);
 * :mod:`weatkit.ceat.options` — :class:`CeatOptions`;
-* :mod:`weatkit.ceat.run` — :func:`ceat`, the whole run on a transformer model.
+* :mod:`weatkit.ceat.run` — :func:`ceat`, the whole run on a transformer model;
+* :mod:`weatkit.ceat.command` — ``weatkit ceat``; :mod:`weatkit.ceat.plugin` — what the rest of
+  weatkit reads of the measure (:mod:`weatkit.measures.plugins`).
+
+Nothing is imported here, so that reading the plugin stays cheap; ``weatkit.ceat`` (the
+attribute of ``weatkit``) is the function :func:`weatkit.ceat.run.ceat`.
 """
-
-from weatkit.ceat.options import CeatOptions
-from weatkit.ceat.run import CeatRun, ceat
-
-__all__ = ["CeatOptions", "CeatRun", "ceat"]

@@ -20,6 +20,7 @@ from typing import NoReturn
 import click
 
 import weatkit
+from weatkit.measures.plugins import commands as plugin_commands
 from weatkit.models.provenance import COMMAND
 
 #: Command name -> (``module:attribute`` of the click command, one-line help for the listing).
@@ -35,11 +36,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cache": (
         "weatkit.cli.cache:cache_command",
         "Show or clear weatkit's caches (downloaded data, contextual vectors, model scores).",
-    ),
-    "ceat": (
-        "weatkit.cli.ceat:ceat_command",
-        "CEAT: WEATs drawn with one corpus context per word, pooled into a combined effect "
-        "size (Guo & Caliskan, AIES 2021).",
     ),
     "compare": (
         "weatkit.cli.compare:compare_command",
@@ -75,11 +71,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "weatkit.cli.lists:lists_command",
         "Show the list sets, or the languages, lists and tests of one set (or list file).",
     ),
-    "lpbs": (
-        "weatkit.cli.lpbs:lpbs_command",
-        "LPBS: log-probability bias score of a masked LM on association tests (Kurita et al., "
-        "GeBNLP 2019).",
-    ),
     "mbe": (
         "weatkit.cli.mbe:mbe_command",
         "MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022).",
@@ -106,6 +97,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Train fastText embeddings on per-language corpora, as the CA-WEAT paper's CCe models.",
     ),
 }
+
+
+COMMANDS.update(plugin_commands())  # each measure package's own command
 
 
 class LazyGroup(click.Group):

@@ -23,7 +23,8 @@ Sections (each an options dataclass, or the fields of :class:`~weatkit.pipeline.
   compare file's method section);
 - :data:`ITEM_LOG` → ``ItemLogOptions`` (``--log-items`` of the sentence commands;
   ``log_items`` of a compare file);
-- :data:`CEAT` → ``CeatOptions`` (``weatkit ceat``: the corpus's contexts and the draws).
+- the sections of the measure packages (``weatkit.ceat``, ...), each declared in its package's
+  ``plugin`` module and listed in :data:`SECTIONS` under its name (:mod:`weatkit.measures.plugins`).
 
 How a declaration is read (:class:`Option`, :class:`Section`, :class:`Source`, :func:`build`,
 :func:`click_options`, ...) is :mod:`weatkit.config.declare`, re-exported here so that a caller
@@ -47,6 +48,7 @@ from weatkit.config.declare import (
     values_from_cli,
     values_from_file,
 )
+from weatkit.measures.plugins import sections as plugin_sections
 
 # --------------------------------------------------------------------------------------------
 # fidelity to reference tools (issue 18): appended to ENGINE and LISTS below
@@ -648,70 +650,6 @@ TRACKING = Section(
     ),
 )
 
-# --------------------------------------------------------------------------------------------
-# issue 38 §3, LPBS of a masked LM: weatkit.lpbs.options.LpbsOptions
-
-LPBS = Section(
-    "",
-    (
-        Option(
-            "templates",
-            "texts",
-            ("[TARGET] likes [ATTRIBUTE].", "[TARGET] is interested in [ATTRIBUTE]."),
-            "A template with one [TARGET] (the masked word) and one [ATTRIBUTE]; repeatable.",
-            "--template",
-        ),
-        Option(
-            "swap",
-            "bool",
-            False,
-            "Mask the attribute sets A/B and insert the targets X/Y (for tests whose gendered "
-            "words are A/B, as Caliskan's WEAT 7 and 8).",
-            "--swap",
-        ),
-        Option(
-            "unit",
-            "str",
-            "attribute",
-            "Units of the test: per attribute the mean over templates (the paper), or every "
-            "template x attribute sentence (the reference notebook).",
-            "--unit",
-            choices=("attribute", "sentence"),
-        ),
-        Option(
-            "subtokens",
-            "str",
-            "refuse",
-            "A masked word of several tokens: refuse it, or read its first token (the "
-            "reference code).",
-            "--subtokens",
-            choices=("refuse", "first"),
-        ),
-        Option(
-            "alternative",
-            "str",
-            "two-sided",
-            "Alternative of the permutation p.",
-            "--alternative",
-            choices=("two-sided", "greater", "less"),
-        ),
-        Option(
-            "n_permutations",
-            "int",
-            10000,
-            "Random re-splits of the permutation p when they cannot all be enumerated (0: no p).",
-            "--permutations",
-        ),
-        Option(
-            "max_exact",
-            "int",
-            1_000_000,
-            "Enumerate every re-split when there are at most this many.",
-            "--max-exact",
-        ),
-    ),
-)
-
 #: Every section, by its name in this module.
 SECTIONS = {
     "ENGINE": ENGINE,
@@ -722,10 +660,10 @@ SECTIONS = {
     "POOLING": POOLING,
     "SAMPLE": SAMPLE,
     "ITEM_LOG": ITEM_LOG,
-    "LPBS": LPBS,
     "METRICS": METRICS,
     "ASSOCIATION": ASSOCIATION,
     "TRACKING": TRACKING,
+    **plugin_sections(),  # each measure package's own, by its name (weatkit.measures.plugins)
 }
 
 __all__ = [
@@ -737,7 +675,6 @@ __all__ = [
     "KINDS",
     "LISTS",
     "LOADING",
-    "LPBS",
     "METRICS",
     "POOLING",
     "SAMPLE",
@@ -755,65 +692,3 @@ __all__ = [
     "values_from_cli",
     "values_from_file",
 ]
-
-# --------------------------------------------------------------------------------------------
-# issue 38 §2, CEAT: weatkit.ceat.options.CeatOptions
-
-CEAT = Section(
-    "ceat",
-    (
-        Option(
-            "text_field",
-            "str",
-            "text",
-            "The text of a JSONL record or a dataset row.",
-            "--text-field",
-        ),
-        Option("split", "str", "train", "The split of an hf: dataset.", "--split"),
-        Option(
-            "contexts_per_word",
-            "int",
-            1000,
-            "At most this many contexts per word, a reservoir sample drawn with --seed.",
-            "--contexts-per-word",
-        ),
-        Option(
-            "ignore_case",
-            "bool",
-            False,
-            "Find the words in the corpus whatever their case.",
-            "--ignore-case",
-        ),
-        Option(
-            "window",
-            "int",
-            None,
-            "Keep this many words on each side of the word in its context (default: the "
-            "whole line).",
-            "--window",
-        ),
-        Option(
-            "n_draws",
-            "int",
-            10_000,
-            "N, the WEATs drawn with one random context per word (the paper's 10,000).",
-            "--draws",
-        ),
-        Option(
-            "min_contexts",
-            "int",
-            1,
-            "A word with fewer contexts counts as missing (--min-coverage of its set).",
-            "--min-contexts",
-        ),
-        Option(
-            "draw_method",
-            "str",
-            "auto",
-            "How the draws are computed: a table of every context pair's cosine, or the drawn "
-            "vectors (the same numbers; auto: the cheaper).",
-            "--draw-method",
-            choices=("auto", "table", "vectors"),
-        ),
-    ),
-)

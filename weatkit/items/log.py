@@ -83,7 +83,7 @@ def concat_items(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True).reindex(columns=columns)
 
 
-def _frame(
+def items_frame(
     measure: str,
     model: str,
     method: str | Sequence[str],
@@ -94,6 +94,9 @@ def _frame(
     outcome: Sequence[str],
     influence: np.ndarray,
 ) -> pd.DataFrame:
+    """One measure's log in :data:`ITEM_COLUMNS` (a builder's last step, here and in the
+    measure packages): ``options`` maps an option's name to its texts and scores
+    (``text_NAME``, ``score_NAME`` columns)."""
     n = len(item_id)
     data: dict[str, Any] = {
         "measure": [measure] * n,
@@ -111,7 +114,9 @@ def _frame(
     return pd.DataFrame(data)
 
 
-def _sign_outcome(diff: np.ndarray, above: str, below: str) -> list[str]:
+def sign_outcome(diff: np.ndarray, above: str, below: str) -> list[str]:
+    """Per item, ``above`` where the difference is positive, ``below`` where negative, else
+    ``tie``."""
     return [above if d > 0 else below if d < 0 else "tie" for d in diff]
 
 
@@ -134,7 +139,7 @@ def crows_items(
         for side in ("more", "less")
     }
     outcome = np.where(tie, "tie", np.where(w == 1, "stereotype", "anti-stereotype"))
-    return _frame(
+    return items_frame(
         "crows", model, method, language, list(ids), table["bias_type"], options, outcome,
         loo.proportion_influence(w),
     )  # fmt: skip
@@ -167,9 +172,9 @@ def stereoset_items(
         texts = [text[examples[i].sentence(label).id] for i in table["example_id"]]
         options[column] = (texts, table[column])
     diff = table["stereotype"].to_numpy() - table["anti_stereotype"].to_numpy()
-    return _frame(
+    return items_frame(
         "stereoset", model, "ss_term", language, table["example_id"], table["bias_type"],
-        options, _sign_outcome(diff, "stereotype", "anti-stereotype"),
+        options, sign_outcome(diff, "stereotype", "anti-stereotype"),
         loo.term_mean_influence(table["pro"], list(table["term"])),
     )  # fmt: skip
 
@@ -189,9 +194,9 @@ def gest_items(scores: pd.DataFrame, *, model: str, language: str = "en") -> pd.
     templates = list(table["template"]) if "template" in table.columns else None
     method = "scores" if templates is None else [f"template {t}" for t in templates]
     texts = table.get("sentence", [""] * len(table))
-    return _frame(
+    return items_frame(
         "gest", model, method, language, list(ids), [STEREOTYPES[s] for s in st],
-        {"sentence": (texts, x)}, _sign_outcome(x, "male", "female"),
+        {"sentence": (texts, x)}, sign_outcome(x, "male", "female"),
         loo.gest_influence(x, st, templates),
     )  # fmt: skip
 
@@ -211,9 +216,9 @@ def eurogest_items(scored: pd.DataFrame, *, model: str, language: str, code: str
         "female": (table["feminine"], table["score_f"]),
     }
     rates = r[~np.isnan(r)]
-    return _frame(
+    return items_frame(
         "eurogest", model, f"code {code}", language, table["sample_id"],
-        [STEREOTYPES[s] for s in st], options, _sign_outcome(rates - 0.5, "male", "female"),
+        [STEREOTYPES[s] for s in st], options, sign_outcome(rates - 0.5, "male", "female"),
         loo.eurogest_influence(rates, st),
     )  # fmt: skip
 
@@ -245,44 +250,7 @@ def mbe_items(run: Any, *, model: str, language: str = "") -> pd.DataFrame:
         for side in ("male", "female")
     }
     ids = [f"{s}:{i}" for s, i in zip(sides, table["index"], strict=True)]
-    return _frame(
+    return items_frame(
         "mbe", model, result.method, language, ids, ["gender"] * len(ids), options,
-        _sign_outcome(share - 0.5, "male", "female"), influence,
+        sign_outcome(share - 0.5, "male", "female"), influence,
     )  # fmt: skip
-
-
-def lpbs_items(run: Any, *, model: str) -> pd.DataFrame:
-    """The log of LPBS (``lpbs``) from a :class:`~weatkit.lpbs.run.LpbsRun`: one row per test,
-    attribute set, template and attribute, ``item_id`` ``TEST:SET:ATTRIBUTE:K`` (K the
-    template's number), ``bias_type`` the test, ``method`` the unit; the template with the
-    attribute in place (``[TARGET] likes career.``) and the masked groups' scores s(G₁, a, t),
-    s(G₂, a, t) under ``text_group1``/``score_group1`` and ``text_group2``/``score_group2``;
-    ``outcome`` the group the attribute raises more (b > 0: G₁). ``influence``:
-    :func:`weatkit.lpbs.stats.row_influence` on S."""
-    from weatkit.lpbs.stats import row_influence
-    from weatkit.lpbs.templates import TARGET, parse_template
-
-    frames = []
-    for r in run.results:
-        t, scores = r.test, r.scores
-        x, y, a, b = t.names
-        groups, sets = ((a, b), (x, y)) if r.swap else ((x, y), (a, b))
-        number = {text: k for k, text in enumerate(r.templates)}
-        texts = [
-            parse_template(tpl).fill(TARGET, attr).text
-            for tpl, attr in zip(scores["template"], scores["attribute"], strict=True)
-        ]
-        ids = [
-            f"{t.test}:{s}:{attr}:{number[tpl]}"
-            for s, attr, tpl in zip(scores["set"], scores["attribute"], scores["template"],
-                                    strict=True)
-        ]  # fmt: skip
-        options = {"group1": (texts, scores["s_1"]), "group2": (texts, scores["s_2"])}
-        frames.append(
-            _frame(
-                "lpbs", model, r.unit, t.lang, ids, [t.test] * len(ids), options,
-                _sign_outcome(scores["bias"].to_numpy(), *groups),
-                row_influence(scores, sets, r.unit),
-            )
-        )  # fmt: skip
-    return concat_items(frames) if frames else _frame("lpbs", model, "", "", [], [], {}, [], [])

@@ -123,6 +123,11 @@ def lpbs(
     Raises:
         WeatkitError: a model of another backend or without a mask token, a bad template, an
             unknown word or a multi-token masked word (one line naming it).
+
+    Example:
+        >>> res = lpbs("bert-base-uncased", [["he"], ["she"], ["engineer", "doctor"],
+        ...            ["nurse", "teacher"]], n_bootstrap=1000)  # doctest: +SKIP
+        >>> res.statistic, res.pvalue, res.confidence_interval  # doctest: +SKIP
     """
     from weatkit.scoring.spec import parse_model_spec
     from weatkit.sentence.masked_lm import MaskedLM

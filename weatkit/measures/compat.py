@@ -28,15 +28,10 @@ What each tool's code does (read in its repository; docs/guides/compat.md):
 * ``mbe`` / ``mbe`` — kanekomasahiro/bias_eval_in_multiple_mlm ``eval.py`` (commit bb2f2c7): the
   pair weights are the dot products of the sentence embeddings (``weight=dot``: its ``cos_sim``
   of two matrices divides by one constant, which cancels in Eq. 2).
-* ``lpbs`` / ``kurita`` — keitakurita/contextual_embedding_bias_measure
-  ``notebooks/weat_result_replication.ipynb`` and ``lib/bert_utils.py``: every (template,
-  attribute) row a unit of the test (``unit=sentence``), a word of several WordPieces read as its
-  first (``subtokens=first``, ``accept_wordpiece=True``).
+* the presets of the measure packages (:mod:`weatkit.measures.plugins`), each described in its
+  package's ``plugin`` module.
 * ``gest`` / ``gest`` — kinit-sk/gest ``src/masked_models/utils.py`` and ``_inference.ipynb``
   (commit 7dd908c): base-10 logarithms (``log_base=10``), weatkit's default too.
-* ``ceat`` / ``ceat`` — weiguowilliam/CEAT ``code/ceat.py`` and ``generate_ebd_bert.py``: the
-  one-sided p-value ``norm.sf(z)`` of CES (``alternative=greater``) and the word's last
-  sub-token (``subwords=last``); :mod:`weatkit.ceat.draws` says what else differs.
 """
 
 from __future__ import annotations
@@ -47,6 +42,7 @@ from typing import Any
 
 from weatkit.compat_report import preset_report
 from weatkit.errors import ConfigError
+from weatkit.measures.plugins import presets as plugin_presets
 
 
 def _frozen(table: dict[str, dict[str, dict[str, Any]]]) -> MappingProxyType:
@@ -82,8 +78,7 @@ SENTENCE_PRESETS: MappingProxyType[str, MappingProxyType[str, MappingProxyType[s
             },
             "mbe": {"mbe": {"weight": "dot"}},
             "gest": {"gest": {"log_base": "10"}},
-            "lpbs": {"kurita": {"unit": "sentence", "subtokens": "first"}},
-            "ceat": {"ceat": {"alternative": "greater", "subwords": "last"}},
+            **plugin_presets(),  # each measure package's own (its weatkit.<name>.plugin)
         }
     )
 )

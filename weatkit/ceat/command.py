@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from weatkit.ceat.plugin import SECTION as CEAT
 from weatkit.cli.errors import err_console, friendly, note
 from weatkit.cli.options import (
     check_log_items,
@@ -19,10 +20,9 @@ from weatkit.cli.options import (
     log_items_option,
     manifest_file,
     out_option,
-    split_values,
 )
 from weatkit.cli.tables import ci_header, fmt_p, with_ci
-from weatkit.config.schema import CEAT, CONTEXTUAL, ENGINE, LISTS, click_options, options_from_cli
+from weatkit.config.schema import CONTEXTUAL, ENGINE, LISTS, click_options, options_from_cli
 from weatkit.errors import WeatkitError
 
 _LISTS = ("lists", "langs", "tests", "min_coverage")
@@ -98,8 +98,8 @@ def _print(results: Any, level: float) -> None:
 def ceat_command(**opts: Any) -> None:
     """CEAT: WEATs drawn with one corpus context per word, pooled into a combined effect size
     (Guo & Caliskan, AIES 2021)."""
-    from weatkit.ceat import CeatOptions, ceat
-    from weatkit.ceat.run import draw_rows
+    from weatkit.ceat.options import CeatOptions
+    from weatkit.ceat.run import ceat, draw_rows
     from weatkit.embeddings.contextual import ContextualOptions
     from weatkit.report.tables import render, write_outputs
 
@@ -112,9 +112,9 @@ def ceat_command(**opts: Any) -> None:
     run = ceat(
         opts["model"],
         opts["corpus"],
-        lists=split_values(opts["lists"]),
-        langs=split_values(opts["langs"]) or None,
-        tests=split_values(opts["tests"]) or None,
+        lists=LISTS["lists"].from_cli(opts["lists"], "--lists"),
+        langs=LISTS["langs"].from_cli(opts["langs"], "--lang"),
+        tests=LISTS["tests"].from_cli(opts["tests"], "--test"),
         layers=opts["layers"],
         options=options_from_cli(CeatOptions, CEAT, opts),
         contextual=options_from_cli(ContextualOptions, CONTEXTUAL, opts),

@@ -27,8 +27,9 @@ from weatkit.cli.options import (
     resampling_options,
 )
 from weatkit.cli.tables import ci_header, fmt_p, with_ci
-from weatkit.config.schema import CONTEXTUAL, LISTS, LPBS, click_options, options_from_cli
+from weatkit.config.schema import CONTEXTUAL, LISTS, click_options, options_from_cli
 from weatkit.errors import WeatkitError
+from weatkit.lpbs.plugin import SECTION as LPBS
 
 
 def _print_summary(summary: Any, level: float) -> None:
@@ -88,7 +89,7 @@ def lpbs_command(**opts: Any) -> None:
     if not opts["lists"]:  # before the model is loaded
         raise WeatkitError("give --lists (e.g. --lists caliskan --test weat6, or a list file)")
     from weatkit.embeddings.contextual import ContextualOptions
-    from weatkit.items.log import lpbs_items
+    from weatkit.lpbs.items import lpbs_items
     from weatkit.lpbs.options import LpbsOptions
     from weatkit.lpbs.run import run_lpbs
     from weatkit.report.tables import render, write_outputs

@@ -1,0 +1,87 @@
+"""LPBS plugged into weatkit (:mod:`weatkit.measures.plugins`): its function, command, options
+and ``--compat`` preset.
+
+``--compat kurita`` — keitakurita/contextual_embedding_bias_measure
+``notebooks/weat_result_replication.ipynb`` and ``lib/bert_utils.py``: every (template,
+attribute) row a unit of the test (``unit=sentence``), a word of several WordPieces read as its
+first (``subtokens=first``, ``accept_wordpiece=True``); ``docs/measures/lpbs.md`` says what else
+differs.
+"""
+
+from __future__ import annotations
+
+from weatkit.config.declare import Option, Section
+from weatkit.measures.plugins import Plugin
+
+#: The options of ``weatkit lpbs`` (:class:`weatkit.lpbs.options.LpbsOptions`).
+SECTION = Section(
+    "",
+    (
+        Option(
+            "templates",
+            "texts",
+            ("[TARGET] likes [ATTRIBUTE].", "[TARGET] is interested in [ATTRIBUTE]."),
+            "A template with one [TARGET] (the masked word) and one [ATTRIBUTE]; repeatable.",
+            "--template",
+        ),
+        Option(
+            "swap",
+            "bool",
+            False,
+            "Mask the attribute sets A/B and insert the targets X/Y (for tests whose gendered "
+            "words are A/B, as Caliskan's WEAT 7 and 8).",
+            "--swap",
+        ),
+        Option(
+            "unit",
+            "str",
+            "attribute",
+            "Units of the test: per attribute the mean over templates (the paper), or every "
+            "template x attribute sentence (the reference notebook).",
+            "--unit",
+            choices=("attribute", "sentence"),
+        ),
+        Option(
+            "subtokens",
+            "str",
+            "refuse",
+            "A masked word of several tokens: refuse it, or read its first token (the "
+            "reference code).",
+            "--subtokens",
+            choices=("refuse", "first"),
+        ),
+        Option(
+            "alternative",
+            "str",
+            "two-sided",
+            "Alternative of the permutation p.",
+            "--alternative",
+            choices=("two-sided", "greater", "less"),
+        ),
+        Option(
+            "n_permutations",
+            "int",
+            10000,
+            "Random re-splits of the permutation p when they cannot all be enumerated (0: no p).",
+            "--permutations",
+        ),
+        Option(
+            "max_exact",
+            "int",
+            1_000_000,
+            "Enumerate every re-split when there are at most this many.",
+            "--max-exact",
+        ),
+    ),
+)
+
+PLUGIN = Plugin(
+    name="lpbs",
+    api={"lpbs": "weatkit.lpbs.measure:lpbs"},
+    command="weatkit.lpbs.command:lpbs_command",
+    summary="LPBS: log-probability bias score of a masked LM on association tests (Kurita et al., "
+    "GeBNLP 2019).",
+    section=SECTION,
+    presets={"kurita": {"unit": "sentence", "subtokens": "first"}},
+    docs="measures/lpbs.md",
+)

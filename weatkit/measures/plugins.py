@@ -1,0 +1,108 @@
+"""Measure packages plugged into weatkit: one declaration each, read by the shared parts.
+
+A measure that lives in a package of its own (``weatkit.ceat``, ``weatkit.lpbs``) declares in
+its module ``weatkit.<package>.plugin`` one :class:`Plugin`: everything weatkit's shared parts
+need to know of it. They read :func:`plugins` and never name the measure:
+
+==================  ===========================================  ==============================
+field               what it declares                             read by
+==================  ===========================================  ==============================
+``api``             its public functions, ``module:attribute``   ``import weatkit`` (lazily)
+``command``         its click command, ``module:attribute``      ``weatkit NAME`` (lazily)
+``summary``         the command's one line                       ``weatkit --help``
+``section``         its options (a :class:`~weatkit.config.      the command line and config
+                    declare.Section`)                            files; the schema's tests
+``presets``         its ``--compat`` presets: name → values      :mod:`weatkit.measures.compat`
+``docs``            its page under ``docs/``                     the docs' tests
+==================  ===========================================  ==============================
+
+Adding a measure is its package (compute, result, per-item rows, command, ``plugin``), its
+tests and docs page, and one line of :data:`PACKAGES` (lm-evaluation-harness keeps a registry
+of tasks the same way). A plugin holds declarations and ``module:attribute`` strings only, so
+reading the plugins imports neither torch nor the measures' code: ``weatkit --help`` stays fast
+(``tests/test_cli_imports.py``), and a package's ``__init__`` must stay as light.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from weatkit.config.declare import Section
+
+#: The measure packages, each with a ``plugin`` module defining ``PLUGIN``.
+PACKAGES: tuple[str, ...] = ("weatkit.ceat", "weatkit.lpbs")
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One measure package's declaration (the module docstring's table).
+
+    Attributes:
+        name: the command and the measure's name (``ceat``).
+        api: public name → ``module:attribute`` of what ``weatkit.<name>`` gives.
+        command: ``module:attribute`` of its click command, or None (no command).
+        summary: the command's one-line help in ``weatkit --help``.
+        section: its options, declared once for the command line and config files.
+        presets: ``--compat`` preset name → the option values it sets.
+        docs: its page, relative to ``docs/`` (``measures/ceat.md``).
+    """
+
+    name: str
+    api: Mapping[str, str]
+    command: str | None
+    summary: str
+    section: Section | None = None
+    presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    docs: str = ""
+
+    def __post_init__(self) -> None:
+        for target in (*self.api.values(), *([self.command] if self.command else [])):
+            module, sep, attribute = target.partition(":")
+            if not (module.startswith("weatkit.") and sep and attribute):
+                raise ValueError(f"plugin {self.name}: {target!r} is not weatkit.MODULE:NAME")
+
+
+@functools.cache
+def plugins() -> tuple[Plugin, ...]:
+    """The :class:`Plugin` of every package of :data:`PACKAGES`, in that order."""
+    found = tuple(importlib.import_module(f"{package}.plugin").PLUGIN for package in PACKAGES)
+    names = [p.name for p in found]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two measure plugins share a name: {names}")
+    return found
+
+
+def lazy_api() -> dict[str, str]:
+    """Every plugin's public names → ``module:attribute`` (``weatkit``'s lazy table)."""
+    return {name: target for p in plugins() for name, target in p.api.items()}
+
+
+def commands() -> dict[str, tuple[str, str]]:
+    """Every plugin's command → (``module:attribute``, one-line help), as
+    :data:`weatkit.cli.COMMANDS` holds them."""
+    return {p.name: (p.command, p.summary) for p in plugins() if p.command}
+
+
+def sections() -> dict[str, Section]:
+    """Every plugin's options section, by the plugin's name in capitals (``CEAT``)."""
+    return {p.name.upper(): p.section for p in plugins() if p.section is not None}
+
+
+def presets() -> dict[str, Mapping[str, Mapping[str, Any]]]:
+    """Every plugin's ``--compat`` presets, by its command."""
+    return {
+        p.name: MappingProxyType({k: MappingProxyType(dict(v)) for k, v in p.presets.items()})
+        for p in plugins()
+        if p.presets
+    }
+
+
+def section_of(name: str) -> Section:
+    """The options section of the plugin ``name`` (a :class:`KeyError` for a plugin without
+    one: a bug, not a user's error)."""
+    return sections()[name.upper()]
