@@ -1,5 +1,5 @@
 """The options of a CEAT run (declared for files and the command line in
-:data:`weatkit.config.schema.CEAT`; the list selection, ``--seed``, ``--device``,
+:data:`weatkit.ceat.plugin.SECTION`; the list selection, ``--seed``, ``--device``,
 ``--alternative`` and ``--confidence`` are the run's and the engine's own declarations)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The options of an LPBS run (declared for the command line and files in
-:data:`weatkit.config.schema.LPBS`)."""
+:data:`weatkit.lpbs.plugin.SECTION`)."""
 
 from __future__ import annotations
 
