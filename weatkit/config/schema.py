@@ -23,7 +23,7 @@ Sections (each an options dataclass, or the fields of :class:`~weatkit.pipeline.
   compare file's method section);
 - :data:`ITEM_LOG` → ``ItemLogOptions`` (``--log-items`` of the sentence commands;
   ``log_items`` of a compare file);
-- the sections of the measure packages (``weatkit.ceat``, ...), each declared in its package's
+- the sections of the measure packages (``weatkit.<name>``), each declared in its package's
   ``plugin`` module and listed in :data:`SECTIONS` under its name (:mod:`weatkit.measures.plugins`).
 
 How a declaration is read (:class:`Option`, :class:`Section`, :class:`Source`, :func:`build`,
