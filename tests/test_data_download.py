@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -315,3 +316,25 @@ def test_registry_checksums_are_up_to_date(data_dir: Path, tmp_path: Path) -> No
     assert maintain.main([str(data_dir), "--check", "--registry", str(path)]) == 1
     assert maintain.main([str(data_dir), "--registry", str(path)]) == 0
     assert path.read_text(encoding="utf-8") == maintain.REGISTRY_FILE.read_text(encoding="utf-8")
+
+
+@pytest.mark.usefixtures("no_local_data")
+def test_a_download_is_written_beside_its_target(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The temporary file of a download is made in the target's own folder, so that the rename
+    never crosses file systems (issue 37 §1: a folder of the cache may be a mount of its own)."""
+    fetch_module = sys.modules["weatkit.data.fetch"]  # weatkit.data.fetch is the function
+    made_in: list[Path] = []
+    real = fetch_module.temp_file
+
+    def spy(directory: Path, name: str, suffix: str = ".tmp") -> tuple[int, str]:
+        made_in.append(Path(directory))
+        return real(directory, name, suffix)
+
+    monkeypatch.setattr(fetch_module, "temp_file", spy)
+    with serve(data_dir) as url:
+        monkeypatch.setenv("WEATKIT_DATA_URL", url)
+        path = data.fetch(RELPATH, quiet=True)
+    assert made_in == [path.parent] and path.parent != data.cache_dir("data")
+    assert [p.name for p in path.parent.iterdir() if p.name.startswith(".download")] == []

@@ -16,6 +16,7 @@ SHA-256 of its uncompressed content is the registered ``content_sha256``.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import http.client
@@ -167,8 +168,9 @@ def _mismatch(entry: DataFile, url: str, expected: str, detail: str) -> DataErro
 
 
 def _download(url: str, target: Path, entry: DataFile, *, upstream: bool) -> None:
-    """Download ``url`` to ``target`` via a temp file in the cache folder; verify (and, for an
-    upstream download, transform and verify again) before renaming into place."""
+    """Download ``url`` to ``target`` via a temp file beside it (one file system, whatever is
+    mounted in the cache); verify (and, for an upstream download, transform and verify again)
+    before renaming into place."""
     scheme = urllib.parse.urlsplit(url).scheme.lower()
     if scheme not in ("http", "https", "file"):
         raise DataError(f"cannot download {url}: only http, https and file URLs are supported")
@@ -178,8 +180,10 @@ def _download(url: str, target: Path, entry: DataFile, *, upstream: bool) -> Non
     )
     try:
         root = ensure_cache_dir("data")
-        remove_stale(root, "download", ".part")  # downloads of killed processes
-        fd, tmp_name = temp_file(root, "download", suffix=".part")
+        made = [d for d in target.relative_to(root).parents if not (root / d).exists()]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(target.parent, "download", ".part")  # downloads of killed processes
+        fd, tmp_name = temp_file(target.parent, "download", suffix=".part")
     except OSError as err:
         where = cache_dir("data")
         raise DataError(f"cannot write to the weatkit cache {where}: {err.strerror}") from None
@@ -195,10 +199,12 @@ def _download(url: str, target: Path, entry: DataFile, *, upstream: bool) -> Non
             _gzip_in_place(tmp)
             if not verifies(tmp, entry):
                 raise _mismatch(entry, url, entry.sha256, "the gzip'ed content differs")
-        target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
+        for folder in made:  # deepest first: nothing is left of a failed download
+            with contextlib.suppress(OSError):
+                (root / folder).rmdir()
         raise
 
 
