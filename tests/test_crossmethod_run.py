@@ -363,3 +363,20 @@ def test_bad_config_is_a_one_line_error(tmp_path: Path) -> None:
     assert cli.exit_code == 1
     assert "at least one method" in cli.output
     assert len(cli.output.strip().splitlines()) == 1
+
+
+def test_a_comparison_that_computes_nothing_exits_1_with_the_reason(
+    setup: Path, tmp_path: Path
+) -> None:
+    """GEST of a masked LM in German only (English GEST; EuroGEST off): every combination is
+    not applicable (issue 37 §2: it exited 0 with empty tables)."""
+    path = tmp_path / "none.yaml"
+    path.write_text(
+        f"output: {tmp_path / 'out'}\nlanguages: [de]\n"
+        f"models: [{{name: A, model: {setup / 'm1'}}}]\ngest: {{eurogest: false}}\n"
+    )
+    cli = CliRunner().invoke(main, ["compare", str(path), "--no-plot"])
+    assert cli.exit_code == 1, cli.output
+    assert cli.output.strip().splitlines()[-1].startswith(
+        "weatkit: error: nothing computed: no configured method applies to any model × language"
+    )

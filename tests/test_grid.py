@@ -582,3 +582,14 @@ def test_grid_prints_skips_per_language_as_run_does(tmp_path: Path) -> None:
     loud = invoke("grid", str(path), "--no-progress", "--verbose")
     reasons = [line for line in loud.stderr.splitlines() if line.startswith("skipped:")]
     assert reasons == [f"skipped: {s['reason']}" for s in skipped]
+
+
+def test_a_grid_that_computes_nothing_exits_1_with_the_reason(tmp_path: Path) -> None:
+    """RIPA on lists without definitional pairs, in every job: the grid wrote its (empty)
+    tables and the skip reasons, and says nothing was computed (issue 37 §2: it exited 0)."""
+    path = make_grid(tmp_path, metrics=["ripa"], reliability=False)
+    res = invoke("grid", str(path), "--no-progress")
+    assert res.exit_code == 1, res.output
+    last = res.output.strip().splitlines()[-1]
+    assert last.startswith("weatkit: error: nothing computed: every test of every job was skipped")
+    assert re.search(r"skipped: ripa on \d+ test\(s\): no definitional pairs", res.output)

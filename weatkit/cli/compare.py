@@ -35,6 +35,7 @@ from weatkit.cli.study_options import (
 from weatkit.cli.tables import fmt_p, percent
 from weatkit.crossmethod import load_compare_config, run_compare, write_compare
 from weatkit.crossmethod.runner import CompareResult
+from weatkit.errors import WeatkitError
 from weatkit.report.numbers import format_estimate
 from weatkit.report.tables import render
 
@@ -112,6 +113,11 @@ def compare_command(**opts: Any) -> None:
             soft_wrap=True,
         )
         sys.exit(1)
+    if result.scores.empty:
+        raise WeatkitError(
+            "nothing computed: no configured method applies to any model × language "
+            f"(every reason in {config.output / 'skipped.csv'})"
+        )
 
 
 def _sample_lines(result: CompareResult) -> list[str]:

@@ -123,6 +123,11 @@ def grid_command(**opts: Any) -> None:
             f"{len(result.failed)} job(s) failed (first: {first['job']}: {first['error']}); "
             "the tables hold the other jobs; rerun to retry"
         )
+    if not result.computed:
+        raise WeatkitError(
+            "nothing computed: every test of every job was skipped (the skipped: lines above; "
+            f"every reason in {config.output / 'manifest.json'})"
+        )
 
 
 def _print_plan(config: GridConfig, planned: list[PlannedJob]) -> None:

@@ -100,6 +100,14 @@ class GridResult:
     association_pooled: pd.DataFrame = field(default_factory=pd.DataFrame)  # pool
     reliability: pd.DataFrame = field(default_factory=pd.DataFrame)  # parallel lists
 
+    @property
+    def computed(self) -> bool:
+        """Whether any job computed anything: an effect size, an association metric, an
+        isomorphism measure or an asymmetry (False when every test of every job was skipped,
+        or every requested metric could not be computed)."""
+        tables = (self.results, self.association, self.isomorphism, self.asymmetry)
+        return any(not table.empty for table in tables)
+
     def skipped_by_language(self) -> list[str]:
         """The skipped tests counted per embeddings × language, one line each, as
         ``weatkit run`` prints them (:func:`weatkit.pipeline.skipped_by_language`); the
