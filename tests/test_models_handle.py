@@ -94,7 +94,7 @@ def test_hub_revision_is_resolved_to_a_commit_in_every_cache_key(
         "opts = ContextualOptions(device='cpu', revision='main')\n"
         "ex = ContextualExtractor('weatkit-test/tiny', opts)\n"
         "lm = MaskedLM('weatkit-test/tiny', opts)\n"
-        "print(json.dumps([ex.identity, ex._cache.inputs, lm.identity,"
+        "print(json.dumps([ex.identity, ex._items.cache.inputs, lm.identity,"
         " GestScorer('weatkit-test/tiny', options=opts).identity,"
         " lm.handle is ex.handle]))\n"
     )

@@ -255,7 +255,7 @@ def _read_values(path: str | os.PathLike[str]) -> dict[str, float]:
 
 def _json_values(text: str, name: str) -> dict[str, float]:
     """``word -> value`` from the text of a JSON object (duplicate keys refused)."""
-    from weatkit.lists.files import load_json
+    from weatkit._io.jsonfile import load_json
 
     data = load_json(text, name)
     if not isinstance(data, dict) or not data:

@@ -35,7 +35,6 @@ non-empty list of strings``.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import reprlib
@@ -45,6 +44,7 @@ from typing import Any, Literal
 
 import yaml
 
+from weatkit._io.jsonfile import load_json
 from weatkit._io.textfile import decode
 from weatkit.config.files import entry
 from weatkit.errors import WeatkitError
@@ -138,34 +138,6 @@ def parse_list_bytes(
         list_set=list_set if list_set is not None else name,
         default_list_id=Path(name).stem or "list",
     )
-
-
-def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-def load_json(text: str, name: str) -> Any:
-    """The JSON document ``text``; WeatkitError naming ``name`` (and line, column or duplicate
-    key) when it is not valid JSON."""
-    try:
-        return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
-    except _DuplicateKey as err:
-        raise WeatkitError(f"{name}: duplicate key {err.args[0]!r} in a JSON object") from None
-    except json.JSONDecodeError as err:
-        raise WeatkitError(
-            f"{name}: invalid JSON at line {err.lineno} column {err.colno}: {err.msg}"
-        ) from None
-    except (ValueError, RecursionError) as err:  # e.g. huge integers, absurd nesting
-        raise WeatkitError(f"{name}: invalid JSON: {type(err).__name__}") from None
 
 
 def _load_yaml(text: str, name: str) -> Any:

@@ -32,6 +32,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from weatkit import data
+from weatkit._io.jsonfile import load_json
 from weatkit._io.textfile import decode
 from weatkit.errors import WeatkitError
 from weatkit.lists.model import AssociationTest, natural_key
@@ -141,7 +142,6 @@ def load_seat() -> tuple[list[AssociationTest], list[dict[str, str]], list[str]]
     The provenance is one record for the set: ``path`` = the folder read, ``sha256`` = SHA-256
     of the lines ``<relpath>\\t<sha256 of the file>\\n`` of every file, in load order.
     """
-    from weatkit.lists.files import load_json  # files imports this module
 
     tests: list[AssociationTest] = []
     digest = hashlib.sha256()
