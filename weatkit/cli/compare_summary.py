@@ -132,6 +132,7 @@ def print_summary(result: CompareResult, console: Console, output: Path) -> None
         f"{output}` puts them on one HTML page; -v prints them all here.",
         highlight=False,
         markup=False,
+        soft_wrap=True,  # paths whole, never cut at a hyphen (the terminal wraps the line)
     )
 
 
