@@ -331,3 +331,22 @@ def test_run_seat_on_a_sentence_transformers_model(data_dir: Path) -> None:
     expected = weat(*sets, n_bootstrap=0, n_permutations=0, device="cpu").effect_size
     assert float(row["effect_size"]) == pytest.approx(expected, abs=1e-5)
     assert float(row["effect_size"]) > 1.0  # flowers pleasant, insects unpleasant
+
+
+def test_no_cache_neither_reads_nor_writes_the_vectors_of_an_embed_backend() -> None:
+    """``--no-cache`` (``cache=False``) was ignored by ``st:`` and ``openai:`` sources: their
+    vectors were written to and read from the cache all the same."""
+    from weatkit.data import cache_dir
+    from weatkit.embeddings.api import api_word_vectors
+    from weatkit.scoring.spec import parse_model_spec
+
+    spec = parse_model_spec(f"st:{MINILM}")
+    sentences = ["This is a rose.", "That is a spider."]
+    root = cache_dir("vectors")
+    before = sorted(root.rglob("*")) if root.exists() else []
+    off = api_word_vectors(spec, sentences, name="m", options=ContextualOptions(device="cpu",
+                           cache=False))  # fmt: skip
+    assert (sorted(root.rglob("*")) if root.exists() else []) == before
+    on = api_word_vectors(spec, sentences, name="m", options=ContextualOptions(device="cpu"))
+    assert len(sorted(root.rglob("*"))) > len(before)
+    np.testing.assert_allclose(on.vectors, off.vectors, atol=1e-6)

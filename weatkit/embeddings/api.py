@@ -33,12 +33,15 @@ def api_word_vectors(
 ) -> WordVectors:
     """The vectors of ``words`` (distinct, in order) from the ``embed`` of ``spec``'s backend
     (module docstring), under ``options`` (the backend's options or an object with their
-    fields, such as a run's ``ContextualOptions``; None for the defaults)."""
+    fields, such as a run's ``ContextualOptions``; None for the defaults). ``options.cache``
+    False (``--no-cache``) neither reads nor writes the vector cache."""
     items = list(dict.fromkeys(words))
     scorer = get_scorer(spec, options)
-    cache = VectorCache(
-        {"task": "api-embeddings", "version": API_VECTORS_VERSION, "identity": scorer.identity}
-    )
+    cache = None
+    if getattr(options, "cache", True):
+        cache = VectorCache(
+            {"task": "api-embeddings", "version": API_VECTORS_VERSION, "identity": scorer.identity}
+        )
     found, _ = cached_rows(cache, items, scorer.embed)
     vectors = np.stack([found[w] for w in items]) if items else np.zeros((0, 0), np.float32)
     return WordVectors(name, items, vectors, source=scorer.identity, n_rows_in_source=-1)
