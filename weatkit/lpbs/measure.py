@@ -35,16 +35,12 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class LpbsResult:
-    """One test's LPBS, in the style of ``scipy.stats`` results.
+class LpbsResult(LpbsStatistics):
+    """One test's LPBS, in the style of ``scipy.stats`` results: its statistics (the fields of
+    :class:`~weatkit.lpbs.stats.LpbsStatistics`: S = mean(U_A) − mean(U_B), d = S /
+    std(U_A ∪ U_B) with ddof 1, the permutation p and the percentile bootstrap intervals) and:
 
     Attributes:
-        statistic: S = mean(U_A) − mean(U_B) (:mod:`weatkit.lpbs.stats`).
-        effect_size: d = S / std(U_A ∪ U_B), ddof 1.
-        pvalue: permutation p (None when permutations are off).
-        statistic_ci, effect_size_ci: percentile bootstrap intervals (None when off).
-        permutation_method: ``exact`` or ``monte-carlo`` (None without p); n_permutations:
-            the re-splits used.
         test: the association test (its X, Y, A, B as given).
         swap: whether A and B were masked and X and Y inserted.
         unit: ``attribute`` or ``sentence``; n_a, n_b: units per attribute set.
@@ -55,13 +51,6 @@ class LpbsResult:
             (:data:`~weatkit.lpbs.score.WORD_COLUMNS`).
     """
 
-    statistic: float
-    effect_size: float
-    pvalue: float | None
-    statistic_ci: tuple[float, float] | None
-    effect_size_ci: tuple[float, float] | None
-    permutation_method: str | None
-    n_permutations: int
     test: AssociationTest
     swap: bool
     unit: str
