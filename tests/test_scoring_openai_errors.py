@@ -253,23 +253,31 @@ def test_bad_options_name_the_field(options: OpenAIOptions, message: str) -> Non
 MALFORMED = b'{"object": "list", "data": ['  # an answer cut off
 
 
-@pytest.mark.parametrize(
-    ("where", "endpoint"),
-    [("models", "GET /models"), ("completions", "POST /completions"),
-     ("embeddings", "POST /embeddings")],
-)  # fmt: skip
-def test_malformed_json_is_one_line_naming_the_server_and_the_endpoint(
-    where: str, endpoint: str
-) -> None:
-    models = MALFORMED if where == "models" else MODELS
-    stub = _http_server(200, models=models, answer=lambda _: (200, MALFORMED))
+#: Where a server's answer is read, and the endpoint a message names.
+ENDPOINTS = [("models", "GET /models"), ("completions", "POST /completions"),
+             ("embeddings", "POST /embeddings")]  # fmt: skip
+
+
+def _error_of_answer(where: str, body: bytes) -> tuple[str, str]:
+    """The base URL of a stub answering ``body`` at ``where`` (the others answer as a server
+    does) and the one-line error of a scorer reading it."""
+    models = body if where == "models" else MODELS
+    stub = _http_server(200, models=models, answer=lambda _: (200, body))
     with stub as (url, _), pytest.raises(ModelError) as err:
         scorer = get_scorer(f"openai:{url}#m", OpenAIOptions(max_retries=0))
         if where == "completions":
             scorer.causal_logprobs(["a text"])
         scorer.embed(["a text"])
+    return url, str(err.value)
+
+
+@pytest.mark.parametrize(("where", "endpoint"), ENDPOINTS)
+def test_malformed_json_is_one_line_naming_the_server_and_the_endpoint(
+    where: str, endpoint: str
+) -> None:
+    url, message = _error_of_answer(where, MALFORMED)
     method, path = endpoint.split()
-    assert str(err.value) == (
+    assert message == (
         f"openai:{url}#m: {method} {url}{path} answered malformed JSON (Expecting value: line 1 "
         "column 29 (char 28)); is it an OpenAI-compatible server?"
     )
@@ -335,25 +343,14 @@ def test_a_server_scoring_shows_its_progress(
 
 
 @pytest.mark.parametrize("body", [b"{}", b"[]", b"null", b'{"data": [{"index": 0}]}'])
-@pytest.mark.parametrize(
-    ("where", "endpoint"),
-    [("models", "GET /models"), ("completions", "POST /completions"),
-     ("embeddings", "POST /embeddings")],
-)  # fmt: skip
+@pytest.mark.parametrize(("where", "endpoint"), ENDPOINTS)
 def test_json_of_another_shape_is_one_line_naming_the_server_and_the_endpoint(
     where: str, endpoint: str, body: bytes
 ) -> None:
     """Valid JSON that is not an OpenAI answer (``{}``, ``[]``, ``null``, an entry without its
     fields) ended in an internal AttributeError or TypeError."""
-    models = body if where == "models" else MODELS
-    stub = _http_server(200, models=models, answer=lambda _: (200, body))
-    with stub as (url, _), pytest.raises(ModelError) as err:
-        scorer = get_scorer(f"openai:{url}#m", OpenAIOptions(max_retries=0))
-        if where == "completions":
-            scorer.causal_logprobs(["a text"])
-        scorer.embed(["a text"])
+    url, message = _error_of_answer(where, body)
     method, path = endpoint.split()
-    message = str(err.value)
     if (where, body) == ("models", b"{}"):  # read by the SDK as a list of no models
         assert message == f"openai:{url}#m: the server does not serve model 'm' (it serves: none)"
     elif where == "completions" and body.startswith(b"{"):  # read as choices without logprobs
