@@ -52,9 +52,17 @@ _LAZY: dict[str, str] = {
     "log_to_mlflow": "weatkit.tracking:log_to_mlflow",
     **lazy_api(),  # the measure packages' own (weatkit.measures.plugins)
 }
-for _name in lazy_api():  # reading a plugin imported its package, bound here: the API wins
-    if isinstance(globals().get(_name), types.ModuleType):
-        del globals()[_name]
+
+
+def _unbind_packages(names: list[str]) -> None:
+    """Reading the plugins imported their packages, which bound ``weatkit.<name>`` to the
+    package: unbind it, so that the public function of :data:`_LAZY` wins."""
+    for name in names:
+        if isinstance(globals().get(name), types.ModuleType):
+            del globals()[name]
+
+
+_unbind_packages(list(lazy_api()))
 
 __all__ = [
     "RunConfig",
