@@ -13,7 +13,7 @@ field               what it declares                             read by
 ``section``         its options (a :class:`~weatkit.config.      the command line and config
                     declare.Section`)                            files; the schema's tests
 ``presets``         its ``--compat`` presets: name → values      :mod:`weatkit.measures.compat`
-``docs``            its page under ``docs/``                     the docs' tests
+``docs``            its page under ``docs/``                     ``tests/test_plugins.py``
 ==================  ===========================================  ==============================
 
 Adding a measure is its package (compute, result, per-item rows, command, ``plugin``), its
@@ -100,9 +100,3 @@ def presets() -> dict[str, Mapping[str, Mapping[str, Any]]]:
         for p in plugins()
         if p.presets
     }
-
-
-def section_of(name: str) -> Section:
-    """The options section of the plugin ``name`` (a :class:`KeyError` for a plugin without
-    one: a bug, not a user's error)."""
-    return sections()[name.upper()]

@@ -1,0 +1,52 @@
+"""The measure plug-ins (weatkit.measures.plugins): each declaration is read everywhere it says."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+import yaml
+
+import weatkit
+from weatkit.cli import COMMANDS
+from weatkit.config import schema
+from weatkit.measures.compat import SENTENCE_PRESETS
+from weatkit.measures.plugins import Plugin, plugins
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+class _Loader(yaml.SafeLoader):
+    """mkdocs.yml's ``!!python/name:`` tags read as plain strings."""
+
+
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def _nav_pages(node: object) -> set[str]:
+    if isinstance(node, str):
+        return {node}
+    if isinstance(node, dict):
+        return set().union(*(_nav_pages(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_nav_pages(v) for v in node)) if node else set()
+    return set()
+
+
+@pytest.mark.parametrize("plugin", plugins(), ids=lambda p: p.name)
+def test_each_declaration_is_read_where_it_says(plugin: Plugin) -> None:
+    for name, target in plugin.api.items():
+        module, _, attribute = target.partition(":")
+        assert getattr(weatkit, name) is getattr(importlib.import_module(module), attribute)
+        assert name in weatkit.__all__
+    assert COMMANDS[plugin.name] == (plugin.command, plugin.summary)
+    assert schema.SECTIONS[plugin.name.upper()] is plugin.section
+    assert dict(SENTENCE_PRESETS[plugin.name]) == {k: dict(v) for k, v in plugin.presets.items()}
+    nav = yaml.load((DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
+    assert (DOCS / plugin.docs).is_file() and plugin.docs in _nav_pages(nav["nav"])
+
+
+def test_a_target_outside_weatkit_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"plugin x: 'os:path' is not weatkit.MODULE:NAME"):
+        Plugin(name="x", api={"x": "os:path"}, command=None, summary="")
