@@ -66,6 +66,9 @@ PAPERS = {
     "mbe:aula": (50.0, "above", None, ("mlm",), None, "Kaneko, Imankulova"),
     "mbe:aul": (50.0, "above", None, ("mlm",), None, "Kaneko, Imankulova"),
     "mbe:mean-ll": (50.0, "above", None, ("glm",), None, "Kaneko, Imankulova"),
+    # the measure packages' entries (weatkit.measures.plugins)
+    "ceat": (0.0, "above", None, ("mlm", "glm"), None, "Guo"),
+    "lpbs": (0.0, "above", None, ("mlm",), None, "Kurita"),
 }
 
 

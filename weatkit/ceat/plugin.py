@@ -9,7 +9,25 @@ one-sided p-value ``norm.sf(z)`` of CES (``alternative=greater``) and the word's
 from __future__ import annotations
 
 from weatkit.config.declare import Option, Section
+from weatkit.measures.measure import Measure
 from weatkit.measures.plugins import Plugin
+
+GUO = (
+    "Guo & Caliskan (2021). Detecting Emergent Intersectional Biases: Contextualized Word "
+    "Embeddings Contain a Distribution of Human-like Biases. AIES 2021."
+)
+#: CEAT's registry entry: a contextual model's measure, whatever its head.
+MEASURE = Measure(
+    "ceat",
+    "ceat",
+    "CEAT",
+    "combined effect size CES = Σ_i w_i ES_i / Σ_i w_i of N WEATs drawn with one corpus context "
+    "per word, w_i = 1 / (V_i + σ²_between) the random-effects weights",
+    neutral=0.0,
+    stereotypical="above",
+    citation=GUO,
+    model_kinds=("mlm", "glm"),
+)
 
 #: The options of ``weatkit ceat`` (:class:`weatkit.ceat.options.CeatOptions`): the corpus's
 #: contexts and the draws.
@@ -81,4 +99,5 @@ PLUGIN = Plugin(
     section=SECTION,
     presets={"ceat": {"alternative": "greater", "subwords": "last"}},
     docs="measures/ceat.md",
+    measures=(MEASURE,),
 )

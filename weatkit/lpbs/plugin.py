@@ -11,7 +11,25 @@ differs.
 from __future__ import annotations
 
 from weatkit.config.declare import Option, Section
+from weatkit.measures.measure import Measure
 from weatkit.measures.plugins import Plugin
+
+KURITA = (
+    "Kurita, Vyas, Pareek, Black & Tsvetkov (2019). Measuring Bias in Contextualized Word "
+    "Representations. GeBNLP 2019."
+)
+#: LPBS's registry entry: the effect size d of the test over the attribute sets.
+MEASURE = Measure(
+    "lpbs",
+    "lpbs",
+    "LPBS",
+    "effect size d = (mean(U_A) − mean(U_B)) / std(U_A ∪ U_B) of the log-probability bias "
+    "scores b(a, t) = log P(X | t(·, a)) / P(X | t(·, ·)) − log P(Y | t(·, a)) / P(Y | t(·, ·))",
+    neutral=0.0,
+    stereotypical="above",
+    citation=KURITA,
+    model_kinds=("mlm",),
+)
 
 #: The options of ``weatkit lpbs`` (:class:`weatkit.lpbs.options.LpbsOptions`).
 SECTION = Section(
@@ -84,4 +102,5 @@ PLUGIN = Plugin(
     section=SECTION,
     presets={"kurita": {"unit": "sentence", "subtokens": "first"}},
     docs="measures/lpbs.md",
+    measures=(MEASURE,),
 )

@@ -14,6 +14,13 @@ field               what it declares                             read by
                     declare.Section`)                            files; the schema's tests
 ``presets``         its ``--compat`` presets: name → values      :mod:`weatkit.measures.compat`
 ``docs``            its page under ``docs/``                     ``tests/test_plugins.py``
+``measures``        its registry entries (:class:`~weatkit.      :mod:`weatkit.measures.
+                    measures.measure.Measure`)                   registry`, ``compare``, MTMM
+``compare``         its ``compare`` section: reader and rows,    ``weatkit compare``
+                    ``module:attribute`` each (:class:`Compare`)
+``report``          the report sections of its ``--out``         ``weatkit report``
+                    directory, ``module:attribute``
+``plots``           its figures: kind → ``module:attribute``     ``weatkit plot``
 ==================  ===========================================  ==============================
 
 Adding a measure is its package (compute, result, per-item rows, command, ``plugin``), its
@@ -33,9 +40,34 @@ from types import MappingProxyType
 from typing import Any
 
 from weatkit.config.declare import Section
+from weatkit.measures.measure import Measure
 
 #: The measure packages, each with a ``plugin`` module defining ``PLUGIN``.
 PACKAGES: tuple[str, ...] = ("weatkit.ceat", "weatkit.lpbs")
+
+
+def _check_target(plugin: str, target: str) -> None:
+    module, sep, attribute = target.partition(":")
+    if not (module.startswith("weatkit.") and sep and attribute):
+        raise ValueError(f"plugin {plugin}: {target!r} is not weatkit.MODULE:NAME")
+
+
+@dataclass(frozen=True)
+class Compare:
+    """A measure's section of a ``weatkit compare`` file.
+
+    Attributes:
+        section: ``module:attribute`` of ``read(values, base, source, contextual) -> section``:
+            the file's mapping under the plugin's name (its ``limit`` removed) read into a frozen
+            section, errors naming ``source``'s keys.
+        rows: ``module:attribute`` of ``rows(entry, kind, lang, section, ctx) -> list[dict]``:
+            the :data:`~weatkit.crossmethod.methods.SCORE_COLUMNS` rows of one model in one
+            language, raising :class:`~weatkit.crossmethod.methods.NotApplicable` when the
+            measure has nothing to measure there.
+    """
+
+    section: str
+    rows: str
 
 
 @dataclass(frozen=True)
@@ -50,6 +82,11 @@ class Plugin:
         section: its options, declared once for the command line and config files.
         presets: ``--compat`` preset name → the option values it sets.
         docs: its page, relative to ``docs/`` (``measures/ceat.md``).
+        measures: its entries of :data:`weatkit.measures.registry.MEASURES`.
+        compare: its ``weatkit compare`` section, or None (not in comparison files).
+        report: ``module:attribute`` of ``sections(source) -> list[Section]``: the HTML report
+            of its command's ``--out`` directory (:mod:`weatkit.report.html`), or None.
+        plots: ``weatkit plot --kind`` → ``module:attribute`` of the function drawing it.
     """
 
     name: str
@@ -59,12 +96,18 @@ class Plugin:
     section: Section | None = None
     presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     docs: str = ""
+    measures: tuple[Measure, ...] = ()
+    compare: Compare | None = None
+    report: str | None = None
+    plots: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for target in (*self.api.values(), *([self.command] if self.command else [])):
-            module, sep, attribute = target.partition(":")
-            if not (module.startswith("weatkit.") and sep and attribute):
-                raise ValueError(f"plugin {self.name}: {target!r} is not weatkit.MODULE:NAME")
+        targets = [*self.api.values(), *self.plots.values()]
+        targets += [t for t in (self.command, self.report) if t]
+        if self.compare is not None:
+            targets += [self.compare.section, self.compare.rows]
+        for target in targets:
+            _check_target(self.name, target)
 
 
 @functools.cache
@@ -100,3 +143,14 @@ def presets() -> dict[str, Mapping[str, Mapping[str, Any]]]:
         for p in plugins()
         if p.presets
     }
+
+
+def load(target: str) -> Any:
+    """The attribute a ``module:attribute`` string of a plugin names (importing its module)."""
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def find(name: str) -> Plugin | None:
+    """The plugin named ``name``, or None."""
+    return next((p for p in plugins() if p.name == name), None)
