@@ -11,8 +11,10 @@ import yaml
 import weatkit
 from weatkit.cli import COMMANDS
 from weatkit.config import schema
+from weatkit.crossmethod.config import all_methods, compare_plugins
 from weatkit.measures.compat import SENTENCE_PRESETS
-from weatkit.measures.plugins import Plugin, plugins
+from weatkit.measures.plugins import Plugin, load, plugins
+from weatkit.measures.registry import MEASURES
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -45,6 +47,13 @@ def test_each_declaration_is_read_where_it_says(plugin: Plugin) -> None:
     assert dict(SENTENCE_PRESETS[plugin.name]) == {k: dict(v) for k, v in plugin.presets.items()}
     nav = yaml.load((DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
     assert (DOCS / plugin.docs).is_file() and plugin.docs in _nav_pages(nav["nav"])
+    for measure in plugin.measures:
+        assert MEASURES[measure.name] is measure
+    if plugin.compare is not None:
+        assert compare_plugins()[plugin.name] is plugin and plugin.name in all_methods()
+        for target in (plugin.compare.section, plugin.compare.rows, plugin.compare.inputs):
+            assert target is None or callable(load(target))
+        assert f"`{plugin.name}:" in (DOCS / plugin.docs).read_text(encoding="utf-8")
 
 
 def test_a_target_outside_weatkit_is_refused() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from weatkit.config.declare import Option, Section
 from weatkit.measures.measure import Measure
-from weatkit.measures.plugins import Plugin
+from weatkit.measures.plugins import Compare, Plugin
 
 GUO = (
     "Guo & Caliskan (2021). Detecting Emergent Intersectional Biases: Contextualized Word "
@@ -100,4 +100,9 @@ PLUGIN = Plugin(
     presets={"ceat": {"alternative": "greater", "subwords": "last"}},
     docs="measures/ceat.md",
     measures=(MEASURE,),
+    compare=Compare(
+        section="weatkit.ceat.compare:read_section",
+        rows="weatkit.ceat.compare:ceat_rows",
+        inputs="weatkit.ceat.compare:job_inputs",
+    ),
 )

@@ -28,6 +28,10 @@ from weatkit.lists.model import SET_KEYS, AssociationTest
 from weatkit.lists.sources import select_lists
 
 
+class NoContexts(WeatkitError):
+    """No test keeps enough words with contexts in the corpus (the message names them)."""
+
+
 def percentile(q: float) -> str:
     """The column name of quantile ``q`` of the draws: 0.025 -> ``p2_5``, 0.5 -> ``p50``."""
     return f"p{100 * q:g}".replace(".", "_")
@@ -122,7 +126,7 @@ def ceat(
     )
     runnable, skipped, dropped = _usable(selection.tests, sample, options, min_coverage)
     if not runnable:
-        raise WeatkitError(f"no test has enough contexts in {corpus}: {skipped[0]}")
+        raise NoContexts(f"no test has enough contexts in {corpus}: {skipped[0]}")
     needed = sorted({w for t in runnable for s in SET_KEYS for w in getattr(t, s)})
     spans = [(c.text, c.start, c.end) for w in needed for c in sample.contexts[w]]
     extractor = ContextualExtractor(model, contextual)

@@ -43,6 +43,10 @@ from the file's directory. Example (YAML)::
     mlflow: sqlite:///mlflow.db          # log the output directory to MLflow (weatkit.tracking)
     mlflow_experiment: methods           # its experiment (default: weatkit)
 
+The measure packages add sections of their own (:func:`compare_plugins`: each package's
+:attr:`weatkit.measures.plugins.Plugin.compare` reads its section and computes its rows; their
+pages in ``docs/measures/`` show them).
+
 ``log_items`` (``true`` = ``parquet``, or ``csv``; declared once with ``--log-items`` of the
 sentence commands, :data:`weatkit.config.schema.ITEM_LOG`) writes ``items.parquet`` (or
 ``items.csv``): one row per item every sentence-level job scored, all models, methods and
@@ -110,6 +114,7 @@ from weatkit.gest.eurogest import CODE as EUROGEST_CODE
 from weatkit.gest.eurogest import COINCIDING
 from weatkit.gest.eurogest import DEFAULT_CODE as EUROGEST_DEFAULT_CODE
 from weatkit.items.log import ItemLogOptions
+from weatkit.measures.plugins import Plugin, load, plugins
 from weatkit.measures.registry import family_measures
 from weatkit.pipeline import RunConfig
 from weatkit.stats.correlation import STATISTICS as CORRELATION_STATISTICS
@@ -117,6 +122,7 @@ from weatkit.stats.resampling import check_plan_size
 from weatkit.stats.sampling import SampleOptions
 from weatkit.tracking import TrackingOptions
 
+#: The built-in methods; the measure packages add theirs (:func:`compare_plugins`).
 METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
 _TOP_KEYS = {
     *("output", "languages", "models", "contextual", "correlation", "scores", "validity"),
@@ -124,6 +130,19 @@ _TOP_KEYS = {
     *METHODS,
     *TRACKING.file_keys,
 }
+
+
+def compare_plugins() -> dict[str, Plugin]:
+    """The measure packages with a ``weatkit compare`` section
+    (:attr:`weatkit.measures.plugins.Plugin.compare`), by method name."""
+    return {p.name: p for p in plugins() if p.compare is not None}
+
+
+def all_methods() -> tuple[str, ...]:
+    """Every method a comparison file may name: the built-in ones, then the plugins'."""
+    return (*METHODS, *compare_plugins())
+
+
 _MODEL_KEYS = {"name", "model", "checkpoints", "kind", "path"}
 #: Separates a model's name from its checkpoint number in a unit's name (``MultiBERTs#2``).
 CHECKPOINT_MARK = "#"
@@ -335,10 +354,16 @@ class CompareConfig:
     crows: CrowsSection | None = None
     mbe: MbeSection | None = None
     tracking: TrackingOptions = field(default_factory=TrackingOptions)
+    #: The sections of the measure packages' methods (:func:`compare_plugins`), by name.
+    plugged: dict[str, Any] = field(default_factory=dict)
 
     @property
     def methods(self) -> tuple[str, ...]:
-        return tuple(m for m in METHODS if getattr(self, m) is not None)
+        return tuple(m for m in all_methods() if self.section(m) is not None)
+
+    def section(self, method: str) -> Any:
+        """The section of ``method`` (None when the file has none)."""
+        return getattr(self, method) if method in METHODS else self.plugged.get(method)
 
     @property
     def units(self) -> tuple[ModelEntry, ...]:
@@ -360,7 +385,7 @@ def load_compare_config(path: str | os.PathLike, output: str | None = None) -> C
     where = str(file)
     source = Source(where)
     base = base_folder(file)
-    check_keys(data, _TOP_KEYS, where)
+    check_keys(data, {*_TOP_KEYS, *compare_plugins()}, where)
     if output is None and data.get("output") is None:
         raise ConfigError(f"{where}: give an output directory (output: DIR or --out DIR)")
     languages = strings(data.get("languages"), source.key("languages"), required=True)
@@ -369,12 +394,13 @@ def load_compare_config(path: str | os.PathLike, output: str | None = None) -> C
         ContextualOptions, CONTEXTUAL, data.get("contextual", {}), source.child("contextual")
     )
     sections: dict[str, Any] = {}
-    for method in METHODS:
+    for method in all_methods():
         if method in data:
             at = source.child(method)
             sections[method] = _section(method, data[method], base, at, contextual)
     if not sections:
-        raise ConfigError(f"{where}: name at least one method ({', '.join(METHODS)})")
+        raise ConfigError(f"{where}: name at least one method ({', '.join(all_methods())})")
+    plugged = {m: sections.pop(m) for m in list(sections) if m not in METHODS}
     return CompareConfig(
         path=file,
         sha256=sha256,
@@ -395,6 +421,7 @@ def load_compare_config(path: str | os.PathLike, output: str | None = None) -> C
             ItemLogOptions, ITEM_LOG, {k: v for k, v in data.items() if k == "log_items"}, source
         ).log_items,
         tracking=tracking_from_file(data, source),
+        plugged=plugged,
         **sections,
     )
 
@@ -452,6 +479,10 @@ def _section(
     method: str, value: Any, base: Path, source: Source, contextual: ContextualOptions
 ) -> Any:
     values = dict(mapping(value if value is not None else {}, str(source)))
+    plugin = compare_plugins().get(method)
+    if plugin is not None:
+        assert plugin.compare is not None
+        return load(plugin.compare.section)(values, base, source, contextual)
     if method == "weat":
         layers = layer_numbers(values.pop("layers", [0, -2]), source.key("layers"))
         run = run_config_from_mapping(

@@ -17,7 +17,7 @@ are not used.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from weatkit.crossmethod.config import CompareConfig
+from weatkit.crossmethod.config import CompareConfig, compare_plugins
 from weatkit.crossmethod.jobs import CompareJob
 from weatkit.crossmethod.methods import (
     MethodContext,
@@ -38,6 +38,7 @@ from weatkit.crossmethod.methods import (
 )
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.items.log import concat_items
+from weatkit.measures.plugins import load
 from weatkit.models.cache import counting
 from weatkit.models.handle import ModelHandle
 from weatkit.models.hub import UntrainedHeadError
@@ -89,8 +90,8 @@ def execute_compare_job(
         scores=config.scores,
         log_items=config.log_items is not None,
     )
-    runner = RUNNERS[job.method]
-    section = getattr(config, job.method)
+    runner = RUNNERS.get(job.method) or _plugged_rows(job.method)
+    section = config.section(job.method)
     skipped: list[dict[str, str]] = []
     rows: list[dict[str, Any]] = []
     with holding(entry.model or entry.vectors):
@@ -112,6 +113,14 @@ def execute_compare_job(
     if ctx.log_items:
         record["items"] = items_record(ctx.items)
     return record
+
+
+def _plugged_rows(method: str) -> Callable[..., list[dict[str, Any]]]:
+    """The rows function a measure package declares for its section
+    (:attr:`weatkit.measures.plugins.Compare.rows`)."""
+    compare = compare_plugins()[method].compare
+    assert compare is not None
+    return load(compare.rows)
 
 
 def items_record(frames: list[pd.DataFrame]) -> dict[str, list]:

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import weatkit
-from weatkit.crossmethod.config import CompareConfig, ModelEntry
+from weatkit.crossmethod.config import CompareConfig, ModelEntry, compare_plugins
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.embeddings.spec import parse_embeddings_specs
 from weatkit.errors import WeatkitError, one_line
@@ -43,6 +43,7 @@ from weatkit.grid.jobs import (
     without_runtime,
 )
 from weatkit.lists.sources import available_languages, select_lists
+from weatkit.measures.plugins import load
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def plan_compare(config: CompareConfig) -> ComparePlan:
         "contextual": without_runtime(asdict(config.contextual)),
         "scores": asdict(config.scores),
     }
-    sections = {method: _section_inputs(getattr(config, method)) for method in config.methods}
+    sections = {method: _section_inputs(config.section(method)) for method in config.methods}
     logged = {"log_items": True} if config.log_items is not None else {}
     for entry in config.units:
         try:
@@ -176,7 +177,14 @@ def _section_inputs(section: Any) -> dict[str, Any]:
 
 def _data_inputs(config: CompareConfig, method: str, lang: str) -> object:
     """The job's own input files: the word lists (their SHA-256) of ``weat``, the parallel
-    corpus of ``mbe`` (its fingerprint); None for the data sets the version pins."""
+    corpus of ``mbe`` (its fingerprint), what a measure package's section declares
+    (:attr:`weatkit.measures.plugins.Compare.inputs`); None for the data sets the version pins."""
+    plugin = compare_plugins().get(method)
+    if plugin is not None:
+        assert plugin.compare is not None
+        if plugin.compare.inputs is None:
+            return None
+        return load(plugin.compare.inputs)(config.section(method), lang)
     if method == "weat":
         section = config.weat
         assert section is not None

@@ -339,7 +339,7 @@ def _collate(
         "languages": list(config.languages),
         "models": [asdict(m) for m in config.models],
         "units": [m.name for m in config.units],
-        "methods": {m: asdict(getattr(config, m)) for m in config.methods},
+        "methods": {m: asdict(config.section(m)) for m in config.methods},
         "contextual": asdict(config.contextual),
         "correlation": asdict(corr),
         "validity": {**asdict(config.validity), "notes": list(notes)},

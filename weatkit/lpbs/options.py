@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from weatkit.errors import ConfigError
+from weatkit.errors import ConfigError, WeatkitError
 from weatkit.lpbs.score import SUBTOKENS
 from weatkit.lpbs.stats import ALTERNATIVES, UNITS
 from weatkit.lpbs.templates import DEFAULT_TEMPLATES, parse_template
@@ -48,4 +48,7 @@ class LpbsOptions:
         if not self.templates:
             raise ConfigError("give at least one template", field="templates")
         for text in self.templates:
-            parse_template(text)
+            try:
+                parse_template(text)
+            except WeatkitError as err:
+                raise ConfigError(str(err), field="templates") from err

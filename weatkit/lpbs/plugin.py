@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from weatkit.config.declare import Option, Section
 from weatkit.measures.measure import Measure
-from weatkit.measures.plugins import Plugin
+from weatkit.measures.plugins import Compare, Plugin
 
 KURITA = (
     "Kurita, Vyas, Pareek, Black & Tsvetkov (2019). Measuring Bias in Contextualized Word "
@@ -103,4 +103,9 @@ PLUGIN = Plugin(
     presets={"kurita": {"unit": "sentence", "subtokens": "first"}},
     docs="measures/lpbs.md",
     measures=(MEASURE,),
+    compare=Compare(
+        section="weatkit.lpbs.compare:read_section",
+        rows="weatkit.lpbs.compare:lpbs_rows",
+        inputs="weatkit.lpbs.compare:job_inputs",
+    ),
 )

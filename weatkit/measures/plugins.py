@@ -64,10 +64,14 @@ class Compare:
             the :data:`~weatkit.crossmethod.methods.SCORE_COLUMNS` rows of one model in one
             language, raising :class:`~weatkit.crossmethod.methods.NotApplicable` when the
             measure has nothing to measure there.
+        inputs: ``module:attribute`` of ``inputs(section, lang) -> object``: the identity of
+            the job's own input files (a corpus's fingerprint, the word lists' SHA-256), part
+            of its key so that a changed file is scored again; None: the section is all.
     """
 
     section: str
     rows: str
+    inputs: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,7 @@ class Plugin:
         targets += [t for t in (self.command, self.report) if t]
         if self.compare is not None:
             targets += [self.compare.section, self.compare.rows]
+            targets += [self.compare.inputs] if self.compare.inputs else []
         for target in targets:
             _check_target(self.name, target)
 

@@ -1,0 +1,109 @@
+"""LPBS in ``weatkit compare``: an ``lpbs`` section of a comparison file, and its rows.
+
+::
+
+    lpbs:
+      lists: [caliskan]                # list sets or files, as weat's (default: caliskan)
+      tests: [weat6]                   # optional
+      templates: ["[TARGET] likes [ATTRIBUTE]."]   # and the other options of weatkit lpbs
+      swap: false
+
+One column per test, ``lpbs:SET:TEST`` (a list set of several lists per language, such as
+CA-WEAT's: ``lpbs:SET:LIST:TEST``), valued the effect size d with its percentile bootstrap
+interval and the permutation p of S as the neutral test (:func:`weatkit.lpbs.lpbs`; the
+resamples, seed and level are the ``scores`` section's, the model's loading options the file's
+``contextual``). Masked LMs only; a language without lists is not applicable. With the file's
+``log_items`` every (template, attribute) row goes to the item log
+(:func:`weatkit.lpbs.items.lpbs_items`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from weatkit.config.declare import Source, options_from_file
+from weatkit.config.files import check_keys
+from weatkit.config.run import run_config_from_mapping
+from weatkit.lpbs.options import LpbsOptions
+from weatkit.lpbs.plugin import SECTION
+
+_LIST_KEYS = ("lists", "tests", "lower", "strip_accents")
+
+
+@dataclass(frozen=True)
+class LpbsSection:
+    """A comparison file's ``lpbs`` section (the module docstring)."""
+
+    lists: tuple[str, ...] = ("caliskan",)
+    tests: tuple[str, ...] | None = None
+    options: LpbsOptions = field(default_factory=LpbsOptions)
+
+
+def read_section(
+    values: dict[str, Any], base: Path, source: Source, contextual: Any
+) -> LpbsSection:
+    """The ``lpbs`` section of a comparison file; errors name the file and the key."""
+    check_keys(values, {*_LIST_KEYS, *SECTION.file_keys}, str(source))
+    listed = {k: values.pop(k) for k in _LIST_KEYS if k in values}
+    run = run_config_from_mapping(
+        {"lists": ["caliskan"], **listed}, source, base, keys=_LIST_KEYS, contextual=contextual
+    )
+    return LpbsSection(
+        run.lists, run.tests, options_from_file(LpbsOptions, SECTION, values, source)
+    )
+
+
+def job_inputs(section: LpbsSection, lang: str) -> object:
+    """The SHA-256 of the lists in ``lang`` (the job's key)."""
+    from weatkit.errors import WeatkitError
+    from weatkit.lists.sources import select_lists
+
+    try:
+        selection = select_lists(list(section.lists), (lang,), tests=section.tests)
+    except WeatkitError as err:
+        return {"error": str(err)}  # the job reports it when it runs
+    return [s.get("sha256", s.get("path")) for s in selection.sources]
+
+
+def lpbs_rows(entry: Any, kind: str, lang: str, section: LpbsSection, ctx: Any) -> list[dict]:
+    """d of every test of ``section`` in ``lang``, as compare's score rows."""
+    from weatkit.crossmethod.methods import NotApplicable, check_applicable, score_rows
+    from weatkit.lists.sources import available_languages
+    from weatkit.lpbs.items import lpbs_items
+    from weatkit.lpbs.run import run_lpbs
+    from weatkit.measures.result import MeasureResult
+
+    check_applicable("lpbs", entry, kind, lang)
+    if not any(lang in available_languages(spec) for spec in section.lists):
+        raise NotApplicable(f"no lists for {lang} in {', '.join(section.lists)}")
+    run = run_lpbs(
+        entry.model,
+        section.lists,
+        langs=(lang,),
+        tests=section.tests,
+        confidence_level=ctx.scores.confidence_level,
+        options=ctx.options,
+        n_bootstrap=ctx.scores.n_bootstrap,
+        seed=ctx.scores.seed,
+        show_progress=ctx.show_progress,
+        **asdict(section.options),
+    )
+    ctx.log(lambda: lpbs_items(run, model=entry.name))
+    summary = run.summary
+    several = summary.groupby(["list_set", "test"])["list_id"].nunique().max() > 1
+    results, p_values = [], {}
+    for r in summary.itertuples(index=False):
+        test = (
+            f"lpbs:{r.list_set}:{r.list_id}:{r.test}" if several else f"lpbs:{r.list_set}:{r.test}"
+        )
+        results.append(
+            MeasureResult(
+                "lpbs", entry.name, lang, float(r.effect_size), float(r.effect_size_low),
+                float(r.effect_size_high), ctx.scores.confidence_level, int(r.n_a + r.n_b),
+                f"d of {r.unit} units; percentile bootstrap; {r.permutation_method} p", test,
+            )
+        )  # fmt: skip
+        p_values[test] = float(r.pvalue)
+    return score_rows(results, p_values)
