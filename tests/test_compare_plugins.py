@@ -27,6 +27,7 @@ LISTS = {
          "A": ["nurse", "kid"], "B": ["doctor", "job"]},
     ]
 }  # fmt: skip
+SEAT_TEST = "heilman_double_bind_competent_one_word"  # 8, 8, 10, 10 sentences
 WRITTEN = [
     "The job was hard for the man.", "He was a doctor at home.", "She took the kid home.",
     "The woman is a nurse.", "A kid and a man had a job.", "The doctor saw the woman.",
@@ -54,6 +55,7 @@ scores: {{n_bootstrap: 200, seed: 4, confidence_level: 0.9}}
 ceat: {{corpus: corpus.txt, lists: [lists.json], layers: [-1, 1], n_draws: 300,
         contexts_per_word: 5}}
 lpbs: {{lists: [lists.json], templates: ["[TARGET] likes [ATTRIBUTE]."], subtokens: first}}
+seat: {{tests: [{SEAT_TEST}], engine: {{n_bootstrap: 100, n_permutations: 0}}}}
 validity: {{traits: {{"*home*": career, "*care*": care}}}}
 log_items: csv
 """,
@@ -103,7 +105,7 @@ def test_what_does_not_apply_says_why_and_the_rest_goes_on(study) -> None:
     assert skipped[("glm", "en", "lpbs")] == "LPBS needs a masked LM; glm is a causal LM"
     assert skipped[("mlm", "de", "ceat")] == f"no lists for de in {lists}"
     assert ("glm", "en", "ceat") not in skipped  # CEAT reads a causal LM's vectors too
-    assert set(result.scores["method"]) == {"ceat", "lpbs"}
+    assert set(result.scores["method"]) == {"ceat", "lpbs", "seat"}
     assert {f"ceat:{lists}:home@-1", f"lpbs:{lists}:home"} <= set(result.table.columns)
 
 
@@ -125,6 +127,43 @@ def test_the_validity_matrix_reads_their_families_as_methods(study) -> None:
     assert manifest["methods"]["ceat"]["options"]["n_draws"] == 300
 
 
+def test_seat_is_d_of_the_cls_vectors_of_its_sentences(study) -> None:
+    """May et al.'s pooling for BERT: the last layer's [CLS] vector of each sentence, WEAT's d
+    over them (a plain computation here)."""
+    import numpy as np
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from weatkit.lists.sources import select_lists
+
+    _root, mlm, _glm, result = study
+    (test,) = select_lists(["seat"], ["en"], tests=[SEAT_TEST]).tests
+    tok = AutoTokenizer.from_pretrained(mlm)
+    model = AutoModel.from_pretrained(mlm, dtype=torch.float32).eval()
+
+    def cls(sentences: tuple[str, ...]) -> np.ndarray:
+        with torch.no_grad():
+            return np.stack(
+                [model(**tok(s, return_tensors="pt")).last_hidden_state[0, 0].numpy()
+                 for s in sentences]
+            ).astype(np.float64)  # fmt: skip
+
+    x, y, a, b = (cls(getattr(test, k)) for k in "XYAB")
+
+    def s(w: np.ndarray) -> np.ndarray:
+        def cos(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+            return (u / np.linalg.norm(u, axis=1, keepdims=True)) @ (
+                v / np.linalg.norm(v, axis=1, keepdims=True)
+            ).T
+
+        return cos(w, a).mean(axis=1) - cos(w, b).mean(axis=1)
+
+    d = (s(x).mean() - s(y).mean()) / np.concatenate([s(x), s(y)]).std(ddof=1)
+    row = result.scores.set_index(["model", "measure"]).loc[("mlm", f"seat:{SEAT_TEST}@-1")]
+    assert row["method"] == "seat" and row["neutral"] == 0.0
+    assert row["value"] == pytest.approx(d, rel=1e-4)
+
+
 @pytest.mark.parametrize(
     ("section", "message"),
     [
@@ -134,6 +173,8 @@ def test_the_validity_matrix_reads_their_families_as_methods(study) -> None:
         ("lpbs: {unit: word}", "cmp.yaml: lpbs.unit: choose attribute, sentence, not 'word'"),
         ("lpbs: {templates: ['[TARGET] only']}", "cmp.yaml: lpbs.templates"),
         ("lpbs: {lists: []}", "cmp.yaml: lpbs.lists"),
+        ("seat: {pooling: cls}", "cmp.yaml: seat.pooling: choose first, mean, last, not 'cls'"),
+        ("seat: {layer: [1, 2]}", "cmp.yaml: seat.layer: give one layer, not 2"),
     ],
 )
 def test_a_bad_section_is_a_one_line_error_naming_the_key(

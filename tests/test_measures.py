@@ -69,6 +69,7 @@ PAPERS = {
     # the measure packages' entries (weatkit.measures.plugins)
     "ceat": (0.0, "above", None, ("mlm", "glm"), None, "Guo"),
     "lpbs": (0.0, "above", None, ("mlm",), None, "Kurita"),
+    "seat": (0.0, "above", None, ("mlm", "glm"), ("en",), "May"),
 }
 
 

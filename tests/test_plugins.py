@@ -42,9 +42,14 @@ def test_each_declaration_is_read_where_it_says(plugin: Plugin) -> None:
         module, _, attribute = target.partition(":")
         assert getattr(weatkit, name) is getattr(importlib.import_module(module), attribute)
         assert name in weatkit.__all__
-    assert COMMANDS[plugin.name] == (plugin.command, plugin.summary)
-    assert schema.SECTIONS[plugin.name.upper()] is plugin.section
-    assert dict(SENTENCE_PRESETS[plugin.name]) == {k: dict(v) for k, v in plugin.presets.items()}
+    if plugin.command is not None:
+        assert COMMANDS[plugin.name] == (plugin.command, plugin.summary)
+    else:
+        assert plugin.name not in COMMANDS
+    if plugin.section is not None:
+        assert schema.SECTIONS[plugin.name.upper()] is plugin.section
+    presets = {k: dict(v) for k, v in plugin.presets.items()}
+    assert {k: dict(v) for k, v in SENTENCE_PRESETS.get(plugin.name, {}).items()} == presets
     nav = yaml.load((DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
     assert (DOCS / plugin.docs).is_file() and plugin.docs in _nav_pages(nav["nav"])
     for measure in plugin.measures:
