@@ -26,7 +26,6 @@ from weatkit.crossmethod import methods as cm
 from weatkit.crossmethod.config import (
     CrowsSection,
     GestSection,
-    MbeSection,
     ModelEntry,
     StereosetSection,
 )
@@ -36,6 +35,7 @@ from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.gest.aggregate import aggregate_scores
 from weatkit.gest.data import load_gest
 from weatkit.gest.scoring import score_samples
+from weatkit.mbe.compare import MbeSection, mbe_rows
 from weatkit.mbe.run import run_mbe_parallel
 from weatkit.sentence import MaskedLM
 from weatkit.stereoset.data import load_stereoset
@@ -191,7 +191,7 @@ def test_stereoset_ci_per_term_and_binomial_p(tiny: Path, sliced) -> None:
 def test_mbe_ci_over_sentences_and_binomial_p(tiny: Path) -> None:
     model = str(tiny / "m1")
     section = MbeSection(corpora={"de": str(tiny / "parallel.tsv")})
-    row = _one(cm.mbe_rows(ModelEntry("A", model), "mlm", "de", section, _ctx()), "mbe:aula")
+    row = _one(mbe_rows(ModelEntry("A", model), "mlm", "de", section, _ctx()), "mbe:aula")
     lm = MaskedLM(model, OPTIONS)
     run = run_mbe_parallel(lm, str(tiny / "parallel.tsv"))
     male = run.sentences[run.sentences["set"] == "male"]

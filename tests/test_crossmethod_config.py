@@ -65,8 +65,9 @@ def test_yaml_and_toml_give_the_same_config(tmp_path: Path) -> None:
     (tmp_path / "models" / "a").mkdir(parents=True)
     from_yaml = load_compare_config(_write(tmp_path, YAML))
     from_toml = load_compare_config(_write(tmp_path, TOML, "cmp.toml"))
-    for field in ("output", "languages", "models", "contextual", "weat", "gest", "mbe", "crows"):
+    for field in ("output", "languages", "models", "contextual", "weat", "gest", "crows"):
         assert getattr(from_yaml, field) == getattr(from_toml, field), field
+    assert from_yaml.section("mbe") == from_toml.section("mbe")
     c = from_yaml
     assert c.output == tmp_path / "out"
     assert c.methods == ("weat", "gest", "stereoset", "crows", "mbe")
@@ -76,11 +77,12 @@ def test_yaml_and_toml_give_the_same_config(tmp_path: Path) -> None:
     assert c.weat.layers == (0, -2)  # layer 0 and the next-to-last layer by default
     assert c.weat.engine.n_bootstrap == 10
     assert c.gest.mlm_templates == (2, 3) and c.gest.glm_templates is None
-    assert c.mbe.corpora == {
+    mbe = c.section("mbe")
+    assert mbe.corpora == {
         "de": str(tmp_path / "de.tsv"),
         "fr": (str(tmp_path / "en.txt"), str(tmp_path / "fr.txt")),
     }
-    assert (c.mbe.weight, c.mbe.method, c.mbe.max_sentences) == ("dot", "aula", 50)
+    assert (mbe.weight, mbe.method, mbe.max_sentences) == ("dot", "aula", 50)
     assert c.correlation.n_bootstrap == 99 and not c.correlation.by_language
     assert c.contextual.batch_size == 4
 
@@ -270,7 +272,7 @@ def test_limit_of_each_sentence_section(tmp_path: Path) -> None:
         "mbe: {corpora: {de: x.tsv}, limit: 10}\n",
     )
     config = load_compare_config(path)
-    limits = [getattr(config, m).limit for m in ("gest", "stereoset", "crows", "mbe")]
+    limits = [config.section(m).limit for m in ("gest", "stereoset", "crows", "mbe")]
     assert limits == [40, 30, 20, 10] and config.crows.method == "aul"
     text = "output: o\nlanguages: [en]\nmodels: [{name: A, model: m}]\ncrows: {}\n"
     assert load_compare_config(_write(tmp_path, text)).crows.limit is None

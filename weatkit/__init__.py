@@ -38,7 +38,6 @@ _LAZY: dict[str, str] = {
     "gest": "weatkit.measures:gest",
     "stereoset": "weatkit.measures:stereoset",
     "crows": "weatkit.measures:crows",
-    "mbe": "weatkit.measures:mbe",
     "rnd": "weatkit.association.rnd:rnd",
     "rnsb": "weatkit.association.rnsb:rnsb",
     "mac": "weatkit.association.mac:mac",

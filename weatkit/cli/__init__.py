@@ -71,10 +71,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "weatkit.cli.lists:lists_command",
         "Show the list sets, or the languages, lists and tests of one set (or list file).",
     ),
-    "mbe": (
-        "weatkit.cli.mbe:mbe_command",
-        "MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL 2022).",
-    ),
     "plot": (
         "weatkit.cli.plot:plot_command",
         "Plot RUN_DIR: forest, scatter, heatmap, influence or null.",

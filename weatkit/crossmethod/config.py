@@ -28,11 +28,6 @@ from the file's directory. Example (YAML)::
     stereoset: {}                        # en, de, fr, es, tr
     crows: {method: pll, limit: 200}     # en, fr (all bias types); ja, ru (gender, MBE's);
                                          # causal LMs: method sum or shared
-    mbe:                                 # a parallel corpus per language (causal LMs: mean-ll)
-      method: aula
-      weight: cosine
-      corpora: {de: "corpora/en-de.tsv"}   # or {de: {english: en.txt, target: de.txt}}
-      max_sentences: 500
     correlation: {n_bootstrap: 2000, seed: 0, confidence_level: 0.95, by_language: true,
                   seed_units: checkpoints}   # or mean: one unit per model (the seed mean)
     scores: {n_bootstrap: 1000, seed: 0, confidence_level: 0.95}   # CIs of sentence scores
@@ -52,11 +47,11 @@ sentence commands, :data:`weatkit.config.schema.ITEM_LOG`) writes ``items.parque
 ``items.csv``): one row per item every sentence-level job scored, all models, methods and
 languages together (:mod:`weatkit.items.log`).
 
-``limit: N`` in a sentence-level section (``gest``, ``stereoset``, ``crows``, ``mbe``) scores a
-seeded sample of N items stratified as ``--limit N`` of the method's command does
-(:mod:`weatkit.stats.sampling`; declared once, :data:`weatkit.config.schema.SAMPLE`), drawn with
-the ``scores`` section's seed (``mbe``: the section's own ``seed``); ``manifest.json`` records
-each sample under ``samples``.
+``limit: N`` in a sentence-level section scores a seeded sample of N items stratified as
+``--limit N`` of the method's command does (:mod:`weatkit.stats.sampling`; declared once,
+:data:`weatkit.config.schema.SAMPLE`, read by :func:`weatkit.crossmethod.sections.read_limit`),
+drawn with the ``scores`` section's seed (or the section's own ``seed``, where it has one);
+``manifest.json`` records each sample under ``samples``.
 
 The ``gest`` section scores English GEST (``gest:g_s``) in ``en`` and EuroGEST
 (``eurogest:g_s``, Rowe et al. 2025; :func:`weatkit.measures.gest` with ``lang``) in each of
@@ -105,8 +100,9 @@ from weatkit.config.files import (
     typed,
 )
 from weatkit.config.run import run_config_from_mapping
-from weatkit.config.schema import CONTEXTUAL, ITEM_LOG, SAMPLE, TRACKING, Source, options_from_file
+from weatkit.config.schema import CONTEXTUAL, ITEM_LOG, TRACKING, Source, options_from_file
 from weatkit.config.tracking import tracking_from_file
+from weatkit.crossmethod.sections import check_method, read_limit
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
@@ -115,15 +111,13 @@ from weatkit.gest.eurogest import COINCIDING
 from weatkit.gest.eurogest import DEFAULT_CODE as EUROGEST_DEFAULT_CODE
 from weatkit.items.log import ItemLogOptions
 from weatkit.measures.plugins import Plugin, load, plugins
-from weatkit.measures.registry import family_measures
 from weatkit.pipeline import RunConfig
 from weatkit.stats.correlation import STATISTICS as CORRELATION_STATISTICS
 from weatkit.stats.resampling import check_plan_size
-from weatkit.stats.sampling import SampleOptions
 from weatkit.tracking import TrackingOptions
 
 #: The built-in methods; the measure packages add theirs (:func:`compare_plugins`).
-METHODS = ("weat", "gest", "stereoset", "crows", "mbe")
+METHODS = ("weat", "gest", "stereoset", "crows")
 _TOP_KEYS = {
     *("output", "languages", "models", "contextual", "correlation", "scores", "validity"),
     "log_items",
@@ -236,32 +230,13 @@ class GestSection:
         return self.mlm_templates if kind == "mlm" else self.glm_templates
 
 
-def _check_method(family: str, method: str) -> None:
-    """ConfigError (field ``method``) unless ``FAMILY:METHOD`` is a registered measure."""
-    methods = [m.name.partition(":")[2] for m in family_measures(family)]
-    if method not in methods:
-        raise ConfigError(f"choose {', '.join(methods)}, not {method!r}", field="method")
-
-
 @dataclass(frozen=True)
 class CrowsSection:
     method: str = "pll"
     limit: int | None = None
 
     def validate(self) -> None:
-        _check_method("crows", self.method)
-
-
-@dataclass(frozen=True)
-class MbeSection:
-    """Parallel corpora per language: a TSV path, or ``(english, target)`` aligned text files."""
-
-    corpora: dict[str, str | tuple[str, str]] = field(default_factory=dict)
-    method: str = "aula"
-    weight: str = "cosine"
-    max_sentences: int | None = None
-    seed: int = 0
-    limit: int | None = None
+        check_method("crows", self.method)
 
 
 @dataclass(frozen=True)
@@ -352,7 +327,6 @@ class CompareConfig:
     gest: GestSection | None = None
     stereoset: StereosetSection | None = None
     crows: CrowsSection | None = None
-    mbe: MbeSection | None = None
     tracking: TrackingOptions = field(default_factory=TrackingOptions)
     #: The sections of the measure packages' methods (:func:`compare_plugins`), by name.
     plugged: dict[str, Any] = field(default_factory=dict)
@@ -489,19 +463,12 @@ def _section(
             values, source, base, keys=_WEAT_RUN_KEYS, contextual=contextual
         )
         return WeatSection(run, layers)
-    limit = _limit(values, source)
+    limit = read_limit(values, source)
     return replace(_sentence_section(method, values, base, source), limit=limit)
 
 
-def _limit(values: dict[str, Any], source: Source) -> int | None:
-    """The section's ``limit`` (removed from ``values``), read by the schema's declaration of
-    ``--limit`` (:data:`~weatkit.config.schema.SAMPLE`): ``cmp.yaml: crows.limit: ...``."""
-    given = {"limit": values.pop("limit")} if "limit" in values else {}
-    return options_from_file(SampleOptions, SAMPLE, given, source).limit
-
-
 def _sentence_section(method: str, values: dict[str, Any], base: Path, source: Source) -> Any:
-    """The section of a sentence-level method (its ``limit`` read by :func:`_limit`)."""
+    """The section of a sentence-level method (its ``limit`` read by :func:`read_limit`)."""
     where = str(source)
     if method == "gest":
         chosen = {
@@ -512,22 +479,7 @@ def _sentence_section(method: str, values: dict[str, Any], base: Path, source: S
         return replace(dataclass_from(GestSection, values, where), **chosen)
     if method == "stereoset":
         return dataclass_from(StereosetSection, values, where)
-    if method == "crows":
-        return dataclass_from(CrowsSection, values, where)
-    corpora = _corpora(values.pop("corpora", None), base, source.key("corpora"))
-    section = dataclass_from(MbeSection, values, where)
-    methods = [m.name.partition(":")[2] for m in family_measures("mbe")]
-    if section.method not in methods:
-        raise ConfigError(
-            f"{source.key('method')}: choose {', '.join(methods)}, not {section.method!r}"
-        )
-    if section.weight not in ("cosine", "dot"):
-        raise ConfigError(f"{source.key('weight')}: choose cosine or dot, not {section.weight!r}")
-    if section.max_sentences is not None:
-        typed(section.max_sentences, int, source.key("max_sentences"))
-        if section.max_sentences < 1:
-            raise ConfigError(f"{source.key('max_sentences')}: must be at least 1")
-    return MbeSection(corpora, section.method, section.weight, section.max_sentences, section.seed)
+    return dataclass_from(CrowsSection, values, where)
 
 
 def _integers(value: Any, where: str) -> tuple[int, ...]:
@@ -538,24 +490,3 @@ def _integers(value: Any, where: str) -> tuple[int, ...]:
     ):
         raise ConfigError(f"{where}: expected a non-empty list of integers, got {describe(value)}")
     return tuple(value)
-
-
-def _corpora(value: Any, base: Path, where: str) -> dict[str, str | tuple[str, str]]:
-    table = mapping(value, where)
-    if not table:
-        raise ConfigError(f"{where}: give a parallel corpus for at least one language")
-    out: dict[str, str | tuple[str, str]] = {}
-    for lang, entry in table.items():
-        at = f"{where}.{lang}"
-        if isinstance(entry, str):
-            out[str(lang)] = config_path(entry, base, at)
-            continue
-        pair = mapping(entry, at)
-        check_keys(pair, {"english", "target"}, at)
-        if set(pair) != {"english", "target"}:
-            raise ConfigError(f"{at}: give a TSV path or both english and target files")
-        out[str(lang)] = (
-            config_path(pair["english"], base, f"{at}.english"),
-            config_path(pair["target"], base, f"{at}.target"),
-        )
-    return out

@@ -32,7 +32,6 @@ from weatkit.crossmethod.methods import (
     NotApplicable,
     crows_rows,
     gest_rows,
-    mbe_rows,
     stereoset_rows,
     weat_rows,
 )
@@ -51,7 +50,6 @@ RUNNERS = {
     "gest": gest_rows,
     "stereoset": stereoset_rows,
     "crows": crows_rows,
-    "mbe": mbe_rows,
 }
 
 #: The model handles this process's compare jobs obtained, by the model they ran.

@@ -13,8 +13,9 @@ identity (a local directory's content hash, a hub id with its revision, the word
 fingerprint; :func:`weatkit.grid.jobs.source_identity`), the loading options but the device and
 the cache (and, for a model behind a server, what its probe computes: :func:`_served`), the
 method's section (the ``weat`` run options but the engine's device), the
-``scores`` section, and the job's own inputs: the SHA-256 of the word lists read (``weat``), the
-parallel corpus' fingerprint (``mbe``); with ``log_items``, that a sentence-level job's record
+``scores`` section, and the job's own inputs: the SHA-256 of the word lists read (``weat``),
+what a measure package declares (:attr:`weatkit.measures.plugins.Compare.inputs`: a corpus's
+fingerprint, the lists' SHA-256); with ``log_items``, that a sentence-level job's record
 keeps its per-item log (so a comparison that asks for the logs reruns the jobs kept without
 them; the format enters no key, and without ``log_items`` the keys are those of earlier
 versions). A finished job whose key is unchanged is reused
@@ -34,7 +35,6 @@ from weatkit.embeddings.spec import parse_embeddings_specs
 from weatkit.errors import WeatkitError, one_line
 from weatkit.grid.jobs import (
     association_inputs,
-    file_identity,
     job_key,
     model_gpus,
     model_input,
@@ -51,7 +51,7 @@ class CompareJob:
     """One method on one unit in one language (a :class:`weatkit.grid.jobs.RunnableJob`).
 
     Attributes:
-        method: ``weat``, ``gest``, ``stereoset``, ``crows`` or ``mbe``.
+        method: the method (:func:`~weatkit.crossmethod.config.all_methods`).
         entry: the unit (a model, a checkpoint ``NAME#k``, or static word vectors).
         model_kind: ``mlm``, ``glm`` or ``static``.
         lang: the language.
@@ -176,9 +176,9 @@ def _section_inputs(section: Any) -> dict[str, Any]:
 
 
 def _data_inputs(config: CompareConfig, method: str, lang: str) -> object:
-    """The job's own input files: the word lists (their SHA-256) of ``weat``, the parallel
-    corpus of ``mbe`` (its fingerprint), what a measure package's section declares
-    (:attr:`weatkit.measures.plugins.Compare.inputs`); None for the data sets the version pins."""
+    """The job's own input files: the word lists (their SHA-256) of ``weat``, what a measure
+    package's section declares (:attr:`weatkit.measures.plugins.Compare.inputs`); None for the
+    data sets the version pins."""
     plugin = compare_plugins().get(method)
     if plugin is not None:
         assert plugin.compare is not None
@@ -195,11 +195,6 @@ def _data_inputs(config: CompareConfig, method: str, lang: str) -> object:
         except WeatkitError as err:
             return {"error": str(err)}  # the job reports it when it runs
         return [s.get("sha256", s.get("path")) for s in selection.sources]
-    if method == "mbe":
-        assert config.mbe is not None
-        corpus = config.mbe.corpora.get(lang)
-        paths = [corpus] if isinstance(corpus, str) else list(corpus or ())
-        return [file_identity(path) for path in paths]
     return None
 
 

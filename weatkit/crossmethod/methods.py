@@ -20,7 +20,7 @@ per target term. Every sentence-level score has a percentile bootstrap CI over i
 file's ``scores`` section, :class:`~weatkit.crossmethod.config.ScoreOptions`) and, where it has a
 neutral value, a test of it (:mod:`weatkit.crossmethod.uncertainty`). A section's ``limit``
 scores a seeded, stratified sample of its items (:mod:`weatkit.stats.sampling`, the seed of the
-``scores`` section; MBE: the section's), recorded in :attr:`MethodContext.samples`.
+``scores`` section, or the section's own), recorded in :attr:`MethodContext.samples`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ import pandas as pd
 from weatkit.crossmethod.config import (
     CrowsSection,
     GestSection,
-    MbeSection,
     ModelEntry,
     ScoreOptions,
     StereosetSection,
@@ -45,9 +44,6 @@ from weatkit.crossmethod.config import (
 from weatkit.crossmethod.uncertainty import (
     binomial_p,
     gest_template_mean_interval,
-    mbe_interval,
-    mbe_weights,
-    mbe_wins,
     stereoset_term_intervals,
 )
 from weatkit.crows.data import load_crows, sample_pairs
@@ -58,10 +54,8 @@ from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import aggregate_by_template
 from weatkit.gest.data import load_gest, sample_gest
 from weatkit.gest.scoring import score_gest
-from weatkit.items.log import crows_items, eurogest_items, gest_items, mbe_items, stereoset_items
+from weatkit.items.log import crows_items, eurogest_items, gest_items, stereoset_items
 from weatkit.lists.sources import available_languages
-from weatkit.mbe.run import run_mbe_parallel
-from weatkit.mbe.score import score_column
 from weatkit.measures import (
     MeasureResult,
     association_measures,
@@ -69,7 +63,6 @@ from weatkit.measures import (
     gest,
     gest_measures,
     get_measure,
-    mbe_measures,
     stereoset_measures,
     weat_measures,
 )
@@ -197,9 +190,11 @@ def score_rows(
     return rows
 
 
-def _with_ci(
+def with_ci(
     result: MeasureResult, low: float, high: float, how: str, level: float
 ) -> MeasureResult:
+    """``result`` with the interval ``[low, high]`` at ``level``, its method naming ``how`` (as
+    it is without one: NaN bounds)."""
     has_ci = not (math.isnan(low) or math.isnan(high))
     return replace(
         result,
@@ -267,7 +262,7 @@ def gest_rows(
     results = gest_measures(summary, source=name, lang=lang)
     results = ctx.record("gest", entry, lang, results, sample)
     level = ctx.scores.confidence_level
-    return score_rows([_with_ci(m, low, high, how, level) for m in results])
+    return score_rows([with_ci(m, low, high, how, level) for m in results])
 
 
 def eurogest_rows(
@@ -352,44 +347,6 @@ def stereoset_rows(
     cis = stereoset_term_intervals(per_example, **ctx.plan)
     how = "percentile bootstrap over examples within term"
     level = ctx.scores.confidence_level
-    results = [_with_ci(r, *cis[r.measure.split(":")[1]], how, level) for r in results]
+    results = [with_ci(r, *cis[r.measure.split(":")[1]], how, level) for r in results]
     p = binomial_p(int(per_example["pro"].sum()), len(per_example))
     return score_rows(results, {"stereoset:ss_term": p})
-
-
-def mbe_rows(
-    entry: ModelEntry, kind: str, lang: str, section: MbeSection, ctx: MethodContext
-) -> list[dict[str, Any]]:
-    """MBE score (Kaneko et al. 2022, Eq. 2) from the language's parallel corpus, with a
-    bootstrap CI over the male and female sentences
-    (:func:`~weatkit.crossmethod.uncertainty.mbe_interval`) and the exact binomial p of
-    #(A(m) > A(f)) over the pairs."""
-    if lang not in section.corpora:
-        raise NotApplicable(f"no parallel corpus for {lang} in the mbe section")
-    check_applicable(f"mbe:{section.method}", entry, kind, lang)
-    lm = ctx.language_model(entry, kind, "MBE")
-    run_ = run_mbe_parallel(
-        lm,
-        section.corpora[lang],
-        method=section.method,
-        weight=section.weight,
-        seed=section.seed,
-        max_sentences=section.max_sentences,
-        show_progress=ctx.show_progress,
-        limit=section.limit,
-    )
-    ctx.log(lambda: mbe_items(run_, model=entry.name, language=lang))
-    sentences = run_.sentences
-    male = (sentences["set"] == "male").to_numpy()
-    values = sentences[score_column(section.method)].to_numpy(np.float64)
-    embedding = run_.embedding  # the embeddings the score's weights came from
-    weights = mbe_weights(embedding[male], embedding[~male], section.weight)
-    low, high = mbe_interval(values[male], values[~male], weights, **ctx.plan)
-    wins = mbe_wins(values[male], values[~male])
-    how = "percentile bootstrap over male and female sentences"
-    measures = mbe_measures(run_.result, source=entry.name, lang=lang)
-    results = [
-        _with_ci(r, low, high, how, ctx.scores.confidence_level)
-        for r in ctx.record("mbe", entry, lang, measures, run_.sample)
-    ]
-    return score_rows(results, {results[0].column: binomial_p(wins, run_.result.n_pairs)})

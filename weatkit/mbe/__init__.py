@@ -8,52 +8,52 @@ parallel corpora, selects the target-language sentences whose English side is ma
 score (Eq. 2) from AUL/AULA likelihoods (Step 2, :mod:`weatkit.sentence.masked_lm`) and the
 McNemar test against a random indicator; :mod:`weatkit.mbe.run` runs the whole pipeline
 (:func:`~weatkit.mbe.run.run_mbe_parallel`: a parallel corpus in, an :class:`MbeRun` out).
+
+The names are imported on first use, so reading the package's plugin (:mod:`weatkit.mbe.plugin`)
+imports neither torch nor the data.
 """
 
-from weatkit.mbe.data import (
-    MBE_MODELS,
-    MBE_SETS,
-    check_tokenizer,
-    downsample,
-    gendered_indices,
-    load_gender_words,
-    load_mbe_set,
-    read_parallel_texts,
-    read_parallel_tsv,
-    select_gendered,
-)
-from weatkit.mbe.run import (
-    MbeRun,
-    MbeSentence,
-    run_mbe,
-    run_mbe_parallel,
-    run_mbe_set,
-    sentences_from_parallel,
-    sentences_from_set,
-)
-from weatkit.mbe.score import MbeResult, McNemarResult, evaluate_mbe, mbe_score, mcnemar_random
+from __future__ import annotations
 
-__all__ = [
-    "MBE_MODELS",
-    "MBE_SETS",
-    "MbeResult",
-    "MbeRun",
-    "MbeSentence",
-    "McNemarResult",
-    "check_tokenizer",
-    "downsample",
-    "evaluate_mbe",
-    "gendered_indices",
-    "load_gender_words",
-    "load_mbe_set",
-    "mbe_score",
-    "mcnemar_random",
-    "read_parallel_texts",
-    "read_parallel_tsv",
-    "run_mbe",
-    "run_mbe_parallel",
-    "run_mbe_set",
-    "select_gendered",
-    "sentences_from_parallel",
-    "sentences_from_set",
-]
+import importlib
+from typing import Any
+
+#: Public name -> the module it is imported from on first use.
+_LAZY = {
+    "MBE_MODELS": "weatkit.mbe.data",
+    "MBE_SETS": "weatkit.mbe.data",
+    "check_tokenizer": "weatkit.mbe.data",
+    "downsample": "weatkit.mbe.data",
+    "gendered_indices": "weatkit.mbe.data",
+    "load_gender_words": "weatkit.mbe.data",
+    "load_mbe_set": "weatkit.mbe.data",
+    "read_parallel_texts": "weatkit.mbe.data",
+    "read_parallel_tsv": "weatkit.mbe.data",
+    "select_gendered": "weatkit.mbe.data",
+    "MbeRun": "weatkit.mbe.run",
+    "MbeSentence": "weatkit.mbe.run",
+    "run_mbe": "weatkit.mbe.run",
+    "run_mbe_parallel": "weatkit.mbe.run",
+    "run_mbe_set": "weatkit.mbe.run",
+    "sentences_from_parallel": "weatkit.mbe.run",
+    "sentences_from_set": "weatkit.mbe.run",
+    "MbeResult": "weatkit.mbe.score",
+    "McNemarResult": "weatkit.mbe.score",
+    "evaluate_mbe": "weatkit.mbe.score",
+    "mbe_score": "weatkit.mbe.score",
+    "mcnemar_random": "weatkit.mbe.score",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

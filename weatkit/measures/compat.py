@@ -25,9 +25,6 @@ What each tool's code does (read in its repository; docs/guides/compat.md):
   pass over ``<|endoftext|>`` alone and the others from the sentence without it
   (``bos_pass=separate``); the candidate word tokenised alone (``leading_space=false``: for
   RoBERTa the word-initial BPE token, the bug reported in McGill-NLP/bias-bench issue 5).
-* ``mbe`` / ``mbe`` — kanekomasahiro/bias_eval_in_multiple_mlm ``eval.py`` (commit bb2f2c7): the
-  pair weights are the dot products of the sentence embeddings (``weight=dot``: its ``cos_sim``
-  of two matrices divides by one constant, which cancels in Eq. 2).
 * the presets of the measure packages (:mod:`weatkit.measures.plugins`), each described in its
   package's ``plugin`` module.
 * ``gest`` / ``gest`` — kinit-sk/gest ``src/masked_models/utils.py`` and ``_inference.ipynb``
@@ -76,7 +73,6 @@ SENTENCE_PRESETS: MappingProxyType[str, MappingProxyType[str, MappingProxyType[s
             "stereoset": {
                 "stereoset": {"blanks": "all", "bos_pass": "separate", "leading_space": False},
             },
-            "mbe": {"mbe": {"weight": "dot"}},
             "gest": {"gest": {"log_base": "10"}},
             **plugin_presets(),  # each measure package's own (its weatkit.<name>.plugin)
         }

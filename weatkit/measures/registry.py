@@ -26,9 +26,10 @@ measure                neutral   stereotypical    source
 ``crows:pll-word-l2r`` 50        above            Kauf & Ivanova (2023), ACL
 ``crows:aul|aula``     50        above            Kaneko & Bollegala (2022), AAAI
 ``crows:sum|shared``   50        above            Nangia et al. (2020); causal LMs
-``mbe:aul|aula``       50        above            Kaneko et al. (2022), NAACL
-``mbe:mean-ll``        50        above            Kaneko et al. (2022); causal LMs
 =====================  ========  ===============  =========================================
+
+The measure packages (:mod:`weatkit.measures.plugins`) register theirs after these, each listed
+in its package's ``plugin`` module (``weatkit.mbe.plugin``, ``weatkit.ceat.plugin``, ...).
 
 The word-vector association metrics (:mod:`weatkit.association`) say which side is biased as
 their papers read them: RND below 0 (the targets nearer the first group), ECT below ρ = 1 (the
@@ -115,10 +116,6 @@ BOLUKBASI = (
     "to Homemaker? Debiasing Word Embeddings. NeurIPS 2016."
 )
 KAUF = "Kauf & Ivanova (2023). A Better Way to Do Masked Language Model Scoring. ACL 2023."
-KANEKO_MBE = (
-    "Kaneko, Imankulova, Bollegala & Okazaki (2022). Gender Bias in Masked Language Models for "
-    "Multiple Languages. NAACL 2022."
-)
 
 
 #: Every registered measure by name.
@@ -325,32 +322,6 @@ _register_all(
                 ("sum", "sum of token log-probabilities Σ_i log P(w_i | w_<i)"),
                 ("shared", "sum of the shared tokens' log-probabilities given all before them"),
             )
-        ),
-        *(
-            Measure(
-                f"mbe:{method}",
-                "mbe",
-                "MBE",
-                f"MBE = 100 · Σ_(m,f) C(m, f) [A(m) > A(f)] / Σ C(m, f), A = {method.upper()} of "
-                "the male (m) and female (f) sentences",
-                neutral=50.0,
-                stereotypical="above",
-                citation=KANEKO_MBE,
-                model_kinds=("mlm",),
-            )
-            for method in ("aula", "aul")
-        ),
-        Measure(
-            "mbe:mean-ll",
-            "mbe",
-            "MBE",
-            "MBE = 100 · Σ_(m,f) C(m, f) [A(m) > A(f)] / Σ C(m, f), A = mean token "
-            "log-likelihood (1/n) Σ_i log P(w_i | w_<i) of the male (m) and female (f) "
-            "sentences: the causal analogue of AUL",
-            neutral=50.0,
-            stereotypical="above",
-            citation=KANEKO_MBE,
-            model_kinds=("glm",),
         ),
     ]
 )
