@@ -25,6 +25,7 @@ from tests.tiny_models import make_gest_glm, make_gest_mlm
 from weatkit.crossmethod import load_compare_config, run_compare
 from weatkit.crossmethod import methods as cm
 from weatkit.crossmethod.config import GestSection, ModelEntry, ScoreOptions
+from weatkit.crows import compare as crows_compare
 from weatkit.crows.data import load_crows
 from weatkit.crows.score import score_crows
 from weatkit.embeddings.contextual import ContextualOptions
@@ -57,7 +58,7 @@ def _words(texts: list[str]) -> tuple[str, ...]:
 def sliced():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(eg, "eurogest_items", _items_slice)
-        mp.setattr(cm, "load_crows", lambda lang="en": _crows_slice(lang))
+        mp.setattr(crows_compare, "load_crows", lambda lang="en": _crows_slice(lang))
         yield
 
 

@@ -24,11 +24,12 @@ from tests.compare_fixtures import make_char_mlm
 from weatkit.crossmethod import load_compare_config, run_compare
 from weatkit.crossmethod import methods as cm
 from weatkit.crossmethod.config import (
-    CrowsSection,
     GestSection,
     ModelEntry,
     StereosetSection,
 )
+from weatkit.crows import compare as crows_compare
+from weatkit.crows.compare import CrowsSection, crows_rows
 from weatkit.crows.data import load_crows
 from weatkit.crows.score import score_crows
 from weatkit.embeddings.contextual import ContextualOptions
@@ -83,7 +84,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def sliced():
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cm, "load_crows", _crows_slice)
+        mp.setattr(crows_compare, "load_crows", _crows_slice)
         mp.setattr(cm, "load_gest", _gest_slice)
         mp.setattr(cm, "load_stereoset", _stereoset_slice)
         yield
@@ -106,7 +107,7 @@ def _one(rows: list[dict], measure: str) -> dict:
 def test_crows_ci_and_binomial_p(tiny: Path, sliced) -> None:
     model = str(tiny / "m1")
     row = _one(
-        cm.crows_rows(ModelEntry("A", model), "mlm", "en", CrowsSection("aul"), _ctx()),
+        crows_rows(ModelEntry("A", model), "mlm", "en", CrowsSection("aul"), _ctx()),
         "crows:aul",
     )
     pairs = score_crows(MaskedLM(model, OPTIONS), _crows_slice(), method="aul")

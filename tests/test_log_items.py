@@ -398,8 +398,9 @@ def sliced(monkeypatch: pytest.MonkeyPatch) -> None:
     """The data slices of tests/test_compare_uncertainty.py."""
     from tests import test_compare_uncertainty as slices
     from weatkit.crossmethod import methods as cm
+    from weatkit.crows import compare as crows_compare
 
-    monkeypatch.setattr(cm, "load_crows", slices._crows_slice)
+    monkeypatch.setattr(crows_compare, "load_crows", slices._crows_slice)
     monkeypatch.setattr(cm, "load_gest", slices._gest_slice)
     monkeypatch.setattr(cm, "load_stereoset", slices._stereoset_slice)
 

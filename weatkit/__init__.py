@@ -37,7 +37,6 @@ _LAZY: dict[str, str] = {
     "compare": "weatkit.crossmethod:compare",
     "gest": "weatkit.measures:gest",
     "stereoset": "weatkit.measures:stereoset",
-    "crows": "weatkit.measures:crows",
     "rnd": "weatkit.association.rnd:rnd",
     "rnsb": "weatkit.association.rnsb:rnsb",
     "mac": "weatkit.association.mac:mac",

@@ -41,11 +41,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "weatkit.cli.compare:compare_command",
         "Compute WEAT/CA-WEAT, GEST, StereoSet, CrowS-Pairs and MBE for the models in CONFIG.",
     ),
-    "crows": (
-        "weatkit.cli.crows:crows_command",
-        "CrowS-Pairs: % of pairs where a masked or causal LM prefers the more stereotypical "
-        "sentence.",
-    ),
     "embed": (
         "weatkit.cli.embed:embed_command",
         "Encode list items with a transformer model and write them as .vec files.",

@@ -26,8 +26,6 @@ from the file's directory. Example (YAML)::
                                          # EuroGEST in its 29 languages (eurogest: false: off)
                                          # also: eurogest_code: 2025-12, coinciding: other
     stereoset: {}                        # en, de, fr, es, tr
-    crows: {method: pll, limit: 200}     # en, fr (all bias types); ja, ru (gender, MBE's);
-                                         # causal LMs: method sum or shared
     correlation: {n_bootstrap: 2000, seed: 0, confidence_level: 0.95, by_language: true,
                   seed_units: checkpoints}   # or mean: one unit per model (the seed mean)
     scores: {n_bootstrap: 1000, seed: 0, confidence_level: 0.95}   # CIs of sentence scores
@@ -102,7 +100,7 @@ from weatkit.config.files import (
 from weatkit.config.run import run_config_from_mapping
 from weatkit.config.schema import CONTEXTUAL, ITEM_LOG, TRACKING, Source, options_from_file
 from weatkit.config.tracking import tracking_from_file
-from weatkit.crossmethod.sections import check_method, read_limit
+from weatkit.crossmethod.sections import read_limit
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
@@ -117,7 +115,7 @@ from weatkit.stats.resampling import check_plan_size
 from weatkit.tracking import TrackingOptions
 
 #: The built-in methods; the measure packages add theirs (:func:`compare_plugins`).
-METHODS = ("weat", "gest", "stereoset", "crows")
+METHODS = ("weat", "gest", "stereoset")
 _TOP_KEYS = {
     *("output", "languages", "models", "contextual", "correlation", "scores", "validity"),
     "log_items",
@@ -231,15 +229,6 @@ class GestSection:
 
 
 @dataclass(frozen=True)
-class CrowsSection:
-    method: str = "pll"
-    limit: int | None = None
-
-    def validate(self) -> None:
-        check_method("crows", self.method)
-
-
-@dataclass(frozen=True)
 class StereosetSection:
     limit: int | None = None
 
@@ -326,7 +315,6 @@ class CompareConfig:
     weat: WeatSection | None = None
     gest: GestSection | None = None
     stereoset: StereosetSection | None = None
-    crows: CrowsSection | None = None
     tracking: TrackingOptions = field(default_factory=TrackingOptions)
     #: The sections of the measure packages' methods (:func:`compare_plugins`), by name.
     plugged: dict[str, Any] = field(default_factory=dict)
@@ -477,9 +465,7 @@ def _sentence_section(method: str, values: dict[str, Any], base: Path, source: S
             if values.get(key) is not None
         }
         return replace(dataclass_from(GestSection, values, where), **chosen)
-    if method == "stereoset":
-        return dataclass_from(StereosetSection, values, where)
-    return dataclass_from(CrowsSection, values, where)
+    return dataclass_from(StereosetSection, values, where)
 
 
 def _integers(value: Any, where: str) -> tuple[int, ...]:

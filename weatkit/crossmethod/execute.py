@@ -30,7 +30,6 @@ from weatkit.crossmethod.jobs import CompareJob
 from weatkit.crossmethod.methods import (
     MethodContext,
     NotApplicable,
-    crows_rows,
     gest_rows,
     stereoset_rows,
     weat_rows,
@@ -49,7 +48,6 @@ RUNNERS = {
     "weat": weat_rows,
     "gest": gest_rows,
     "stereoset": stereoset_rows,
-    "crows": crows_rows,
 }
 
 #: The model handles this process's compare jobs obtained, by the model they ran.

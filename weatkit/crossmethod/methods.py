@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 
 from weatkit.crossmethod.config import (
-    CrowsSection,
     GestSection,
     ModelEntry,
     ScoreOptions,
@@ -46,20 +45,17 @@ from weatkit.crossmethod.uncertainty import (
     gest_template_mean_interval,
     stereoset_term_intervals,
 )
-from weatkit.crows.data import load_crows, sample_pairs
-from weatkit.crows.score import crows_metric, score_crows
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.spec import parse_embeddings_specs
 from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import aggregate_by_template
 from weatkit.gest.data import load_gest, sample_gest
 from weatkit.gest.scoring import score_gest
-from weatkit.items.log import crows_items, eurogest_items, gest_items, stereoset_items
+from weatkit.items.log import eurogest_items, gest_items, stereoset_items
 from weatkit.lists.sources import available_languages
 from weatkit.measures import (
     MeasureResult,
     association_measures,
-    crows_measures,
     gest,
     gest_measures,
     get_measure,
@@ -294,31 +290,6 @@ def eurogest_rows(
     code = section.eurogest_code
     ctx.log(lambda: eurogest_items(result.scores, model=entry.name, language=lang, code=code))
     return score_rows(ctx.record("gest", entry, lang, result.measures, result.sample))
-
-
-def crows_rows(
-    entry: ModelEntry, kind: str, lang: str, section: CrowsSection, ctx: MethodContext
-) -> list[dict[str, Any]]:
-    """CrowS-Pairs metric (Nangia et al. 2020) over all pairs of the language, with its
-    bootstrap CI over pairs (``weatkit crows``' own) and the exact binomial p of #wins of N."""
-    check_applicable(f"crows:{section.method}", entry, kind, lang)
-    lm = ctx.language_model(entry, kind, "CrowS-Pairs")
-    pairs, sample = sample_pairs(load_crows(lang=lang), section.limit, ctx.scores.seed)
-    per_pair = score_crows(lm, pairs, method=section.method, show_progress=ctx.show_progress)
-    summary = crows_metric(per_pair, **ctx.plan)
-    ctx.log(lambda: crows_items(per_pair, model=entry.name, method=section.method, language=lang))
-    results = crows_measures(
-        summary,
-        source=entry.name,
-        lang=lang,
-        method=section.method,
-        confidence_level=ctx.scores.confidence_level,
-    )
-    results = ctx.record("crows", entry, lang, results, sample)
-    overall = results[0]
-    n = int(overall.n or 0)
-    wins = round(overall.value * n / 100.0) if n else 0  # metric = 100 · #wins / N
-    return score_rows(results, {overall.column: binomial_p(wins, n)})
 
 
 def stereoset_rows(

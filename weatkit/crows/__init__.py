@@ -11,52 +11,49 @@ computes the metric: the % of pairs where the model prefers the more stereotypic
 :mod:`weatkit.crows.controls` scores the negated and anti-stereotype control pairs of Pikuliak,
 Beňová & Bachratý (EACL 2023) beside their originals (the flag:
 :func:`weatkit.measures.controls.as_biased`).
+
+The names are imported on first use, so reading the package's plugin (:mod:`weatkit.crows.plugin`)
+imports neither torch nor the data.
 """
 
-from weatkit.crows.align import shared_positions
-from weatkit.crows.controls import (
-    CONTROL_KINDS,
-    control_summary,
-    load_controls,
-    score_controls,
-)
-from weatkit.crows.data import (
-    CROWS_DATA,
-    CROWS_FILES,
-    DATA_SETS,
-    crows_corrections,
-    crows_pairs,
-    load_crows,
-    read_pair_scores,
-    sample_pairs,
-)
-from weatkit.crows.score import (
-    METHODS,
-    REFERENCE_DECIMALS,
-    bootstrap_indices,
-    crows_metric,
-    pair_outcomes,
-    score_crows,
-)
+from __future__ import annotations
 
-__all__ = [
-    "CONTROL_KINDS",
-    "CROWS_DATA",
-    "CROWS_FILES",
-    "DATA_SETS",
-    "METHODS",
-    "REFERENCE_DECIMALS",
-    "bootstrap_indices",
-    "control_summary",
-    "crows_corrections",
-    "crows_metric",
-    "crows_pairs",
-    "load_controls",
-    "load_crows",
-    "pair_outcomes",
-    "read_pair_scores",
-    "sample_pairs",
-    "score_controls",
-    "score_crows",
-    "shared_positions",
-]
+import importlib
+from typing import Any
+
+#: Public name -> the module it is imported from on first use.
+_LAZY = {
+    "CONTROL_KINDS": "weatkit.crows.controls",
+    "CROWS_DATA": "weatkit.crows.data",
+    "CROWS_FILES": "weatkit.crows.data",
+    "DATA_SETS": "weatkit.crows.data",
+    "METHODS": "weatkit.crows.score",
+    "REFERENCE_DECIMALS": "weatkit.crows.score",
+    "bootstrap_indices": "weatkit.crows.score",
+    "control_summary": "weatkit.crows.controls",
+    "crows_corrections": "weatkit.crows.data",
+    "crows_metric": "weatkit.crows.score",
+    "crows_pairs": "weatkit.crows.data",
+    "load_controls": "weatkit.crows.controls",
+    "load_crows": "weatkit.crows.data",
+    "pair_outcomes": "weatkit.crows.score",
+    "read_pair_scores": "weatkit.crows.data",
+    "sample_pairs": "weatkit.crows.data",
+    "score_controls": "weatkit.crows.controls",
+    "score_crows": "weatkit.crows.score",
+    "shared_positions": "weatkit.crows.align",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

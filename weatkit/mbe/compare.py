@@ -23,9 +23,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from weatkit.config.declare import Source
 from weatkit.config.files import check_keys, config_path, dataclass_from, describe, mapping
 from weatkit.errors import ConfigError
+from weatkit.mbe.measure import mbe_measures
+from weatkit.mbe.run import run_mbe_parallel
+from weatkit.mbe.score import score_column
 
 
 @dataclass(frozen=True)
@@ -53,9 +58,7 @@ class MbeSection:
                 raise ConfigError("must be at least 1", field="max_sentences")
 
 
-def read_section(
-    values: dict[str, Any], base: Path, source: Source, contextual: Any
-) -> MbeSection:
+def read_section(values: dict[str, Any], base: Path, source: Source, contextual: Any) -> MbeSection:
     """The ``mbe`` section of a comparison file; errors name the file and the key."""
     from weatkit.crossmethod.sections import read_limit
 
@@ -100,14 +103,9 @@ def mbe_rows(entry: Any, kind: str, lang: str, section: MbeSection, ctx: Any) ->
     bootstrap CI over the male and female sentences
     (:func:`~weatkit.crossmethod.uncertainty.mbe_interval`) and the exact binomial p of
     #(A(m) > A(f)) over the pairs."""
-    import numpy as np
-
     from weatkit.crossmethod.methods import NotApplicable, check_applicable, score_rows, with_ci
     from weatkit.crossmethod.uncertainty import binomial_p, mbe_interval, mbe_weights, mbe_wins
     from weatkit.items.log import mbe_items
-    from weatkit.mbe.measure import mbe_measures
-    from weatkit.mbe.run import run_mbe_parallel
-    from weatkit.mbe.score import score_column
 
     if lang not in section.corpora:
         raise NotApplicable(f"no parallel corpus for {lang} in the mbe section")

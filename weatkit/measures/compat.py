@@ -8,17 +8,6 @@ instead, :func:`preset_line` in one line (printed to stderr by the commands).
 
 What each tool's code does (read in its repository; docs/guides/compat.md):
 
-* ``crows`` / ``crows-pairs`` — nyu-mll/crows-pairs ``metric.py`` (Nangia et al. 2020; commit
-  8aaac11): PLL of the shared tokens, scores rounded to 3 decimals before the comparison, ties
-  neutral, ``difflib`` given ``sent_more`` first for stereo pairs and ``sent_less`` first for
-  antistereo pairs (``pair_order=by-direction``), the token log-probabilities summed in float64.
-* ``crows`` / ``bias-eval-mlm`` — kanekomasahiro/evaluate_bias_in_mlm ``evaluate.py`` (Kaneko &
-  Bollegala 2022; commit 6b10239), ``--method`` as chosen (its ``cps`` is ``pll``): ``sent_more``
-  always first (``pair_order=more-first``), the PLL summed in float32 by ``torch.sum``
-  (``sum_dtype=float32``), 3 decimals for ``pll`` and none for ``aul``/``aula``
-  (``decimals=reference``); a tie is not a win, as in weatkit's metric
-  (:mod:`weatkit.crows.score` has the options themselves).
-
 * ``stereoset`` / ``stereoset`` — moinnadeem/StereoSet ``code/eval_discriminative_models.py``
   and ``eval_generative_models.py`` (commit ead7d08): every ``BLANK`` of a context replaced by
   the masked insertion, the first mask read (``blanks=all``); GPT-2's first token scored from a
@@ -57,19 +46,6 @@ def _frozen(table: dict[str, dict[str, dict[str, Any]]]) -> MappingProxyType:
 SENTENCE_PRESETS: MappingProxyType[str, MappingProxyType[str, MappingProxyType[str, Any]]] = (
     _frozen(
         {
-            "crows": {
-                "crows-pairs": {
-                    "method": "pll",
-                    "decimals": 3,
-                    "pair_order": "by-direction",
-                    "sum_dtype": "float64",
-                },
-                "bias-eval-mlm": {
-                    "decimals": "reference",
-                    "pair_order": "more-first",
-                    "sum_dtype": "float32",
-                },
-            },
             "stereoset": {
                 "stereoset": {"blanks": "all", "bos_pass": "separate", "leading_space": False},
             },

@@ -43,7 +43,13 @@ from weatkit.config.declare import Section
 from weatkit.measures.measure import Measure
 
 #: The measure packages, each with a ``plugin`` module defining ``PLUGIN``.
-PACKAGES: tuple[str, ...] = ("weatkit.mbe", "weatkit.ceat", "weatkit.lpbs", "weatkit.seat")
+PACKAGES: tuple[str, ...] = (
+    "weatkit.crows",
+    "weatkit.mbe",
+    "weatkit.ceat",
+    "weatkit.lpbs",
+    "weatkit.seat",
+)
 
 
 def _check_target(plugin: str, target: str) -> None:

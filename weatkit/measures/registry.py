@@ -22,14 +22,10 @@ measure                neutral   stereotypical    source
 ``stereoset:ss_C``     50        above            Nadeem et al. (2021), ACL
 ``stereoset:lms_C``    none      (ideal 100)      Nadeem et al. (2021), ACL
 ``stereoset:icat_C``   none      (ideal 100)      Nadeem et al. (2021), ACL
-``crows:pll``          50        above            Nangia et al. (2020), EMNLP
-``crows:pll-word-l2r`` 50        above            Kauf & Ivanova (2023), ACL
-``crows:aul|aula``     50        above            Kaneko & Bollegala (2022), AAAI
-``crows:sum|shared``   50        above            Nangia et al. (2020); causal LMs
 =====================  ========  ===============  =========================================
 
 The measure packages (:mod:`weatkit.measures.plugins`) register theirs after these, each listed
-in its package's ``plugin`` module (``weatkit.mbe.plugin``, ``weatkit.ceat.plugin``, ...).
+in its package's ``plugin`` module (``weatkit.crows.plugin``, ``weatkit.ceat.plugin``, ...).
 
 The word-vector association metrics (:mod:`weatkit.association`) say which side is biased as
 their papers read them: RND below 0 (the targets nearer the first group), ECT below ρ = 1 (the
@@ -82,14 +78,6 @@ NADEEM = (
     "Nadeem, Bethke & Reddy (2021). StereoSet: Measuring stereotypical bias in pretrained "
     "language models. ACL 2021."
 )
-NANGIA = (
-    "Nangia, Vania, Bhalerao & Bowman (2020). CrowS-Pairs: A Challenge Dataset for Measuring "
-    "Social Biases in Masked Language Models. EMNLP 2020."
-)
-KANEKO_AUL = (
-    "Kaneko & Bollegala (2022). Unmasking the Mask – Evaluating Social Biases in Masked "
-    "Language Models. AAAI 2022."
-)
 GARG = (
     "Garg, Schiebinger, Jurafsky & Zou (2018). Word embeddings quantify 100 years of gender and "
     "ethnic stereotypes. PNAS 115(16)."
@@ -115,7 +103,6 @@ BOLUKBASI = (
     "Bolukbasi, Chang, Zou, Saligrama & Kalai (2016). Man is to Computer Programmer as Woman is "
     "to Homemaker? Debiasing Word Embeddings. NeurIPS 2016."
 )
-KAUF = "Kauf & Ivanova (2023). A Better Way to Do Masked Language Model Scoring. ACL 2023."
 
 
 #: Every registered measure by name.
@@ -277,50 +264,6 @@ _register_all(
                 ("ss", "SS = 100 · #(stereotype preferred to anti-stereotype) / N", 50.0, None),
                 ("lms", "LMS = 100 · #(meaningful preferred to unrelated) / 2N", None, 100.0),
                 ("icat", "ICAT = LMS · min(SS, 100 − SS) / 50", None, 100.0),
-            )
-        ),
-        *(
-            Measure(
-                f"crows:{method}",
-                "crows",
-                "CrowS-Pairs",
-                f"100 · #(pairs whose more stereotypical sentence has the higher {method.upper()})"
-                " / N",
-                neutral=50.0,
-                stereotypical="above",
-                citation=NANGIA if method == "pll" else KANEKO_AUL,
-                model_kinds=("mlm",),
-                languages=("en", "fr", "ja", "ru"),
-            )
-            for method in ("pll", "aul", "aula")
-        ),
-        Measure(
-            "crows:pll-word-l2r",
-            "crows",
-            "CrowS-Pairs",
-            "100 · #(pairs whose more stereotypical sentence has the higher PLL, the later "
-            "sub-tokens of a scored token's word masked too) / N",
-            neutral=50.0,
-            stereotypical="above",
-            citation=KAUF,
-            model_kinds=("mlm",),
-            languages=("en", "fr", "ja", "ru"),
-        ),
-        *(
-            Measure(
-                f"crows:{method}",
-                "crows",
-                "CrowS-Pairs",
-                f"100 · #(pairs whose more stereotypical sentence has the higher {text}) / N",
-                neutral=50.0,
-                stereotypical="above",
-                citation=NANGIA,
-                model_kinds=("glm",),
-                languages=("en", "fr", "ja", "ru"),
-            )
-            for method, text in (
-                ("sum", "sum of token log-probabilities Σ_i log P(w_i | w_<i)"),
-                ("shared", "sum of the shared tokens' log-probabilities given all before them"),
             )
         ),
     ]
