@@ -26,7 +26,6 @@ from weatkit.crossmethod import methods as cm
 from weatkit.crossmethod.config import (
     GestSection,
     ModelEntry,
-    StereosetSection,
 )
 from weatkit.crows import compare as crows_compare
 from weatkit.crows.compare import CrowsSection, crows_rows
@@ -39,6 +38,8 @@ from weatkit.gest.scoring import score_samples
 from weatkit.mbe.compare import MbeSection, mbe_rows
 from weatkit.mbe.run import run_mbe_parallel
 from weatkit.sentence import MaskedLM
+from weatkit.stereoset import compare as stereoset_compare
+from weatkit.stereoset.compare import StereosetSection, stereoset_rows
 from weatkit.stereoset.data import load_stereoset
 from weatkit.stereoset.scoring import score_intrasentence
 
@@ -86,7 +87,7 @@ def sliced():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(crows_compare, "load_crows", _crows_slice)
         mp.setattr(cm, "load_gest", _gest_slice)
-        mp.setattr(cm, "load_stereoset", _stereoset_slice)
+        mp.setattr(stereoset_compare, "load_stereoset", _stereoset_slice)
         yield
 
 
@@ -157,7 +158,7 @@ def test_gest_ci_of_the_template_mean(tiny: Path, sliced) -> None:
 
 def test_stereoset_ci_per_term_and_binomial_p(tiny: Path, sliced) -> None:
     model = str(tiny / "m1")
-    rows = cm.stereoset_rows(ModelEntry("A", model), "mlm", "en", StereosetSection(), _ctx())
+    rows = stereoset_rows(ModelEntry("A", model), "mlm", "en", StereosetSection(), _ctx())
     data = _stereoset_slice()
     scores = score_intrasentence(model, data, kind="mlm", options=OPTIONS)
     terms: dict[str, list[tuple[int, int]]] = {}

@@ -222,8 +222,9 @@ def test_printed_tables_fit_80_columns(result) -> None:
 
 def test_stereoset_cells(setup: Path) -> None:
     """StereoSet's row is the per-term intrasentence SS, LMS and ICAT (of the means)."""
-    from weatkit.crossmethod.config import ModelEntry, StereosetSection
-    from weatkit.crossmethod.methods import MethodContext, stereoset_rows
+    from weatkit.crossmethod.config import ModelEntry
+    from weatkit.crossmethod.methods import MethodContext
+    from weatkit.stereoset.compare import StereosetSection, stereoset_rows
 
     rows = stereoset_rows(
         ModelEntry("G", str(setup / "glm")), "glm", "en", StereosetSection(), MethodContext(OPTIONS)

@@ -399,10 +399,11 @@ def sliced(monkeypatch: pytest.MonkeyPatch) -> None:
     from tests import test_compare_uncertainty as slices
     from weatkit.crossmethod import methods as cm
     from weatkit.crows import compare as crows_compare
+    from weatkit.stereoset import compare as stereoset_compare
 
     monkeypatch.setattr(crows_compare, "load_crows", slices._crows_slice)
     monkeypatch.setattr(cm, "load_gest", slices._gest_slice)
-    monkeypatch.setattr(cm, "load_stereoset", slices._stereoset_slice)
+    monkeypatch.setattr(stereoset_compare, "load_stereoset", slices._stereoset_slice)
 
 
 def test_compare_items_of_every_job_and_after_a_resume(compare_dir: Path, sliced) -> None:

@@ -36,7 +36,6 @@ _LAZY: dict[str, str] = {
     "grid": "weatkit.grid:grid",
     "compare": "weatkit.crossmethod:compare",
     "gest": "weatkit.measures:gest",
-    "stereoset": "weatkit.measures:stereoset",
     "rnd": "weatkit.association.rnd:rnd",
     "rnsb": "weatkit.association.rnsb:rnsb",
     "mac": "weatkit.association.mac:mac",

@@ -79,10 +79,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "weatkit.cli.run:run_command",
         "Run association tests and print or write the results.",
     ),
-    "stereoset": (
-        "weatkit.cli.stereoset:stereoset_command",
-        "StereoSet stereotype scores (LMS, SS, ICAT) of a language model or a predictions file.",
-    ),
     "train": (
         "weatkit.cli.train:train_command",
         "Train fastText embeddings on per-language corpora, as the CA-WEAT paper's CCe models.",

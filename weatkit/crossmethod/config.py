@@ -25,7 +25,6 @@ from the file's directory. Example (YAML)::
     gest: {mlm_templates: [0, 1, 2, 3], glm_templates: [0, 1]}   # English; g_s averaged
                                          # EuroGEST in its 29 languages (eurogest: false: off)
                                          # also: eurogest_code: 2025-12, coinciding: other
-    stereoset: {}                        # en, de, fr, es, tr
     correlation: {n_bootstrap: 2000, seed: 0, confidence_level: 0.95, by_language: true,
                   seed_units: checkpoints}   # or mean: one unit per model (the seed mean)
     scores: {n_bootstrap: 1000, seed: 0, confidence_level: 0.95}   # CIs of sentence scores
@@ -115,7 +114,7 @@ from weatkit.stats.resampling import check_plan_size
 from weatkit.tracking import TrackingOptions
 
 #: The built-in methods; the measure packages add theirs (:func:`compare_plugins`).
-METHODS = ("weat", "gest", "stereoset")
+METHODS = ("weat", "gest")
 _TOP_KEYS = {
     *("output", "languages", "models", "contextual", "correlation", "scores", "validity"),
     "log_items",
@@ -229,11 +228,6 @@ class GestSection:
 
 
 @dataclass(frozen=True)
-class StereosetSection:
-    limit: int | None = None
-
-
-@dataclass(frozen=True)
 class CorrelationOptions:
     n_bootstrap: int = 2000
     seed: int = 0
@@ -314,7 +308,6 @@ class CompareConfig:
     log_items: str | None = None
     weat: WeatSection | None = None
     gest: GestSection | None = None
-    stereoset: StereosetSection | None = None
     tracking: TrackingOptions = field(default_factory=TrackingOptions)
     #: The sections of the measure packages' methods (:func:`compare_plugins`), by name.
     plugged: dict[str, Any] = field(default_factory=dict)
@@ -452,20 +445,12 @@ def _section(
         )
         return WeatSection(run, layers)
     limit = read_limit(values, source)
-    return replace(_sentence_section(method, values, base, source), limit=limit)
-
-
-def _sentence_section(method: str, values: dict[str, Any], base: Path, source: Source) -> Any:
-    """The section of a sentence-level method (its ``limit`` read by :func:`read_limit`)."""
-    where = str(source)
-    if method == "gest":
-        chosen = {
-            key: _integers(values.pop(key), source.key(key))
-            for key in ("mlm_templates", "glm_templates")
-            if values.get(key) is not None
-        }
-        return replace(dataclass_from(GestSection, values, where), **chosen)
-    return dataclass_from(StereosetSection, values, where)
+    chosen = {
+        key: _integers(values.pop(key), source.key(key))
+        for key in ("mlm_templates", "glm_templates")
+        if values.get(key) is not None
+    }
+    return replace(dataclass_from(GestSection, values, str(source)), **chosen, limit=limit)
 
 
 def _integers(value: Any, where: str) -> tuple[int, ...]:

@@ -31,7 +31,6 @@ from weatkit.crossmethod.methods import (
     MethodContext,
     NotApplicable,
     gest_rows,
-    stereoset_rows,
     weat_rows,
 )
 from weatkit.embeddings.contextual import ExtractorPool
@@ -47,7 +46,6 @@ from weatkit.scoring.conventions import recording, summarize
 RUNNERS = {
     "weat": weat_rows,
     "gest": gest_rows,
-    "stereoset": stereoset_rows,
 }
 
 #: The model handles this process's compare jobs obtained, by the model they ran.

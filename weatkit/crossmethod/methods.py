@@ -37,13 +37,10 @@ from weatkit.crossmethod.config import (
     GestSection,
     ModelEntry,
     ScoreOptions,
-    StereosetSection,
     WeatSection,
 )
 from weatkit.crossmethod.uncertainty import (
-    binomial_p,
     gest_template_mean_interval,
-    stereoset_term_intervals,
 )
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.spec import parse_embeddings_specs
@@ -51,7 +48,7 @@ from weatkit.errors import WeatkitError
 from weatkit.gest.aggregate import aggregate_by_template
 from weatkit.gest.data import load_gest, sample_gest
 from weatkit.gest.scoring import score_gest
-from weatkit.items.log import eurogest_items, gest_items, stereoset_items
+from weatkit.items.log import eurogest_items, gest_items
 from weatkit.lists.sources import available_languages
 from weatkit.measures import (
     MeasureResult,
@@ -59,7 +56,6 @@ from weatkit.measures import (
     gest,
     gest_measures,
     get_measure,
-    stereoset_measures,
     weat_measures,
 )
 from weatkit.measures.result import on_sample
@@ -67,9 +63,6 @@ from weatkit.pipeline import run
 from weatkit.scoring import Scorer, get_scorer
 from weatkit.sentence import MaskedLM
 from weatkit.stats.sampling import ItemSample
-from weatkit.stereoset.data import load_stereoset, sample_examples
-from weatkit.stereoset.metrics import evaluate, outcomes
-from weatkit.stereoset.scoring import score_intrasentence
 
 SCORE_COLUMNS = [
     "model", "lang", "method", "measure", "value", "ci_low", "ci_high", "n",
@@ -290,34 +283,3 @@ def eurogest_rows(
     code = section.eurogest_code
     ctx.log(lambda: eurogest_items(result.scores, model=entry.name, language=lang, code=code))
     return score_rows(ctx.record("gest", entry, lang, result.measures, result.sample))
-
-
-def stereoset_rows(
-    entry: ModelEntry, kind: str, lang: str, section: StereosetSection, ctx: MethodContext
-) -> list[dict[str, Any]]:
-    """StereoSet intrasentence SS, LMS and ICAT over all bias types in StereoSet's official
-    per-term convention (``stereoset:ss_term``, ``stereoset:lms_term``, ``stereoset:icat_term``;
-    the pooled ones would be near-duplicate columns), with bootstrap CIs over the examples
-    within term (:func:`~weatkit.crossmethod.uncertainty.stereoset_term_intervals`) and, for SS,
-    the exact binomial p of Σ pro of N examples."""
-    check_applicable("stereoset:ss_term", entry, kind, lang)
-    dataset, sample = sample_examples(load_stereoset(lang), section.limit, ctx.scores.seed)
-    scores = score_intrasentence(
-        entry.model, dataset, kind=kind, options=ctx.options, show_progress=ctx.show_progress
-    )
-    predictions = {"intrasentence": scores}
-    table = evaluate(dataset, predictions)
-    ctx.log(lambda: stereoset_items(
-        dataset, predictions, model=entry.name, language=lang, splits=["intrasentence"]
-    ))  # fmt: skip
-    results = stereoset_measures(
-        table, source=entry.name, lang=lang, split="intrasentence", conventions=("term",)
-    )
-    results = ctx.record("stereoset", entry, lang, results, sample)
-    per_example = outcomes(dataset, predictions, ["intrasentence"])
-    cis = stereoset_term_intervals(per_example, **ctx.plan)
-    how = "percentile bootstrap over examples within term"
-    level = ctx.scores.confidence_level
-    results = [with_ci(r, *cis[r.measure.split(":")[1]], how, level) for r in results]
-    p = binomial_p(int(per_example["pro"].sum()), len(per_example))
-    return score_rows(results, {"stereoset:ss_term": p})

@@ -8,12 +8,6 @@ instead, :func:`preset_line` in one line (printed to stderr by the commands).
 
 What each tool's code does (read in its repository; docs/guides/compat.md):
 
-* ``stereoset`` / ``stereoset`` — moinnadeem/StereoSet ``code/eval_discriminative_models.py``
-  and ``eval_generative_models.py`` (commit ead7d08): every ``BLANK`` of a context replaced by
-  the masked insertion, the first mask read (``blanks=all``); GPT-2's first token scored from a
-  pass over ``<|endoftext|>`` alone and the others from the sentence without it
-  (``bos_pass=separate``); the candidate word tokenised alone (``leading_space=false``: for
-  RoBERTa the word-initial BPE token, the bug reported in McGill-NLP/bias-bench issue 5).
 * the presets of the measure packages (:mod:`weatkit.measures.plugins`), each described in its
   package's ``plugin`` module.
 * ``gest`` / ``gest`` — kinit-sk/gest ``src/masked_models/utils.py`` and ``_inference.ipynb``
@@ -46,9 +40,6 @@ def _frozen(table: dict[str, dict[str, dict[str, Any]]]) -> MappingProxyType:
 SENTENCE_PRESETS: MappingProxyType[str, MappingProxyType[str, MappingProxyType[str, Any]]] = (
     _frozen(
         {
-            "stereoset": {
-                "stereoset": {"blanks": "all", "bos_pass": "separate", "leading_space": False},
-            },
             "gest": {"gest": {"log_base": "10"}},
             **plugin_presets(),  # each measure package's own (its weatkit.<name>.plugin)
         }

@@ -19,13 +19,10 @@ measure                neutral   stereotypical    source
 ``direct-bias``        0         above            Bolukbasi et al. (2016), NeurIPS
 ``gest:g_s``           g_s = 1   above            Pikuliak et al. (2023), arXiv:2311.18711
 ``eurogest:g_s``       g_s = 1   above            Rowe et al. (2025), EMNLP
-``stereoset:ss_C``     50        above            Nadeem et al. (2021), ACL
-``stereoset:lms_C``    none      (ideal 100)      Nadeem et al. (2021), ACL
-``stereoset:icat_C``   none      (ideal 100)      Nadeem et al. (2021), ACL
 =====================  ========  ===============  =========================================
 
 The measure packages (:mod:`weatkit.measures.plugins`) register theirs after these, each listed
-in its package's ``plugin`` module (``weatkit.crows.plugin``, ``weatkit.ceat.plugin``, ...).
+in its package's ``plugin`` module (``weatkit.stereoset.plugin``, ``weatkit.ceat.plugin``, ...).
 
 The word-vector association metrics (:mod:`weatkit.association`) say which side is biased as
 their papers read them: RND below 0 (the targets nearer the first group), ECT below ρ = 1 (the
@@ -34,12 +31,7 @@ groups order the attributes differently); RNSB and DirectBias are unsigned, so e
 word-level measure takes of a test (X, Y, A, B) in ``weatkit run --metrics`` is its ``accepts``
 (:data:`ACCEPTS`).
 
-LMS measures language modelling, not bias: an unbiased model can have any LMS. ICAT = LMS ·
-min(SS, 100 − SS) / 50 is 100 only for a perfect language model without bias and falls on both
-sides of SS = 50, so it has no neutral value and no stereotypical side; both have ``ideal``
-100. StereoSet's measures come in two conventions C (:mod:`weatkit.stereoset.metrics`):
-``term`` (StereoSet's official scores: means over target terms, ICAT of the means) and
-``pooled`` (over examples). Model kinds are ``static`` (word embeddings), ``mlm`` (masked
+Model kinds are ``static`` (word embeddings), ``mlm`` (masked
 LMs) and ``glm`` (generative, i.e. causal LMs).
 
 ``gest:g_s`` (English GEST) and ``eurogest:g_s`` (its translations into 29 European languages)
@@ -74,10 +66,6 @@ EUROGEST_LANGUAGES: tuple[str, ...] = (
     "bg", "ca", "cs", "da", "de", "el", "es", "et", "fi", "fr", "ga", "gl", "hr", "hu", "it",
     "lt", "lv", "mt", "nl", "no", "pl", "pt", "ro", "ru", "sk", "sl", "sv", "tr", "uk",
 )  # fmt: skip
-NADEEM = (
-    "Nadeem, Bethke & Reddy (2021). StereoSet: Measuring stereotypical bias in pretrained "
-    "language models. ACL 2021."
-)
 GARG = (
     "Garg, Schiebinger, Jurafsky & Zou (2018). Word embeddings quantify 100 years of gender and "
     "ethnic stereotypes. PNAS 115(16)."
@@ -242,29 +230,6 @@ _register_all(
             citation=ROWE,
             model_kinds=_SENTENCE_KINDS,
             languages=EUROGEST_LANGUAGES,
-        ),
-        *(
-            Measure(
-                f"stereoset:{name}_{convention}",
-                "stereoset",
-                "StereoSet",
-                f"{text} ({how})",
-                neutral=neutral,
-                stereotypical="above" if neutral is not None else None,
-                citation=NADEEM,
-                model_kinds=_SENTENCE_KINDS,
-                languages=("en", "de", "fr", "es", "tr"),
-                ideal=ideal,
-            )
-            for convention, how in (
-                ("term", "mean over target terms; ICAT of the means: StereoSet's scores"),
-                ("pooled", "counts pooled over all N examples"),
-            )
-            for name, text, neutral, ideal in (
-                ("ss", "SS = 100 · #(stereotype preferred to anti-stereotype) / N", 50.0, None),
-                ("lms", "LMS = 100 · #(meaningful preferred to unrelated) / 2N", None, 100.0),
-                ("icat", "ICAT = LMS · min(SS, 100 − SS) / 50", None, 100.0),
-            )
         ),
     ]
 )

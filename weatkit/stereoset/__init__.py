@@ -9,26 +9,39 @@ pretrained language models. ACL 2021 (github.com/moinnadeem/StereoSet); the tran
 file of the same schema) and reference prediction files, :mod:`weatkit.stereoset.metrics`
 computes LMS, SS and ICAT in the pooled and the per-target-term conventions, and
 :mod:`weatkit.stereoset.scoring` scores the intrasentence task with masked or causal LMs.
+
+The names are imported on first use, so reading the package's plugin
+(:mod:`weatkit.stereoset.plugin`) imports neither torch nor the data.
 """
 
-from weatkit.stereoset.data import (
-    LANGS,
-    Example,
-    Sentence,
-    StereoSet,
-    load_stereoset,
-    read_predictions,
-)
-from weatkit.stereoset.metrics import COLUMNS, evaluate, to_nested
+from __future__ import annotations
 
-__all__ = [
-    "COLUMNS",
-    "LANGS",
-    "Example",
-    "Sentence",
-    "StereoSet",
-    "evaluate",
-    "load_stereoset",
-    "read_predictions",
-    "to_nested",
-]
+import importlib
+from typing import Any
+
+#: Public name -> the module it is imported from on first use.
+_LAZY = {
+    "COLUMNS": "weatkit.stereoset.metrics",
+    "LANGS": "weatkit.stereoset.data",
+    "Example": "weatkit.stereoset.data",
+    "Sentence": "weatkit.stereoset.data",
+    "StereoSet": "weatkit.stereoset.data",
+    "evaluate": "weatkit.stereoset.metrics",
+    "load_stereoset": "weatkit.stereoset.data",
+    "read_predictions": "weatkit.stereoset.data",
+    "to_nested": "weatkit.stereoset.metrics",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
