@@ -24,12 +24,13 @@ from tests.compare_fixtures import make_char_mlm
 from tests.tiny_models import make_gest_glm, make_gest_mlm
 from weatkit.crossmethod import load_compare_config, run_compare
 from weatkit.crossmethod import methods as cm
-from weatkit.crossmethod.config import GestSection, ModelEntry, ScoreOptions
+from weatkit.crossmethod.config import ModelEntry, ScoreOptions
 from weatkit.crows import compare as crows_compare
 from weatkit.crows.data import load_crows
 from weatkit.crows.score import score_crows
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.gest import eurogest as eg
+from weatkit.gest.compare import GestSection, gest_rows
 from weatkit.sentence import MaskedLM
 
 pytestmark = pytest.mark.usefixtures("data_dir")
@@ -93,7 +94,7 @@ def _one(rows: list[dict], measure: str) -> dict:
 def test_eurogest_in_compare_equals_weatkit_gest(models, sliced, kind, lang) -> None:
     plan = ScoreOptions(n_bootstrap=200, seed=3, confidence_level=0.9)
     ctx = cm.MethodContext(OPTIONS, False, scores=plan)
-    rows = cm.gest_rows(ModelEntry("M", models[kind]), kind, lang, GestSection(), ctx)
+    rows = gest_rows(ModelEntry("M", models[kind]), kind, lang, GestSection(), ctx)
     assert [r["measure"] for r in rows] == ["eurogest:g_s"]
     row = rows[0]
     own = weatkit.gest(
@@ -138,7 +139,7 @@ def test_eurogest_options_reach_the_scoring(models, sliced) -> None:
     section = GestSection(coinciding="keep")
     ctx = cm.MethodContext(OPTIONS, False, scores=ScoreOptions(n_bootstrap=0))
     entry = ModelEntry("M", models["glm"])
-    row = _one(cm.gest_rows(entry, "glm", "it", section, ctx), "eurogest:g_s")
+    row = _one(gest_rows(entry, "glm", "it", section, ctx), "eurogest:g_s")
     own = weatkit.gest(
         models["glm"], lang="it", coinciding="keep", n_bootstrap=0, options=OPTIONS
     ).measures[0]
@@ -153,9 +154,9 @@ def test_gest_languages_without_data_are_not_applicable(models) -> None:
     ctx = cm.MethodContext(OPTIONS, False)
     entry = ModelEntry("M", models["glm"])
     with pytest.raises(cm.NotApplicable, match=r"^GEST is English only and EuroGEST has no ja$"):
-        cm.gest_rows(entry, "glm", "ja", GestSection(), ctx)
+        gest_rows(entry, "glm", "ja", GestSection(), ctx)
     with pytest.raises(cm.NotApplicable, match=r"^GEST is English only, not de$"):
-        cm.gest_rows(entry, "glm", "de", GestSection(eurogest=False), ctx)
+        gest_rows(entry, "glm", "de", GestSection(eurogest=False), ctx)
 
 
 # --- French CrowS-Pairs and the scores section ---------------------------------------------

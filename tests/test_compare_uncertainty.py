@@ -23,16 +23,15 @@ from scipy.stats import binomtest
 from tests.compare_fixtures import make_char_mlm
 from weatkit.crossmethod import load_compare_config, run_compare
 from weatkit.crossmethod import methods as cm
-from weatkit.crossmethod.config import (
-    GestSection,
-    ModelEntry,
-)
+from weatkit.crossmethod.config import ModelEntry
 from weatkit.crows import compare as crows_compare
 from weatkit.crows.compare import CrowsSection, crows_rows
 from weatkit.crows.data import load_crows
 from weatkit.crows.score import score_crows
 from weatkit.embeddings.contextual import ContextualOptions
+from weatkit.gest import compare as gest_compare
 from weatkit.gest.aggregate import aggregate_scores
+from weatkit.gest.compare import GestSection, gest_rows
 from weatkit.gest.data import load_gest
 from weatkit.gest.scoring import score_samples
 from weatkit.mbe.compare import MbeSection, mbe_rows
@@ -86,7 +85,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def sliced():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(crows_compare, "load_crows", _crows_slice)
-        mp.setattr(cm, "load_gest", _gest_slice)
+        mp.setattr(gest_compare, "load_gest", _gest_slice)
         mp.setattr(stereoset_compare, "load_stereoset", _stereoset_slice)
         yield
 
@@ -126,7 +125,7 @@ def test_crows_ci_and_binomial_p(tiny: Path, sliced) -> None:
 def test_gest_ci_of_the_template_mean(tiny: Path, sliced) -> None:
     model = str(tiny / "m1")
     section = GestSection(mlm_templates=(0, 2))
-    row = _one(cm.gest_rows(ModelEntry("A", model), "mlm", "en", section, _ctx()), "gest:g_s")
+    row = _one(gest_rows(ModelEntry("A", model), "mlm", "en", section, _ctx()), "gest:g_s")
     samples = _gest_slice()
     scores = score_samples(model, samples["sentence"].tolist(), kind="mlm", templates=[0, 2])
     scores = scores.merge(samples, on="sample_id")
@@ -148,7 +147,7 @@ def test_gest_ci_of_the_template_mean(tiny: Path, sliced) -> None:
     assert row["ci_excludes_neutral"] == (not low <= 1.0 <= high)
     # one template: weatkit gest's own interval
     one = _one(
-        cm.gest_rows(ModelEntry("A", model), "mlm", "en", GestSection((2,)), _ctx()), "gest:g_s"
+        gest_rows(ModelEntry("A", model), "mlm", "en", GestSection((2,)), _ctx()), "gest:g_s"
     )
     own = aggregate_scores(scores[scores["template"] == 2], n_bootstrap=R).summary.iloc[0]
     assert (one["ci_low"], one["ci_high"]) == pytest.approx(

@@ -65,9 +65,9 @@ def test_yaml_and_toml_give_the_same_config(tmp_path: Path) -> None:
     (tmp_path / "models" / "a").mkdir(parents=True)
     from_yaml = load_compare_config(_write(tmp_path, YAML))
     from_toml = load_compare_config(_write(tmp_path, TOML, "cmp.toml"))
-    for field in ("output", "languages", "models", "contextual", "weat", "gest"):
+    for field in ("output", "languages", "models", "contextual", "weat"):
         assert getattr(from_yaml, field) == getattr(from_toml, field), field
-    for method in ("crows", "mbe"):
+    for method in ("gest", "crows", "mbe"):
         assert from_yaml.section(method) == from_toml.section(method), method
     c = from_yaml
     assert c.output == tmp_path / "out"
@@ -77,7 +77,8 @@ def test_yaml_and_toml_give_the_same_config(tmp_path: Path) -> None:
     assert c.weat.lists == ("weat", str(tmp_path / "my-lists.yaml"))
     assert c.weat.layers == (0, -2)  # layer 0 and the next-to-last layer by default
     assert c.weat.engine.n_bootstrap == 10
-    assert c.gest.mlm_templates == (2, 3) and c.gest.glm_templates is None
+    gest = c.section("gest")
+    assert gest.mlm_templates == (2, 3) and gest.glm_templates is None
     mbe = c.section("mbe")
     assert mbe.corpora == {
         "de": str(tmp_path / "de.tsv"),
@@ -101,7 +102,8 @@ def test_scores_and_eurogest_options(tmp_path: Path) -> None:
     default = load_compare_config(_write(tmp_path, head + "gest: {}\n"))
     assert (default.scores.n_bootstrap, default.scores.seed) == (1000, 0)
     assert default.scores.confidence_level == 0.95
-    assert (default.gest.eurogest, default.gest.eurogest_code, default.gest.coinciding) == (
+    gest = default.section("gest")
+    assert (gest.eurogest, gest.eurogest_code, gest.coinciding) == (
         True,
         "2025-12",
         "other",
@@ -115,10 +117,11 @@ def test_scores_and_eurogest_options(tmp_path: Path) -> None:
     )
     assert (chosen.scores.n_bootstrap, chosen.scores.seed) == (200, 5)
     assert chosen.scores.confidence_level == 0.9
-    assert chosen.gest.glm_templates == (0,) and chosen.gest.mlm_templates is None
-    assert (chosen.gest.eurogest_code, chosen.gest.coinciding) == ("2026-04", "keep")
+    gest = chosen.section("gest")
+    assert gest.glm_templates == (0,) and gest.mlm_templates is None
+    assert (gest.eurogest_code, gest.coinciding) == ("2026-04", "keep")
     off = load_compare_config(_write(tmp_path, head + "gest: {eurogest: false}\n"))
-    assert off.gest.eurogest is False
+    assert off.section("gest").eurogest is False
     assert chosen.correlation.n_bootstrap == 2000  # correlation keeps its own
 
 

@@ -329,7 +329,7 @@ def test_keyboard_interrupt_is_not_swallowed(
     def interrupted(*args: object) -> list:
         raise KeyboardInterrupt
 
-    monkeypatch.setitem(execute.RUNNERS, "weat", interrupted)  # the first method
+    monkeypatch.setattr(execute, "weat_rows", interrupted)  # the first method
     config = load_compare_config(setup / "cmp.yaml")
     with pytest.raises(KeyboardInterrupt):
         run_compare(config, show_progress=False)

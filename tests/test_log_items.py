@@ -397,12 +397,12 @@ def compare_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def sliced(monkeypatch: pytest.MonkeyPatch) -> None:
     """The data slices of tests/test_compare_uncertainty.py."""
     from tests import test_compare_uncertainty as slices
-    from weatkit.crossmethod import methods as cm
     from weatkit.crows import compare as crows_compare
+    from weatkit.gest import compare as gest_compare
     from weatkit.stereoset import compare as stereoset_compare
 
     monkeypatch.setattr(crows_compare, "load_crows", slices._crows_slice)
-    monkeypatch.setattr(cm, "load_gest", slices._gest_slice)
+    monkeypatch.setattr(gest_compare, "load_gest", slices._gest_slice)
     monkeypatch.setattr(stereoset_compare, "load_stereoset", slices._stereoset_slice)
 
 

@@ -35,7 +35,6 @@ _LAZY: dict[str, str] = {
     "iso": "weatkit.isomorphism:iso",
     "grid": "weatkit.grid:grid",
     "compare": "weatkit.crossmethod:compare",
-    "gest": "weatkit.measures:gest",
     "rnd": "weatkit.association.rnd:rnd",
     "rnsb": "weatkit.association.rnsb:rnsb",
     "mac": "weatkit.association.mac:mac",

@@ -50,10 +50,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Export a table of RUN_DIR (written by weatkit run --out) as CSV, JSON, Parquet, "
         "Markdown or LaTeX (one booktabs table per list set and test, as in the CA-WEAT paper).",
     ),
-    "gest": (
-        "weatkit.cli.gest:gest_command",
-        "GEST gender-stereotype scores of a language model or an MT system.",
-    ),
     "grid": (
         "weatkit.cli.grid:grid_command",
         "Run the experiment in EXPERIMENT (.yaml or .toml): one job per embeddings × language.",

@@ -22,9 +22,6 @@ from the file's directory. Example (YAML)::
       min_coverage: 0.8                  # also: lower, strip_accents, equalize (as in grid)
       metrics: [weat, rnd, ect]          # the association metrics too (default: weat)
       association: {rnd_reduction: mean}   # their options (as in grid)
-    gest: {mlm_templates: [0, 1, 2, 3], glm_templates: [0, 1]}   # English; g_s averaged
-                                         # EuroGEST in its 29 languages (eurogest: false: off)
-                                         # also: eurogest_code: 2025-12, coinciding: other
     correlation: {n_bootstrap: 2000, seed: 0, confidence_level: 0.95, by_language: true,
                   seed_units: checkpoints}   # or mean: one unit per model (the seed mean)
     scores: {n_bootstrap: 1000, seed: 0, confidence_level: 0.95}   # CIs of sentence scores
@@ -36,8 +33,9 @@ from the file's directory. Example (YAML)::
     mlflow_experiment: methods           # its experiment (default: weatkit)
 
 The measure packages add sections of their own (:func:`compare_plugins`: each package's
-:attr:`weatkit.measures.plugins.Plugin.compare` reads its section and computes its rows; their
-pages in ``docs/measures/`` show them).
+:attr:`weatkit.measures.plugins.Plugin.compare` reads its section and computes its rows); a
+package's ``weatkit.<name>.compare`` module and its page in ``docs/measures/`` show its section
+(GEST and EuroGEST, StereoSet, CrowS-Pairs, MBE, CEAT, LPBS, SEAT).
 
 ``log_items`` (``true`` = ``parquet``, or ``csv``; declared once with ``--log-items`` of the
 sentence commands, :data:`weatkit.config.schema.ITEM_LOG`) writes ``items.parquet`` (or
@@ -50,11 +48,7 @@ languages together (:mod:`weatkit.items.log`).
 drawn with the ``scores`` section's seed (or the section's own ``seed``, where it has one);
 ``manifest.json`` records each sample under ``samples``.
 
-The ``gest`` section scores English GEST (``gest:g_s``) in ``en`` and EuroGEST
-(``eurogest:g_s``, Rowe et al. 2025; :func:`weatkit.measures.gest` with ``lang``) in each of
-its 29 languages, with ``eurogest_code`` (upstream code version) and ``coinciding`` (items whose
-masculine and feminine strings coincide) as in ``weatkit gest --lang``; the templates apply to
-English only. ``scores`` sets the percentile bootstrap of every sentence-level score's CI
+``scores`` sets the percentile bootstrap of every sentence-level score's CI
 (:mod:`weatkit.crossmethod.uncertainty`; 0 resamples: no CIs); ``correlation`` that of the
 correlations, and of the multitrait–multimethod matrix that ``validity`` asks for:
 ``validity.traits`` maps patterns of the joined table's measure columns (``fnmatch``: ``*``,
@@ -78,7 +72,7 @@ chooses the correlation units: every checkpoint (``checkpoints``, the default) o
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -99,13 +93,9 @@ from weatkit.config.files import (
 from weatkit.config.run import run_config_from_mapping
 from weatkit.config.schema import CONTEXTUAL, ITEM_LOG, TRACKING, Source, options_from_file
 from weatkit.config.tracking import tracking_from_file
-from weatkit.crossmethod.sections import read_limit
 from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.engine.weat import EngineOptions
 from weatkit.errors import ConfigError
-from weatkit.gest.eurogest import CODE as EUROGEST_CODE
-from weatkit.gest.eurogest import COINCIDING
-from weatkit.gest.eurogest import DEFAULT_CODE as EUROGEST_DEFAULT_CODE
 from weatkit.items.log import ItemLogOptions
 from weatkit.measures.plugins import Plugin, load, plugins
 from weatkit.pipeline import RunConfig
@@ -113,8 +103,9 @@ from weatkit.stats.correlation import STATISTICS as CORRELATION_STATISTICS
 from weatkit.stats.resampling import check_plan_size
 from weatkit.tracking import TrackingOptions
 
-#: The built-in methods; the measure packages add theirs (:func:`compare_plugins`).
-METHODS = ("weat", "gest")
+#: The built-in method, WEAT of the models' word vectors; the measure packages add theirs
+#: (:func:`compare_plugins`).
+METHODS = ("weat",)
 _TOP_KEYS = {
     *("output", "languages", "models", "contextual", "correlation", "scores", "validity"),
     "log_items",
@@ -199,35 +190,6 @@ class WeatSection:
 
 
 @dataclass(frozen=True)
-class GestSection:
-    """English GEST: template ids (GEST paper Table 2) for masked and for causal LMs (None: all
-    of them). EuroGEST in its languages unless ``eurogest`` is False, with the upstream code
-    version ``eurogest_code`` and the handling of coinciding forms ``coinciding``
-    (:func:`weatkit.measures.gest`)."""
-
-    mlm_templates: tuple[int, ...] | None = None
-    glm_templates: tuple[int, ...] | None = None
-    eurogest: bool = True
-    eurogest_code: str = EUROGEST_DEFAULT_CODE
-    coinciding: str = "other"
-    limit: int | None = None
-
-    def validate(self) -> None:
-        if self.eurogest_code not in EUROGEST_CODE:
-            raise ConfigError(
-                f"choose {', '.join(EUROGEST_CODE)}, not {self.eurogest_code!r}",
-                field="eurogest_code",
-            )
-        if self.coinciding not in COINCIDING:
-            raise ConfigError(
-                f"choose {', '.join(COINCIDING)}, not {self.coinciding!r}", field="coinciding"
-            )
-
-    def templates(self, kind: str) -> tuple[int, ...] | None:
-        return self.mlm_templates if kind == "mlm" else self.glm_templates
-
-
-@dataclass(frozen=True)
 class CorrelationOptions:
     n_bootstrap: int = 2000
     seed: int = 0
@@ -307,7 +269,6 @@ class CompareConfig:
     validity: ValidityOptions = field(default_factory=ValidityOptions)
     log_items: str | None = None
     weat: WeatSection | None = None
-    gest: GestSection | None = None
     tracking: TrackingOptions = field(default_factory=TrackingOptions)
     #: The sections of the measure packages' methods (:func:`compare_plugins`), by name.
     plugged: dict[str, Any] = field(default_factory=dict)
@@ -438,26 +399,6 @@ def _section(
     if plugin is not None:
         assert plugin.compare is not None
         return load(plugin.compare.section)(values, base, source, contextual)
-    if method == "weat":
-        layers = layer_numbers(values.pop("layers", [0, -2]), source.key("layers"))
-        run = run_config_from_mapping(
-            values, source, base, keys=_WEAT_RUN_KEYS, contextual=contextual
-        )
-        return WeatSection(run, layers)
-    limit = read_limit(values, source)
-    chosen = {
-        key: _integers(values.pop(key), source.key(key))
-        for key in ("mlm_templates", "glm_templates")
-        if values.get(key) is not None
-    }
-    return replace(dataclass_from(GestSection, values, str(source)), **chosen, limit=limit)
-
-
-def _integers(value: Any, where: str) -> tuple[int, ...]:
-    if (
-        not isinstance(value, list)
-        or not value
-        or not all(isinstance(x, int) and not isinstance(x, bool) for x in value)
-    ):
-        raise ConfigError(f"{where}: expected a non-empty list of integers, got {describe(value)}")
-    return tuple(value)
+    layers = layer_numbers(values.pop("layers", [0, -2]), source.key("layers"))  # weat
+    run = run_config_from_mapping(values, source, base, keys=_WEAT_RUN_KEYS, contextual=contextual)
+    return WeatSection(run, layers)

@@ -27,12 +27,7 @@ import pandas as pd
 
 from weatkit.crossmethod.config import CompareConfig, compare_plugins
 from weatkit.crossmethod.jobs import CompareJob
-from weatkit.crossmethod.methods import (
-    MethodContext,
-    NotApplicable,
-    gest_rows,
-    weat_rows,
-)
+from weatkit.crossmethod.methods import MethodContext, NotApplicable, weat_rows
 from weatkit.embeddings.contextual import ExtractorPool
 from weatkit.items.log import concat_items
 from weatkit.measures.plugins import load
@@ -41,12 +36,6 @@ from weatkit.models.handle import ModelHandle
 from weatkit.models.hub import UntrainedHeadError
 from weatkit.models.pool import handles, release
 from weatkit.scoring.conventions import recording, summarize
-
-#: How each method computes its rows for one model in one language.
-RUNNERS = {
-    "weat": weat_rows,
-    "gest": gest_rows,
-}
 
 #: The model handles this process's compare jobs obtained, by the model they ran.
 _HELD: dict[str, list[ModelHandle]] = {}
@@ -84,7 +73,7 @@ def execute_compare_job(
         scores=config.scores,
         log_items=config.log_items is not None,
     )
-    runner = RUNNERS.get(job.method) or _plugged_rows(job.method)
+    runner = weat_rows if job.method == "weat" else _plugged_rows(job.method)
     section = config.section(job.method)
     skipped: list[dict[str, str]] = []
     rows: list[dict[str, Any]] = []

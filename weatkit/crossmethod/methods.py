@@ -1,7 +1,10 @@
-"""One bias measure per method, model and language, as rows of the long score table.
+"""One bias measure per method, model and language, as rows of the long score table: what every
+method shares, and the rows of the built-in ``weat`` section (:func:`weat_rows`).
 
-Every function computes its method's native result for one model in one language, converts it
-with the measure's own conversion to :class:`~weatkit.measures.result.MeasureResult`
+Every method's rows function (:func:`weat_rows`; a measure package's
+:attr:`~weatkit.measures.plugins.Compare.rows`, such as :func:`weatkit.gest.compare.gest_rows`)
+computes its method's native result for one model in one language, converts it with the
+measure's own conversion to :class:`~weatkit.measures.result.MeasureResult`
 (:mod:`weatkit.measures`) and returns rows ``{model, lang, method, measure, value, ci_low,
 ci_high, n, ci_level, neutral, ci_excludes_neutral, p_value_neutral}`` (see
 :data:`SCORE_COLUMNS`; ``measure`` is the result's
@@ -13,14 +16,13 @@ section from its data (word lists, parallel corpora).
 Measures, their neutral values and stereotypical sides: :data:`weatkit.measures.registry.
 MEASURES`. WEAT columns are ``SET:TEST@L`` (effect size d of the word vectors at layer L, e.g.
 ``ca-weat:v1:weat1@-2``), those of the association metrics a ``weat`` section's ``metrics``
-names ``METRIC:SET:TEST:PART@L`` (``rnd:weat:weat6:A@-2``, ``mac:weat:weat6@-2``);
-``gest:g_s`` (English) is the mean over the templates, ``eurogest:g_s`` EuroGEST's g_s in its 29
-languages; StereoSet gives SS, LMS and ICAT of the intrasentence split,
-per target term. Every sentence-level score has a percentile bootstrap CI over its items (the
-file's ``scores`` section, :class:`~weatkit.crossmethod.config.ScoreOptions`) and, where it has a
-neutral value, a test of it (:mod:`weatkit.crossmethod.uncertainty`). A section's ``limit``
-scores a seeded, stratified sample of its items (:mod:`weatkit.stats.sampling`, the seed of the
-``scores`` section, or the section's own), recorded in :attr:`MethodContext.samples`.
+names ``METRIC:SET:TEST:PART@L`` (``rnd:weat:weat6:A@-2``, ``mac:weat:weat6@-2``); a package's
+``compare`` module tells its columns. Every sentence-level score has a percentile bootstrap CI
+over its items (the file's ``scores`` section, :class:`~weatkit.crossmethod.config.
+ScoreOptions`) and, where it has a neutral value, a test of it
+(:mod:`weatkit.crossmethod.uncertainty`). A section's ``limit`` scores a seeded, stratified
+sample of its items (:mod:`weatkit.stats.sampling`, the seed of the ``scores`` section, or the
+section's own), recorded in :attr:`MethodContext.samples` (:func:`MethodContext.record`).
 """
 
 from __future__ import annotations
@@ -33,31 +35,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from weatkit.crossmethod.config import (
-    GestSection,
-    ModelEntry,
-    ScoreOptions,
-    WeatSection,
-)
-from weatkit.crossmethod.uncertainty import (
-    gest_template_mean_interval,
-)
+from weatkit.crossmethod.config import ModelEntry, ScoreOptions, WeatSection
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.spec import parse_embeddings_specs
-from weatkit.errors import WeatkitError
-from weatkit.gest.aggregate import aggregate_by_template
-from weatkit.gest.data import load_gest, sample_gest
-from weatkit.gest.scoring import score_gest
-from weatkit.items.log import eurogest_items, gest_items
 from weatkit.lists.sources import available_languages
-from weatkit.measures import (
-    MeasureResult,
-    association_measures,
-    gest,
-    gest_measures,
-    get_measure,
-    weat_measures,
-)
+from weatkit.measures import MeasureResult, association_measures, get_measure, weat_measures
 from weatkit.measures.result import on_sample
 from weatkit.pipeline import run
 from weatkit.scoring import Scorer, get_scorer
@@ -218,68 +200,3 @@ def weat_rows(
         level = section.engine.confidence_level
         results += association_measures(result.association, level, source=name, layer=layer)
     return score_rows(results)
-
-
-def gest_rows(
-    entry: ModelEntry, kind: str, lang: str, section: GestSection, ctx: MethodContext
-) -> list[dict[str, Any]]:
-    """GEST g_s (Pikuliak et al. 2023) in English: the mean over the chosen templates, with
-    a percentile bootstrap CI over the samples
-    (:func:`~weatkit.crossmethod.uncertainty.gest_template_mean_interval`); in the EuroGEST
-    languages (unless ``section.eurogest`` is False) EuroGEST's g_s (:func:`eurogest_rows`)."""
-    if lang != "en" and section.eurogest:
-        if lang not in (get_measure("eurogest:g_s").languages or ()):
-            raise NotApplicable(f"GEST is English only and EuroGEST has no {lang}")
-        return eurogest_rows(entry, kind, lang, section, ctx)
-    check_applicable("gest:g_s", entry, kind, lang)
-    name = entry.name
-    samples, sample = sample_gest(load_gest("1.0"), section.limit, ctx.scores.seed)
-    scores = score_gest(
-        entry.model,
-        samples,
-        kind=kind,
-        templates=section.templates(kind),
-        options=ctx.options,
-        show_progress=ctx.show_progress,
-    )
-    if scores.empty:
-        raise WeatkitError(f"{name}: no GEST template scored")
-    summary = aggregate_by_template(scores, n_bootstrap=0)
-    ctx.log(lambda: gest_items(scores, model=name, language=lang))
-    _, low, high = gest_template_mean_interval(scores, **ctx.plan)
-    how = "percentile bootstrap over samples within stereotype"
-    results = gest_measures(summary, source=name, lang=lang)
-    results = ctx.record("gest", entry, lang, results, sample)
-    level = ctx.scores.confidence_level
-    return score_rows([with_ci(m, low, high, how, level) for m in results])
-
-
-def eurogest_rows(
-    entry: ModelEntry, kind: str, lang: str, section: GestSection, ctx: MethodContext
-) -> list[dict[str, Any]]:
-    """EuroGEST g_s (Rowe et al. 2025) of the model in ``lang``, ``weatkit gest --lang``'s
-    computation (:func:`weatkit.measures.gest` with ``lang``; ``eurogest:g_s``)::
-
-        r_j = exp(S_m) / (exp(S_m) + exp(S_f)),   R_s = mean_{j ∈ s} r_j
-        g_s = mean(R_8 … R_16) / mean(R_1 … R_7)
-
-    with its percentile bootstrap CI over the items within each stereotype, drawn with the
-    ``scores`` section's resamples, seed and level (the plan of ``weatkit gest --lang``); the
-    upstream code version and the coinciding forms as the section says. The neutral test is
-    whether the CI excludes 1 (no binomial p: g_s is not a count)."""
-    check_applicable("eurogest:g_s", entry, kind, lang)
-    result = gest(
-        entry.model,
-        lang=lang,
-        code=section.eurogest_code,
-        coinciding=section.coinciding,
-        kind=kind,
-        options=ctx.options,
-        show_progress=ctx.show_progress,
-        name=entry.name,
-        limit=section.limit,
-        **ctx.plan,
-    )
-    code = section.eurogest_code
-    ctx.log(lambda: eurogest_items(result.scores, model=entry.name, language=lang, code=code))
-    return score_rows(ctx.record("gest", entry, lang, result.measures, result.sample))

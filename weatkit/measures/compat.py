@@ -6,12 +6,9 @@ sets (keys are the command's option names, as the CLI passes them). Options the 
 explicitly still win; :func:`preset_summary` says which values were applied and which were given
 instead, :func:`preset_line` in one line (printed to stderr by the commands).
 
-What each tool's code does (read in its repository; docs/guides/compat.md):
-
-* the presets of the measure packages (:mod:`weatkit.measures.plugins`), each described in its
-  package's ``plugin`` module.
-* ``gest`` / ``gest`` — kinit-sk/gest ``src/masked_models/utils.py`` and ``_inference.ipynb``
-  (commit 7dd908c): base-10 logarithms (``log_base=10``), weatkit's default too.
+The presets are the measure packages' (:attr:`weatkit.measures.plugins.Plugin.presets`); what each
+tool's code does is told in the package's ``plugin`` module (read in the tool's repository;
+docs/guides/compat.md).
 """
 
 from __future__ import annotations
@@ -24,26 +21,10 @@ from weatkit.compat_report import preset_report
 from weatkit.errors import ConfigError
 from weatkit.measures.plugins import presets as plugin_presets
 
-
-def _frozen(table: dict[str, dict[str, dict[str, Any]]]) -> MappingProxyType:
-    return MappingProxyType(
-        {
-            command: MappingProxyType(
-                {name: MappingProxyType(values) for name, values in presets.items()}
-            )
-            for command, presets in table.items()
-        }
-    )
-
-
-#: command -> preset name -> {option: value}.
+#: command -> preset name -> {option: value}: each measure package's own (its
+#: ``weatkit.<name>.plugin``).
 SENTENCE_PRESETS: MappingProxyType[str, MappingProxyType[str, MappingProxyType[str, Any]]] = (
-    _frozen(
-        {
-            "gest": {"gest": {"log_base": "10"}},
-            **plugin_presets(),  # each measure package's own (its weatkit.<name>.plugin)
-        }
-    )
+    MappingProxyType(plugin_presets())
 )
 
 

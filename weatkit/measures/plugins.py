@@ -44,6 +44,7 @@ from weatkit.measures.measure import Measure
 
 #: The measure packages, each with a ``plugin`` module defining ``PLUGIN``.
 PACKAGES: tuple[str, ...] = (
+    "weatkit.gest",
     "weatkit.stereoset",
     "weatkit.crows",
     "weatkit.mbe",

@@ -17,12 +17,10 @@ measure                neutral   stereotypical    source
 ``wefat``              r = 0     above            Caliskan et al. (2017), Science 356
 ``sc-weat``            ES = 0    above            Toney & Caliskan (2021), EMNLP
 ``direct-bias``        0         above            Bolukbasi et al. (2016), NeurIPS
-``gest:g_s``           g_s = 1   above            Pikuliak et al. (2023), arXiv:2311.18711
-``eurogest:g_s``       g_s = 1   above            Rowe et al. (2025), EMNLP
 =====================  ========  ===============  =========================================
 
 The measure packages (:mod:`weatkit.measures.plugins`) register theirs after these, each listed
-in its package's ``plugin`` module (``weatkit.stereoset.plugin``, ``weatkit.ceat.plugin``, ...).
+in its package's ``plugin`` module (``weatkit.gest.plugin``, ``weatkit.ceat.plugin``, ...).
 
 The word-vector association metrics (:mod:`weatkit.association`) say which side is biased as
 their papers read them: RND below 0 (the targets nearer the first group), ECT below ρ = 1 (the
@@ -33,11 +31,6 @@ word-level measure takes of a test (X, Y, A, B) in ``weatkit run --metrics`` is 
 
 Model kinds are ``static`` (word embeddings), ``mlm`` (masked
 LMs) and ``glm`` (generative, i.e. causal LMs).
-
-``gest:g_s`` (English GEST) and ``eurogest:g_s`` (its translations into 29 European languages)
-are two measures, not one in several languages: their g_s are different formulas (GEST: a ratio
-of geometric means of probability ratios; EuroGEST: a ratio of arithmetic means of masculine
-shares r ∈ (0, 1)), so their values are not comparable across the two.
 """
 
 from __future__ import annotations
@@ -52,20 +45,6 @@ CALISKAN = (
     "Caliskan, Bryson & Narayanan (2017). Semantics derived automatically from language corpora "
     "contain human-like biases. Science 356(6334)."
 )
-PIKULIAK = (
-    "Pikuliak, Hrckova, Oresko & Simko (2023). Women Are Beautiful, Men Are Leaders: Gender "
-    "Stereotypes in Machine Translation and Language Modeling. arXiv:2311.18711."
-)
-ROWE = (
-    "Rowe, Klimaszewski, Guillou, Vallor & Birch (2025). EuroGEST: Investigating gender "
-    "stereotypes in multilingual language models. EMNLP 2025, arXiv:2506.03867."
-)
-#: The EuroGEST languages (ISO 639-1; Norwegian is ``no``): :data:`weatkit.gest.eurogest.
-#: LANGUAGES`, spelled out here so that the registry loads no data module.
-EUROGEST_LANGUAGES: tuple[str, ...] = (
-    "bg", "ca", "cs", "da", "de", "el", "es", "et", "fi", "fr", "ga", "gl", "hr", "hu", "it",
-    "lt", "lv", "mt", "nl", "no", "pl", "pt", "ro", "ru", "sk", "sl", "sv", "tr", "uk",
-)  # fmt: skip
 GARG = (
     "Garg, Schiebinger, Jurafsky & Zou (2018). Word embeddings quantify 100 years of gender and "
     "ethnic stereotypes. PNAS 115(16)."
@@ -153,7 +132,6 @@ def _register_all(measures: Iterable[Measure]) -> None:
         register(m)
 
 
-_SENTENCE_KINDS = ("mlm", "glm")
 #: What each word-level measure takes of a test (X, Y, A, B) in ``weatkit run --metrics``
 #: (:mod:`weatkit.association.query`; WEFAT needs a property per word: not a run's metric).
 ACCEPTS = {
@@ -205,31 +183,6 @@ _register_all(
                 name, name, label, text, neutral, side, cite, KINDS, accepts=ACCEPTS.get(name, "")
             )
             for name, label, text, neutral, side, cite in _ASSOCIATION
-        ),
-        Measure(
-            "gest:g_s",
-            "gest",
-            "GEST",
-            "stereotype rate g_s = q_m / q_f of the masculine rates of the male and the female "
-            "stereotypes",
-            neutral=1.0,
-            stereotypical="above",
-            citation=PIKULIAK,
-            model_kinds=_SENTENCE_KINDS,
-            languages=("en",),
-        ),
-        Measure(
-            "eurogest:g_s",
-            "gest",
-            "EuroGEST",
-            "stereotype rate g_s = mean(R_8 … R_16) / mean(R_1 … R_7) of the masculine rates "
-            "R_s = mean_j r_j, r_j = exp(S_m) / (exp(S_m) + exp(S_f)), over the items of the "
-            "male (8–16) and the female (1–7) stereotypes",
-            neutral=1.0,
-            stereotypical="above",
-            citation=ROWE,
-            model_kinds=_SENTENCE_KINDS,
-            languages=EUROGEST_LANGUAGES,
         ),
     ]
 )
