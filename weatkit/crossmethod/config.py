@@ -35,7 +35,7 @@ from the file's directory. Example (YAML)::
 The measure packages add sections of their own (:func:`compare_plugins`: each package's
 :attr:`weatkit.measures.plugins.Plugin.compare` reads its section and computes its rows); a
 package's ``weatkit.<name>.compare`` module and its page in ``docs/measures/`` show its section
-(GEST and EuroGEST, StereoSet, CrowS-Pairs, MBE, CEAT, LPBS, SEAT).
+(:data:`weatkit.measures.plugins.PACKAGES`).
 
 ``log_items`` (``true`` = ``parquet``, or ``csv``; declared once with ``--log-items`` of the
 sentence commands, :data:`weatkit.config.schema.ITEM_LOG`) writes ``items.parquet`` (or

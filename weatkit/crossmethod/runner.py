@@ -49,7 +49,12 @@ import pandas as pd
 
 from weatkit._io.lock import directory_lock
 from weatkit._io.paths import check_writable
-from weatkit.crossmethod.config import CHECKPOINT_MARK, CompareConfig, load_compare_config
+from weatkit.crossmethod.config import (
+    CHECKPOINT_MARK,
+    CompareConfig,
+    compare_plugins,
+    load_compare_config,
+)
 from weatkit.crossmethod.execute import execute_compare_job, release_held, skip_row
 from weatkit.crossmethod.jobs import CompareJob, ComparePlan, plan_compare
 from weatkit.crossmethod.methods import SCORE_COLUMNS
@@ -115,8 +120,9 @@ def compare(
 ) -> CompareResult:
     """Every configured bias measure for every model and language, joined and correlated.
 
-    For each model × language the configured methods (WEAT on the model's word vectors, GEST,
-    StereoSet, CrowS-Pairs, MBE) give one value per registered measure
+    For each model × language the configured methods (WEAT on the model's word vectors, the
+    measure packages' sections: :func:`~weatkit.crossmethod.config.compare_plugins`) give one
+    value per registered measure
     (:data:`weatkit.measures.registry.MEASURES`); a measure that does not apply (the registry's
     model kinds and languages, or no data in that language) is recorded as ``not applicable``,
     one that raises as ``failed``, and the rest goes on. Across the n model × language units
@@ -351,24 +357,15 @@ def _collate(
             **{
                 method: {
                     "scheme": "stratified",
-                    "strata": strata,
+                    "strata": plugin.compare.strata,
                     "n_bootstrap": config.scores.n_bootstrap,
                     "seed": config.scores.seed,
                     "confidence_level": config.scores.confidence_level,
                     "interval": "percentile",
-                    "neutral_test": test,
+                    "neutral_test": plugin.compare.neutral_test,
                 }
-                for method, strata, test in (
-                    (
-                        "gest",
-                        "samples within stereotype, per template (EuroGEST: items within "
-                        "stereotype)",
-                        "CI excludes 1",
-                    ),
-                    ("stereoset", "examples within target term", "exact binomial (SS)"),
-                    ("crows", "pairs", "exact binomial"),
-                    ("mbe", "male, female sentences", "exact binomial over pairs"),
-                )
+                for method, plugin in compare_plugins().items()
+                if plugin.compare is not None and plugin.compare.strata
             },
             "weat": {"scheme": "weat"},
             "correlation": {"scheme": "stratified", "paired": True},

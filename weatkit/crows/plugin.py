@@ -95,5 +95,7 @@ PLUGIN = Plugin(
     compare=Compare(
         section="weatkit.crows.compare:read_section",
         rows="weatkit.crows.compare:crows_rows",
+        strata="pairs",
+        neutral_test="exact binomial",
     ),
 )

@@ -77,5 +77,7 @@ PLUGIN = Plugin(
     compare=Compare(
         section="weatkit.gest.compare:read_section",
         rows="weatkit.gest.compare:gest_rows",
+        strata="samples within stereotype, per template (EuroGEST: items within stereotype)",
+        neutral_test="CI excludes 1",
     ),
 )

@@ -63,6 +63,8 @@ PLUGIN = Plugin(
     compare=Compare(
         section="weatkit.mbe.compare:read_section",
         rows="weatkit.mbe.compare:mbe_rows",
+        strata="male, female sentences",
+        neutral_test="exact binomial over pairs",
         inputs="weatkit.mbe.compare:job_inputs",
     ),
 )

@@ -1,8 +1,9 @@
 """Measure packages plugged into weatkit: one declaration each, read by the shared parts.
 
-A measure that lives in a package of its own (``weatkit.ceat``, ``weatkit.lpbs``) declares in
-its module ``weatkit.<package>.plugin`` one :class:`Plugin`: everything weatkit's shared parts
-need to know of it. They read :func:`plugins` and never name the measure:
+Every measure that lives in a package of its own (the sentence-level measures, CEAT, LPBS, SEAT:
+:data:`PACKAGES`) declares in its module ``weatkit.<package>.plugin`` one :class:`Plugin`:
+everything weatkit's shared parts need to know of it. They read :func:`plugins` and never name
+the measure (the word-level WEAT and association metrics are weatkit's core, not a plugin):
 
 ==================  ===========================================  ==============================
 field               what it declares                             read by
@@ -16,18 +17,22 @@ field               what it declares                             read by
 ``docs``            its page under ``docs/``                     ``tests/test_plugins.py``
 ``measures``        its registry entries (:class:`~weatkit.      :mod:`weatkit.measures.
                     measures.measure.Measure`)                   registry`, ``compare``, MTMM
-``compare``         its ``compare`` section: reader and rows,    ``weatkit compare``
-                    ``module:attribute`` each (:class:`Compare`)
+``compare``         its ``compare`` section: reader, rows and    ``weatkit compare``
+                    job inputs, ``module:attribute`` each
+                    (:class:`Compare`)
 ``report``          the report sections of its ``--out``         ``weatkit report``
                     directory, ``module:attribute``
 ``plots``           its figures: kind → ``module:attribute``     ``weatkit plot``
 ==================  ===========================================  ==============================
 
-Adding a measure is its package (compute, result, per-item rows, command, ``plugin``), its
-tests and docs page, and one line of :data:`PACKAGES` (lm-evaluation-harness keeps a registry
-of tasks the same way). A plugin holds declarations and ``module:attribute`` strings only, so
-reading the plugins imports neither torch nor the measures' code: ``weatkit --help`` stays fast
-(``tests/test_cli_imports.py``), and a package's ``__init__`` must stay as light.
+Adding a measure is its package (compute, result, per-item rows, command, ``compare`` section,
+``plugin``), its tests and docs page, and one line of :data:`PACKAGES` (lm-evaluation-harness
+keeps a registry of tasks the same way). A plugin holds declarations and ``module:attribute``
+strings only, so reading the plugins imports neither torch nor the measures' code: ``weatkit
+--help`` stays fast (``tests/test_cli_imports.py``), and a package's ``__init__`` must stay as
+light (it imports nothing, or exports its names lazily through a module ``__getattr__``). The
+order of :data:`PACKAGES` is that of the registry's measures after the core's, and of ``weatkit
+compare``'s methods after ``weat`` (its tables' columns).
 """
 
 from __future__ import annotations
@@ -66,8 +71,9 @@ class Compare:
 
     Attributes:
         section: ``module:attribute`` of ``read(values, base, source, contextual) -> section``:
-            the file's mapping under the plugin's name (its ``limit`` removed) read into a frozen
-            section, errors naming ``source``'s keys.
+            the file's mapping under the plugin's name read into a frozen section, errors
+            naming ``source``'s keys (a sentence-level section reads its ``limit`` with
+            :func:`weatkit.crossmethod.sections.read_limit`).
         rows: ``module:attribute`` of ``rows(entry, kind, lang, section, ctx) -> list[dict]``:
             the :data:`~weatkit.crossmethod.methods.SCORE_COLUMNS` rows of one model in one
             language, raising :class:`~weatkit.crossmethod.methods.NotApplicable` when the
@@ -75,11 +81,17 @@ class Compare:
         inputs: ``module:attribute`` of ``inputs(section, lang) -> object``: the identity of
             the job's own input files (a corpus's fingerprint, the word lists' SHA-256), part
             of its key so that a changed file is scored again; None: the section is all.
+        strata: what the percentile bootstrap of its scores' intervals resamples (the
+            ``scores`` section's plan, :mod:`weatkit.crossmethod.uncertainty`), as
+            ``manifest.json``'s ``resampling`` tells it; empty: its rows say themselves.
+        neutral_test: its test of the neutral value, for the same record.
     """
 
     section: str
     rows: str
     inputs: str | None = None
+    strata: str = ""
+    neutral_test: str = ""
 
 
 @dataclass(frozen=True)

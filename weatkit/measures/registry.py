@@ -20,7 +20,7 @@ measure                neutral   stereotypical    source
 =====================  ========  ===============  =========================================
 
 The measure packages (:mod:`weatkit.measures.plugins`) register theirs after these, each listed
-in its package's ``plugin`` module (``weatkit.gest.plugin``, ``weatkit.ceat.plugin``, ...).
+in its package's ``plugin`` module (``weatkit.<name>.plugin``).
 
 The word-vector association metrics (:mod:`weatkit.association`) say which side is biased as
 their papers read them: RND below 0 (the targets nearer the first group), ECT below ρ = 1 (the

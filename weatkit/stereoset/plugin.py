@@ -70,5 +70,7 @@ PLUGIN = Plugin(
     compare=Compare(
         section="weatkit.stereoset.compare:read_section",
         rows="weatkit.stereoset.compare:stereoset_rows",
+        strata="examples within target term",
+        neutral_test="exact binomial (SS)",
     ),
 )
