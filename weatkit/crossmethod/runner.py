@@ -116,7 +116,7 @@ def compare(
     """Every configured bias measure for every model and language, joined and correlated.
 
     For each model × language the configured methods (WEAT on the model's word vectors, GEST,
-    StereoSet, CrowS-Pairs, MBE, and the measure packages' sections: CEAT, LPBS, SEAT) give one
+    StereoSet, CrowS-Pairs, MBE, and the measure packages' sections, :mod:`weatkit.measures.plugins`) give one
     value per registered measure
     (:data:`weatkit.measures.registry.MEASURES`); a measure that does not apply (the registry's
     model kinds and languages, or no data in that language) is recorded as ``not applicable``,
