@@ -116,8 +116,8 @@ def compare(
     """Every configured bias measure for every model and language, joined and correlated.
 
     For each model × language the configured methods (WEAT on the model's word vectors, GEST,
-    StereoSet, CrowS-Pairs, MBE, and the measure packages' sections, :mod:`weatkit.measures.plugins`) give one
-    value per registered measure
+    StereoSet, CrowS-Pairs, MBE, and the sections of the measure packages,
+    :mod:`weatkit.measures.plugins`) give one value per registered measure
     (:data:`weatkit.measures.registry.MEASURES`); a measure that does not apply (the registry's
     model kinds and languages, or no data in that language) is recorded as ``not applicable``,
     one that raises as ``failed``, and the rest goes on. Across the n model × language units
