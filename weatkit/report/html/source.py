@@ -47,7 +47,7 @@ from weatkit.report.run_dir import (
 #: The kinds of directory a report is made of.
 KINDS = ("run", "grid", "compare", "sentence")
 #: The ``command`` of the manifest a sentence command writes with ``--out``
-#: (:func:`weatkit.cli.options.manifest_file`).
+#: (:func:`weatkit.cli.sentence_outputs.manifest_file`).
 SENTENCE_COMMANDS = ("weatkit gest", "weatkit crows", "weatkit stereoset", "weatkit mbe")
 
 #: The tables of a compare directory and the columns each must have (absent optional tables
