@@ -1,6 +1,6 @@
-"""IBD and EIBD, the intersectional bias detection of Guo & Caliskan (AIES 2021, "Intersectional
-Bias Detection"; supplementary material §8.2, "Formal Definition of EIBD", and §9.5; reference
-code ``code/ibd.py`` of https://github.com/weiguowilliam/CEAT).
+"""IBD and EIBD, the intersectional bias detection of Guo & Caliskan (AIES 2021): from the
+supplementary material (``doc/supp.pdf`` of https://github.com/weiguowilliam/CEAT) §8.2, "Formal
+Definition of EIBD", and §9.5, and the reference code ``code/ibd.py`` of that repository.
 
 Intersectional groups C_1 … C_K (e.g. African American females AF, …, European American males
 EM) are each one value of every category (race, gender) and a set of target words (given
@@ -39,9 +39,9 @@ TP, FP, TN, FN counted over the n candidates,
                                  14 / 98 = 14.3 % for AF's intersectional stereotypes)
 
 **The threshold**: ``ibd.py`` sweeps t over −2, −1.95, …, 1.95 (IBD and EIBD separately), draws
-the ROC curve and marks one point by hand; the paper's accuracies are those points (AF's IBD:
-TPR 5/14, FPR 9/84, accuracy 80/98 = 81.6 %), but neither the code nor the supplementary text
-says by what rule the point was chosen. weatkit takes ``threshold`` when given; otherwise it
+the ROC curve and marks one point by hand (AF's IBD: TPR 5/14, FPR 9/84, accuracy 80/98 =
+81.6 %), but neither the code nor the supplementary text says by what rule the point was
+chosen. weatkit takes ``threshold`` when given; otherwise it
 evaluates every distinct operating point (t at each score the rule compares, and −∞: the grid's
 points are among them) and chooses the one with the largest TPR − FPR (Youden's J), the largest
 t among ties: **weatkit's rule, not one the reference documents**.
