@@ -5,6 +5,7 @@ on small cases worked by hand, and with bad lists."""
 
 from __future__ import annotations
 
+import doctest
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 import weatkit
+from weatkit.ceat import intersectional
 from weatkit.ceat.intersectional import eibd, ibd, read_lists
 from weatkit.embeddings.vectors import WordVectors
 from weatkit.errors import DataError, WeatkitError
@@ -315,6 +317,11 @@ def test_eibd_by_hand() -> None:
     )
 
 
+def test_the_docstring_examples_run() -> None:
+    result = doctest.testmod(intersectional)
+    assert result.attempted > 0 and result.failed == 0
+
+
 def test_the_public_names_and_a_yaml_file(tmp_path: Path) -> None:
     lists, vectors = hand(["bold"])
     path = tmp_path / "lists.yaml"
@@ -430,3 +437,6 @@ def test_malformed_files(tmp_path: Path) -> None:
     with pytest.raises(DataError) as e:
         ibd(top, "AF", vectors=vectors)
     assert one_line(e) == f"{top}: expected a mapping with groups and stereotypes"
+    with pytest.raises(WeatkitError) as e:
+        ibd(lists, "AF", vectors=vectors, threshold=float("nan"))
+    assert one_line(e) == "ibd: threshold must be a finite number, got nan"

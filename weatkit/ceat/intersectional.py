@@ -60,6 +60,7 @@ the detected words in contextual ones). All cosines are one matrix product
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -239,7 +240,8 @@ def _detect(
             f"{method}: {spec.source}: every attribute is a known {kind} stereotype of {group}: "
             "add candidates that are not"
         )
-    if threshold is not None and not np.isfinite(threshold):
+    real = isinstance(threshold, numbers.Real) and not isinstance(threshold, bool)
+    if threshold is not None and not (real and np.isfinite(threshold)):
         raise WeatkitError(f"{method}: threshold must be a finite number, got {threshold!r}")
     inputs = Inputs(method, vectors, normalize=False)
     attributes = inputs.one("attributes", spec.attributes)
@@ -276,7 +278,7 @@ def _detect(
         constituent = np.stack(
             [effect(a, b, p) for p, (a, b) in zip(constituent_pairs, members, strict=True)], axis=1
         )
-    known = np.isin(np.array(spec.attributes, dtype=object), np.array(truth, dtype=object))
+    known = np.array([w in truth for w in spec.attributes])
     best = effect_sizes.max(axis=1)
     weakest = constituent.min(axis=1) if method == "eibd" else None
 
