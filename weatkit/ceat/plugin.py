@@ -92,7 +92,11 @@ SECTION = Section(
 
 PLUGIN = Plugin(
     name="ceat",
-    api={"ceat": "weatkit.ceat.run:ceat"},
+    api={
+        "ceat": "weatkit.ceat.run:ceat",
+        "ibd": "weatkit.ceat.intersectional:ibd",
+        "eibd": "weatkit.ceat.intersectional:eibd",
+    },
     command="weatkit.ceat.command:ceat_command",
     summary="CEAT: WEATs drawn with one corpus context per word, pooled into a combined effect "
     "size (Guo & Caliskan, AIES 2021).",
