@@ -27,7 +27,7 @@ from weatkit.report.html.source import measure_plugin, peek_manifest
 from weatkit.report.plots import PLOT_KINDS, plot, plugin_figure
 from weatkit.report.run_dir import read_run_dir
 
-#: The kinds of the measure plugins' directories, for the help: ``ceat: forest, draws; ...``.
+#: The kinds of the measure plugins' directories, for the help: ``NAME: KIND, KIND; ...``.
 _PLUGIN_KINDS = "; ".join(f"{p.name}: {', '.join(p.plots)}" for p in plugins() if p.plots)
 
 

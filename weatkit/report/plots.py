@@ -25,7 +25,7 @@ pyplot: nothing is shown, and it is garbage-collected like any object.
 :func:`weatkit.report.figures.save_figure` writes it atomically in the format given by the
 file's suffix.
 
-The directory of a measure plugin's command (``weatkit ceat --out DIR``;
+The directory of a measure plugin's command (``weatkit NAME --out DIR``;
 :mod:`weatkit.measures.plugins`) has the figures its plugin declares (``plots``), drawn by
 :func:`plugin_figure`.
 """

@@ -40,7 +40,7 @@ def write_report(
     Args:
         run_dir: written by ``weatkit run --out``, ``weatkit grid``, ``weatkit compare``,
             ``weatkit gest|crows|stereoset|mbe --out`` or a measure plugin's command with
-            ``--out`` (``weatkit ceat``; each table, the per-item log and the manifest).
+            ``--out`` (each table, the per-item log and the manifest).
         out: the HTML file (default ``run_dir/report.html``), written atomically.
         docs_url: where the documentation site is served (default: ``mkdocs serve``'s).
 

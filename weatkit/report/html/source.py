@@ -237,7 +237,7 @@ def read_items(
 
     A manifest with a ``log_items`` key (``weatkit compare``, a sentence command, a measure
     plugin's) names the file: ``STEM.parquet`` or ``STEM.csv`` by its format (``stem``:
-    ``items``, or the log's own name, as CEAT's ``draws``), none when it is off, so that the log
+    ``items``, or the name of a plugin's own log), none when it is off, so that the log
     of an earlier run left in the directory is not shown as this run's. Otherwise
     ``STEM.parquet``, else ``STEM.csv``, if present.
 
