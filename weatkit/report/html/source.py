@@ -151,7 +151,7 @@ def read_source(path: str | os.PathLike) -> ReportSource:
 
 def measure_plugin(manifest: dict) -> Plugin | None:
     """The measure plugin whose command wrote a directory with ``manifest`` (its ``command``
-    ``weatkit NAME``, :func:`weatkit.cli.options.manifest_file`), or None."""
+    ``weatkit NAME``, :func:`weatkit.cli.sentence_outputs.manifest_file`), or None."""
     command = manifest.get("command")
     if not isinstance(command, str) or not command.startswith("weatkit "):
         return None
