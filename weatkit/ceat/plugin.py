@@ -109,4 +109,6 @@ PLUGIN = Plugin(
         rows="weatkit.ceat.compare:ceat_rows",
         inputs="weatkit.ceat.compare:job_inputs",
     ),
+    report="weatkit.ceat.report:sections",
+    plots={"forest": "weatkit.ceat.plots:forest", "draws": "weatkit.ceat.plots:draws"},
 )
