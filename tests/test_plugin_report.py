@@ -169,7 +169,9 @@ def test_ceat_report_shows_results_contexts_draws_and_manifest(ceat_dir: Path) -
         [r.word, str(r.found), str(r.kept)] for r in contexts.itertuples()
     ]
     draws = pd.read_parquet(ceat_dir / "draws.parquet")
-    assert len(table_rows(page, "t-draws")) == len(draws) == 4 * 300
+    assert len(draws) == 4 * 300  # the page: the first 200 of each test and layer, said
+    assert len(table_rows(page, "t-draws")) == 4 * 200
+    assert "The first 200 draws of each test and layer: 800 of 1,200; every draw is in" in page
     for figure in ("fig-forest", "fig-draws-0", "fig-draws-1"):
         assert re.search(rf'<figure id="{figure}">.*?<svg\b', page, re.DOTALL), figure
     links = set(re.findall(r'class="docs" href="([^"]+)"', page))

@@ -15,6 +15,9 @@ from weatkit.report.html.table import html_table
 
 #: The docs key (:data:`weatkit.report.html.sections.DOCS_PAGES`) of every section.
 DOCS = "weatkit ceat"
+#: The draws the page shows of each test and layer (10,000 each would make a page of tens of
+#: MB; the histograms show them all, the log file holds them all).
+SHOWN_DRAWS = 200
 
 
 def sections(source: ReportSource) -> list[Section]:
@@ -74,15 +77,22 @@ def sections(source: ReportSource) -> list[Section]:
     )  # fmt: skip
     out = [found, shown, contexts]
     if log is not None:
+        keys = ["list_set", "lang", "list_id", "test", "layer"]
+        head = log.groupby(keys, sort=False).head(SHOWN_DRAWS)
+        cut = [] if len(head) == len(log) else [
+            f"The first {SHOWN_DRAWS} draws of each test and layer: {len(head):,} of "
+            f"{len(log):,}; every draw is in {source.items_file}."
+        ]  # fmt: skip
         out.append(
             Section(
                 "draws",
                 "Draws (per-item log)",
-                "Every draw of every test and layer (--log-items): its effect size ES_i and the "
+                "The draws of each test and layer (--log-items): its effect size ES_i and the "
                 "variance V_i of its association scores, which CES pools with weights "
                 "1 / (V_i + σ²_between).",
                 DOCS,
-                tables=[html_table(log, id="t-draws", source=str(source.items_file))],
+                tables=[html_table(head, id="t-draws", source=str(source.items_file))],
+                notes=cut,
             )
         )
     manifest = manifest_section(source)
