@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 from weatkit._io.paths import check_not_input, check_writable
-from weatkit.errors import WeatkitError
 from weatkit.measures.plugins import load
 from weatkit.report.html.render import render_page, write_page
 from weatkit.report.html.sections import (
@@ -46,7 +45,7 @@ def write_report(
 
     Raises:
         WeatkitError: ``out`` cannot be written, ``run_dir`` is not a weatkit run, grid,
-            compare, sentence or measure plugin's directory (or its plugin has no report) or was
+            compare, sentence or measure plugin's directory or was
             written by another minor version (:mod:`weatkit.report.html.source`), or one of its
             tables is malformed; nothing is written then.
 
@@ -60,9 +59,7 @@ def write_report(
     # the page may go in the directory (its default), never over one of its tables
     check_not_input([target], read_dirs=[run_dir], allowed=[default])
     source = read_source(run_dir)
-    if source.plugin is not None:
-        if source.plugin.report is None:
-            raise WeatkitError(f"{run_dir}: weatkit {source.plugin.name} has no HTML report")
+    if source.plugin is not None and source.plugin.report is not None:
         make = load(source.plugin.report)
     else:
         make = {"compare": compare_sections, "sentence": sentence_sections}.get(

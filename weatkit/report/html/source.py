@@ -151,11 +151,14 @@ def read_source(path: str | os.PathLike) -> ReportSource:
 
 def measure_plugin(manifest: dict) -> Plugin | None:
     """The measure plugin whose command wrote a directory with ``manifest`` (its ``command``
-    ``weatkit NAME``, :func:`weatkit.cli.sentence_outputs.manifest_file`), or None."""
+    ``weatkit NAME``, :func:`weatkit.cli.sentence_outputs.manifest_file`) when it declares a
+    report of its own (:attr:`~weatkit.measures.plugins.Plugin.report`), or None (a plugin
+    without one writes a sentence directory)."""
     command = manifest.get("command")
     if not isinstance(command, str) or not command.startswith("weatkit "):
         return None
-    return find(command.removeprefix("weatkit "))
+    plugin = find(command.removeprefix("weatkit "))
+    return plugin if plugin is not None and plugin.report is not None else None
 
 
 def peek_manifest(path: str | os.PathLike) -> dict:
