@@ -344,3 +344,17 @@ def test_no_test_with_contexts_is_a_one_line_error(bert: Path, tmp_path: Path) -
         "'mother' 0, 'career' 0, 'father' 0, 'happy' 0, 'sad' 0)"
     ]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_skipped_list_set_test_is_named_once() -> None:
+    """A list set whose list id is its own name (caliskan) is named once in the skip line."""
+    from weatkit.ceat.contexts import ContextSample
+    from weatkit.ceat.options import CeatOptions
+    from weatkit.ceat.run import _usable
+    from weatkit.lists.sources import select_lists
+
+    (test,) = select_lists(["caliskan"], ["en"], tests=["weat6"]).tests
+    words = {w for s in "XYAB" for w in getattr(test, s)}
+    sample = ContextSample({w: [] for w in words}, {w: 0 for w in words}, 0, "c.txt")
+    runnable, skipped, _ = _usable([test], sample, CeatOptions(), 0.8)
+    assert not runnable and skipped[0].startswith("caliskan weat6: skipped, X, Y, A, B under")

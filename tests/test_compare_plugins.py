@@ -164,6 +164,37 @@ def test_seat_is_d_of_the_cls_vectors_of_its_sentences(study) -> None:
     assert row["value"] == pytest.approx(d, rel=1e-4)
 
 
+def test_a_changed_corpus_or_list_file_changes_the_job_keys(study, tmp_path: Path) -> None:
+    import shutil
+
+    from weatkit.crossmethod.config import load_compare_config
+    from weatkit.crossmethod.jobs import plan_compare
+
+    root, *_ = study
+    for name in ("corpus.txt", "lists.json"):
+        shutil.copy(root / name, tmp_path / name)
+    text = (root / "cmp.yaml").read_text().replace("validity:", "#")
+    (tmp_path / "cmp.yaml").write_text(text)
+
+    def keys() -> dict[str, str]:
+        plan = plan_compare(load_compare_config(tmp_path / "cmp.yaml"))
+        return {job.id: job.key for job in plan.jobs}
+
+    before = keys()
+    assert set(before) >= {"ceat:mlm:en", "lpbs:mlm:en", "seat:mlm:en", "ceat:glm:de"}
+    with (tmp_path / "corpus.txt").open("a") as corpus:
+        corpus.write("One more line.\n")
+    after = keys()
+    assert {k for k in before if before[k] != after[k]} == {
+        f"ceat:{m}:{lang}" for m in ("mlm", "glm") for lang in ("en", "de")
+    }
+    lists = json.loads((tmp_path / "lists.json").read_text())
+    lists["tests"][0]["A"].append("tall")
+    (tmp_path / "lists.json").write_text(json.dumps(lists))
+    changed = {k for k, v in keys().items() if after[k] != v}
+    assert changed == {f"{m}:{u}:en" for m in ("ceat", "lpbs") for u in ("mlm", "glm")}
+
+
 @pytest.mark.parametrize(
     ("section", "message"),
     [

@@ -22,7 +22,7 @@ from weatkit.config.files import model_location
 from weatkit.config.run import run_config_from_cli, run_config_from_mapping
 from weatkit.config.schema import Source
 from weatkit.crossmethod.config import load_compare_config
-from weatkit.embeddings.contextual import SUBWORD_POOLING, ContextualOptions
+from weatkit.embeddings.contextual_options import SUBWORD_POOLING, ContextualOptions
 from weatkit.embeddings.coverage import EQUALIZE_MODES
 from weatkit.engine.similarity import METRICS
 from weatkit.engine.weat import ALTERNATIVES, CI_METHODS, EngineOptions
@@ -503,7 +503,6 @@ def test_weatkit_run_help_lists_every_declared_flag_once() -> None:
     for flag in {f for f in flags if f is not None}:
         assert len(re.findall(rf"(?<![\w-]){flag}(?![\w-])", text)) == 1, flag
     assert "--tensor-parallel" not in text
-
 
 
 #: Every list-valued option of the command line (kind names, ints or counts).

@@ -5,7 +5,8 @@
   ``weatkit --help`` lists.
 * :func:`test_runnable_snippet` runs each fenced ``bash`` or ``python`` block of ``README.md`` and
   ``docs/**/*.md`` that follows a line ``<!-- runnable -->`` (``<!-- runnable slow -->``: also
-  marked slow), one test per block, named ``FILE:LINE`` of its opening fence
+  marked slow; ``<!-- runnable continued -->``: run after the runnable block before it, in the
+  same test and directory), one test per block, named ``FILE:LINE`` of its opening fence
   (``docs/contributing.md`` describes the convention). Each block runs alone in an empty
   temporary directory holding a copy of ``examples/``, with ``weatkit`` on ``PATH`` (this
   checkout's ``python -m weatkit``) and ``python`` the tests' interpreter, ``$WEATKIT_DATA``
@@ -20,7 +21,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ import weatkit
 
 REPO = Path(__file__).resolve().parents[1]
 DOC_FILES = (REPO / "README.md", *sorted((REPO / "docs").rglob("*.md")))
-MARKER = re.compile(r"^\s*<!-- runnable( slow)? -->\s*$")
+MARKER = re.compile(r"^\s*<!-- runnable(?: (slow|continued))? -->\s*$")
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w-]*)")
 LANGUAGES = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py": "python"}
 SNIPPET_TIMEOUT_S = 600
@@ -47,6 +48,7 @@ class Snippet:
     code: str
     runnable: bool
     slow: bool
+    continued: bool = False
 
     @property
     def id(self) -> str:
@@ -80,14 +82,37 @@ def fenced_blocks(path: Path) -> list[Snippet]:
                 lang,
                 code + "\n",
                 marker is not None,
-                bool(marker and marker[1]),
+                bool(marker and marker[1] == "slow"),
+                bool(marker and marker[1] == "continued"),
             )
         )
         i = end + 1
     return blocks
 
 
-SNIPPETS = [block for path in DOC_FILES for block in fenced_blocks(path) if block.runnable]
+def runnable_snippets(path: Path) -> list[Snippet]:
+    """The runnable blocks of ``path``, each ``<!-- runnable continued -->`` block appended to
+    the runnable block before it (one test, one directory: a tutorial's steps that share files
+    and variables). A continued block with no runnable block of its language before it is a
+    ``ValueError`` naming its line."""
+    snippets: list[Snippet] = []
+    for block in fenced_blocks(path):
+        if not block.runnable:
+            continue
+        if not block.continued:
+            snippets.append(block)
+        elif snippets and snippets[-1].lang == block.lang:
+            first = snippets[-1]
+            snippets[-1] = replace(first, end=block.end, code=first.code + block.code)
+        else:
+            raise ValueError(
+                f"{path.name}:{block.line}: 'runnable continued' needs a runnable {block.lang} "
+                "block before it"
+            )
+    return snippets
+
+
+SNIPPETS = [snippet for path in DOC_FILES for snippet in runnable_snippets(path)]
 
 
 def _params() -> list[object]:
@@ -110,6 +135,27 @@ def test_markers_precede_bash_or_python_blocks() -> None:
                 )
                 where = f"{path.relative_to(REPO)}:{number}"
                 assert following in fences, f"{where}: a runnable marker not followed by a fence"
+
+
+def test_a_continued_block_runs_after_the_runnable_block_before_it(tmp_path: Path) -> None:
+    """``<!-- runnable continued -->`` joins a block to the runnable one before it: one test,
+    the code of both in order, the first's line and slow mark; prose and other blocks between
+    them stay out; with no runnable block of its language before it, a one-line error."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- runnable slow -->\n\n```bash\nM=1\n```\n\nText.\n\n```yaml\na: 1\n```\n\n"
+        "<!-- runnable continued -->\n\n```bash\necho $M\n```\n\n"
+        "<!-- runnable -->\n```python\nprint(2)\n```\n",
+        encoding="utf-8",
+    )
+    joined, alone = runnable_snippets(page)
+    assert (joined.line, joined.end, joined.code, joined.slow) == (3, 17, "M=1\necho $M\n", True)
+    assert (alone.line, alone.code, alone.slow) == (20, "print(2)\n", False)
+    page.write_text("<!-- runnable -->\n```bash\nM=1\n```\n<!-- runnable continued -->\n"
+                    "```python\nprint(2)\n```\n", encoding="utf-8")  # fmt: skip
+    with pytest.raises(ValueError, match=r"^page.md:6: 'runnable continued' needs a runnable "
+                       r"python block before it$"):  # fmt: skip
+        runnable_snippets(page)
 
 
 def _shim_dir(tmp: Path) -> Path:

@@ -271,13 +271,13 @@ MIXED_OPTIONS = EngineOptions(
 
 
 def test_padded_batch_equals_per_shape_batches() -> None:
-    from weatkit.engine import weat as engine
+    from weatkit.engine.batch_layout import batches, cells, resample_blocks, shape_segments
 
     tests = mixed_tests()
-    order = sorted(range(len(tests)), key=lambda i: (engine._cells(tests[i].sizes), tests[i].sizes))
+    order = sorted(range(len(tests)), key=lambda i: (cells(tests[i].sizes), tests[i].sizes))
     sizes = [tests[i].sizes for i in order]
-    assert engine._batches(sizes, MIXED_OPTIONS) == [slice(0, len(tests))]  # one padded batch
-    blocks = engine._blocks(engine._segments(sizes), 2**18 // (16 * 256))
+    assert batches(sizes, MIXED_OPTIONS) == [slice(0, len(tests))]  # one padded batch
+    blocks = resample_blocks(shape_segments(sizes), 2**18 // (16 * 256))
     one_shape = [len(set(sizes[a:b])) == 1 for a, b in blocks]
     assert any(one_shape) and not all(one_shape)  # blocks of one shape and of several
     padded = run_weat(tests, MIXED_OPTIONS)

@@ -29,6 +29,8 @@ DOCUMENTED = {
     "grid": ("weatkit.grid", "grid"),
     "compare": ("weatkit.crossmethod", "compare"),
     "ceat": ("weatkit.ceat.run", "ceat"),
+    "ibd": ("weatkit.ceat.intersectional", "ibd"),
+    "eibd": ("weatkit.ceat.intersectional", "eibd"),
     "lpbs": ("weatkit.lpbs.measure", "lpbs"),
     "gest": ("weatkit.measures", "gest"),
     "stereoset": ("weatkit.measures", "stereoset"),

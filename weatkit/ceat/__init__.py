@@ -5,6 +5,7 @@ with one corpus context per word, pooled by a random-effects model.
 * :mod:`weatkit.ceat.draws` — the draws and their combined effect size (the formulas);
 * :mod:`weatkit.ceat.options` — :class:`CeatOptions`;
 * :mod:`weatkit.ceat.run` — :func:`ceat`, the whole run on a transformer model;
+* :mod:`weatkit.ceat.intersectional` — the paper's intersectional bias detection, IBD and EIBD;
 * :mod:`weatkit.ceat.command` — ``weatkit ceat``; :mod:`weatkit.ceat.plugin` — what the rest of
   weatkit reads of the measure (:mod:`weatkit.measures.plugins`).
 

@@ -12,15 +12,14 @@ from rich.table import Table
 
 from weatkit.ceat.plugin import SECTION as CEAT
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import (
+from weatkit.cli.options import format_option, out_option
+from weatkit.cli.sentence_options import (
     check_log_items,
     compat_option,
     compat_values,
-    format_option,
     log_items_option,
-    manifest_file,
-    out_option,
 )
+from weatkit.cli.sentence_outputs import manifest_file
 from weatkit.cli.tables import ci_header, fmt_p, with_ci
 from weatkit.config.schema import CONTEXTUAL, ENGINE, LISTS, click_options, options_from_cli
 from weatkit.errors import WeatkitError

@@ -69,16 +69,11 @@ def read_section(
 
 def job_inputs(section: CeatSection, lang: str) -> object:
     """The corpus's fingerprint and the SHA-256 of the lists in ``lang`` (the job's key)."""
-    from weatkit.errors import WeatkitError
     from weatkit.grid.jobs import file_identity
-    from weatkit.lists.sources import select_lists
+    from weatkit.lists.sources import lists_identity
 
     corpus = section.corpus if section.corpus.startswith("hf:") else file_identity(section.corpus)
-    try:
-        selection = select_lists(list(section.lists), (lang,), tests=section.tests)
-    except WeatkitError as err:
-        return {"corpus": corpus, "error": str(err)}  # the job reports it when it runs
-    return {"corpus": corpus, "lists": [s.get("sha256", s.get("path")) for s in selection.sources]}
+    return {"corpus": corpus, "lists": lists_identity(section.lists, lang, section.tests)}
 
 
 def ceat_rows(entry: Any, kind: str, lang: str, section: CeatSection, ctx: Any) -> list[dict]:

@@ -92,7 +92,11 @@ SECTION = Section(
 
 PLUGIN = Plugin(
     name="ceat",
-    api={"ceat": "weatkit.ceat.run:ceat"},
+    api={
+        "ceat": "weatkit.ceat.run:ceat",
+        "ibd": "weatkit.ceat.intersectional:ibd",
+        "eibd": "weatkit.ceat.intersectional:eibd",
+    },
     command="weatkit.ceat.command:ceat_command",
     summary="CEAT: WEATs drawn with one corpus context per word, pooled into a combined effect "
     "size (Guo & Caliskan, AIES 2021).",
@@ -105,4 +109,6 @@ PLUGIN = Plugin(
         rows="weatkit.ceat.compare:ceat_rows",
         inputs="weatkit.ceat.compare:job_inputs",
     ),
+    report="weatkit.ceat.report:sections",
+    plots={"forest": "weatkit.ceat.plots:forest", "draws": "weatkit.ceat.plots:draws"},
 )

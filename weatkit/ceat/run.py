@@ -191,7 +191,8 @@ def _usable(
         kept = {s: tuple(w for w in getattr(test, s) if w in enough) for s in SET_KEYS}
         lacking = [w for s in SET_KEYS for w in getattr(test, s) if w not in enough]
         counts = ", ".join(f"{w!r} {len(sample.contexts[w])}" for w in lacking)
-        label = f"{test.list_set} {test.list_id} {test.test}"
+        named = (test.list_set,) if test.list_id == test.list_set else (test.list_set, test.list_id)
+        label = " ".join((*named, test.test))
         short = [
             s for s in SET_KEYS
             if not kept[s] or len(kept[s]) < min_coverage * len(getattr(test, s))

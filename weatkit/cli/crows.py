@@ -25,20 +25,19 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import (
+from weatkit.cli.options import check_table, format_option, language_model_options, out_option
+from weatkit.cli.sentence_options import (
     check_log_items,
-    check_table,
     compat_option,
     controls_option,
-    format_option,
-    item_log_file,
-    language_model_options,
     limit_option,
     log_items_option,
+    resampling_options,
+)
+from weatkit.cli.sentence_outputs import (
+    item_log_file,
     manifest_file,
     model_record,
-    out_option,
-    resampling_options,
     sample_note,
     scoring_conventions,
 )

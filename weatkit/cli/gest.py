@@ -26,22 +26,16 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import (
+from weatkit.cli.options import check_table, format_option, language_model_options, out_option
+from weatkit.cli.sentence_options import (
     check_log_items,
-    check_table,
     compat_option,
     compat_values,
-    format_option,
-    item_log_file,
-    language_model_options,
     limit_option,
     log_items_option,
-    manifest_file,
-    model_record,
-    out_option,
     resampling_options,
-    sample_note,
 )
+from weatkit.cli.sentence_outputs import item_log_file, manifest_file, model_record, sample_note
 from weatkit.cli.tables import ci_header
 from weatkit.config.schema import (
     CONTEXTUAL,
@@ -157,8 +151,7 @@ def _print_lm(
 def _print_eurogest(stereotypes: pd.DataFrame, summary: pd.DataFrame, level: float) -> None:
     s = summary.iloc[0]
     view = Table(
-        title=f"EuroGEST masculine rates R_s ({s['lang']}, code {s['code']}) — 0.5 = no "
-        "preference"
+        title=f"EuroGEST masculine rates R_s ({s['lang']}, code {s['code']}) — 0.5 = no preference"
     )
     r_col = ci_header("R", level, stereotypes["R_ci_low"])
     for col in ("#", "stereotype", "n", r_col, "masc. rank", "inclination"):

@@ -28,20 +28,20 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import (
+from weatkit.cli.options import format_option, language_model_options, out_option
+from weatkit.cli.sentence_options import (
     check_log_items,
     compat_option,
     compat_values,
-    format_option,
-    item_log_file,
-    language_model_options,
     limit_option,
     log_items_option,
+    seed_option,
+)
+from weatkit.cli.sentence_outputs import (
+    item_log_file,
     manifest_file,
     model_record,
-    out_option,
     scoring_conventions,
-    seed_option,
 )
 from weatkit.cli.tables import fmt_p
 from weatkit.config.schema import CONTEXTUAL, options_from_cli

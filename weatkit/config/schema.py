@@ -26,14 +26,18 @@ Sections (each an options dataclass, or the fields of :class:`~weatkit.pipeline.
 - the sections of the measure packages (``weatkit.<name>``), each declared in its package's
   ``plugin`` module and listed in :data:`SECTIONS` under its name (:mod:`weatkit.measures.plugins`).
 
-How a declaration is read (:class:`Option`, :class:`Section`, :class:`Source`, :func:`build`,
-:func:`click_options`, ...) is :mod:`weatkit.config.declare`, re-exported here so that a caller
-imports the sections and their readers from one place. Neither module imports torch nor the
-library's option classes, so that a command line builds its options cheaply.
+:data:`CONTEXTUAL` is declared in :mod:`weatkit.config.model_sections`; :data:`ISO`,
+:data:`POOLING`, :data:`METRICS` and :data:`ASSOCIATION` in :mod:`weatkit.config.analysis_sections`;
+the others here. How a declaration is read (:class:`Option`, :class:`Section`, :class:`Source`,
+:func:`build`, :func:`click_options`, ...) is :mod:`weatkit.config.declare`. All are re-exported
+here so that a caller imports the sections and their readers from one place. None of these
+modules imports torch nor the library's option classes, so that a command line builds its
+options cheaply.
 """
 
 from __future__ import annotations
 
+from weatkit.config.analysis_sections import ASSOCIATION, ISO, METRICS, POOLING
 from weatkit.config.declare import (
     KINDS,
     Option,
@@ -48,6 +52,7 @@ from weatkit.config.declare import (
     values_from_cli,
     values_from_file,
 )
+from weatkit.config.model_sections import CONTEXTUAL
 from weatkit.measures.plugins import sections as plugin_sections
 
 # --------------------------------------------------------------------------------------------
@@ -289,235 +294,6 @@ LOADING = Section(
     ),
 )
 
-CONTEXTUAL = Section(
-    "contextual",
-    (
-        Option(
-            "subwords",
-            "str",
-            "sum",
-            "How an item's sub-word vectors are pooled (sum = CA-WEAT).",
-            "--subwords",
-            choices=("sum", "mean", "first", "last"),
-        ),
-        Option(
-            "special_tokens",
-            "bool",
-            True,
-            "Encode items with the model's special tokens ([CLS] w [SEP], <s> w </s>, BOS).",
-            "--special-tokens",
-        ),
-        Option(
-            "span",
-            "str",
-            "item",
-            "Which positions the sub-word pooling takes: the item's own tokens (item) or every "
-            "position of the encoded sequence, special tokens included (sequence: one vector per "
-            "sentence; with first, BERT's [CLS]).",
-            "--span",
-            choices=("item", "sequence"),
-        ),
-        Option(
-            "template",
-            "optional_str",
-            None,
-            'Embed each item in a sentence, e.g. "This is {}."; only its tokens are pooled.',
-            "--template",
-        ),
-        Option("lower", "bool", False, "Lower-case items before encoding."),
-        Option(
-            "dtype",
-            "str",
-            "float32",
-            "Model weights' dtype.",
-            "--dtype",
-            choices=("float32", "float16", "bfloat16"),
-        ),
-        Option(
-            "batch_size",
-            "int_or_auto",
-            64,
-            "Items per forward pass, or auto: the largest that fits (halved on out-of-memory).",
-            "--batch-size",
-        ),
-        Option("device", "str", "auto", "auto, cpu, cuda[:N] or mps.", "--device"),
-        Option(
-            "revision",
-            "optional_str",
-            None,
-            "Hub revision (branch, tag or commit) of hub models.",
-            "--revision",
-        ),
-        Option(
-            "trust_remote_code",
-            "bool",
-            False,
-            "Allow models that run code from their repository (only for models you trust).",
-            "--trust-remote-code",
-        ),
-        Option(
-            "allow_pickle",
-            "bool",
-            False,
-            "Allow pytorch_model.bin weights (a pickle); safetensors otherwise.",
-            "--allow-pickle",
-        ),
-        Option(
-            "cache",
-            "bool",
-            True,
-            "Reuse and store computed vectors and scores in the on-disk cache.",
-            "--cache",
-        ),
-        Option(
-            "device_map",
-            "optional_str",
-            None,
-            "Shard the model's layers over every GPU, then CPU memory (accelerate).",
-            "--device-map",
-            choices=("auto", "balanced", "sequential"),
-        ),
-        Option(
-            "max_memory",
-            "optional_str",
-            None,
-            "Memory each device may hold when the layers are sharded, e.g. 0=20GiB,cpu=64GiB.",
-            "--max-memory",
-        ),
-        Option(
-            "quantization",
-            "optional_str",
-            None,
-            "8-bit or 4-bit weights through bitsandbytes (CUDA only; pip install "
-            "'weatkit[quant]').",
-            "--quantization",
-            choices=("8bit", "4bit"),
-        ),
-    ),
-)
-
-# Issue 25, model backends: vLLM's tensor parallelism (weatkit.models.options.LoadOptions) and
-# how an openai: model's server is asked (weatkit.scoring.options.OpenAIOptions), declared in
-# their own block.
-CONTEXTUAL = Section(
-    CONTEXTUAL.name,
-    (
-        *CONTEXTUAL.options,
-        Option(
-            "tensor_parallel",
-            "int",
-            1,
-            "vllm: models: shard the model over this many GPUs (vLLM's tensor parallelism; "
-            "pip install 'weatkit[vllm]').",
-            "--tensor-parallel",
-        ),
-        Option(
-            "timeout",
-            "float",
-            60.0,
-            "openai: models: seconds one request to the server may take before it fails (and "
-            "is retried).",
-            "--api-timeout",
-        ),
-        Option(
-            "max_retries",
-            "int",
-            2,
-            "openai: models: retries of a request after a connection error, a timeout, or a "
-            "408, 409, 429 or 5xx answer (exponential backoff).",
-            "--api-max-retries",
-        ),
-        Option(
-            "concurrency",
-            "int",
-            4,
-            "openai: models: requests to the server in flight at once.",
-            "--api-concurrency",
-        ),
-    ),
-)
-
-ISO = Section(
-    "isomorphism",
-    (
-        Option(
-            "measures",
-            "names",
-            ("ev", "gh"),
-            "Isomorphism measures (ev, gh, gw); repeatable or comma-separated.",
-            "--measures",
-        ),
-        Option(
-            "n_words",
-            "counts",
-            {"ev": 10_000, "gh": 5_000, "gw": 1_000},
-            "Words per measure: N for all, or MEASURE=N; repeatable.",
-            "--n-words",
-        ),
-        Option(
-            "ev_order",
-            "str",
-            "ascending",
-            "EV spectrum order: ascending = iso-study code; descending = Søgaard et al.'s k "
-            "largest eigenvalues.",
-            "--ev-order",
-            choices=("ascending", "descending"),
-        ),
-        Option("energy", "float", 0.9, "Spectrum fraction that sets k for EV.", "--energy"),
-        Option(
-            "gh_dims",
-            "ints",
-            (0,),
-            "Homology dimensions for GH: 0 (reference) or 0,1.",
-            "--gh-dims",
-        ),
-        Option(
-            "gh_points",
-            "str",
-            "distances",
-            "Rips on the distance matrix, or on its rows as points (iso-study under gudhi<3).",
-            "--gh-points",
-            choices=("distances", "distance-rows"),
-        ),
-        Option(
-            "center_over",
-            "str",
-            "all",
-            "Mean-centre over all rows of the file (reference) or only the measured words.",
-            "--center-over",
-            choices=("all", "subset"),
-        ),
-        Option("device", "str", "auto", "Torch device of the measures."),
-    ),
-)
-
-# --------------------------------------------------------------------------------------------
-# issue 19, pooling: fields of RunConfig (top level in files)
-
-POOLING = Section(
-    "",
-    (
-        Option(
-            "pool",
-            "names",
-            (),
-            "Random-effects pooling of d (DerSimonian-Laird) over lists, languages and/or "
-            "layers; comma-separated; writes pooled.csv (association_pooled.csv for the "
-            "association metrics).",
-            "--pool",
-        ),
-        Option(
-            "reliability",
-            "bool",
-            False,
-            "Reliability across the parallel lists of a language (split-half r_SB, ICC(2,1) and "
-            "ICC(2,k) with the embeddings as units; needs 3 embeddings and 2 lists of a test); "
-            "writes reliability.csv.",
-            "--reliability",
-        ),
-    ),
-)
-
 # --------------------------------------------------------------------------------------------
 # issue 24, trying a sentence measure quickly: weatkit.stats.sampling.SampleOptions
 
@@ -550,76 +326,6 @@ ITEM_LOG = Section(
             "influence) to items.parquet in the output directory, or items.csv with csv.",
             "--log-items",
             choices=("parquet", "csv"),
-        ),
-    ),
-)
-
-# --------------------------------------------------------------------------------------------
-# issue 26, the association metrics of the field on a run's tests: the ``metrics`` field of
-# RunConfig (top level) and weatkit.association.options.AssociationOptions (``association``)
-
-METRICS = Section(
-    "",
-    (
-        Option(
-            "metrics",
-            "names",
-            ("weat",),
-            "Metrics computed on every test: weat (results.csv), rnd, rnsb, mac, ect, ripa, "
-            "sc_weat, direct_bias (association.csv); comma-separated.",
-            "--metrics",
-        ),
-    ),
-)
-
-ASSOCIATION = Section(
-    "association",
-    (
-        Option(
-            "rnd_reduction",
-            "str",
-            "sum",
-            "RND summed over the words (Garg et al.) or averaged (WEFE).",
-            "--rnd-reduction",
-            choices=("sum", "mean"),
-        ),
-        Option(
-            "rnd_normalize",
-            "bool",
-            True,
-            "RND on unit vectors (Garg et al.); --no-rnd-normalize: as they are (WEFE).",
-            "--rnd-normalize",
-        ),
-        Option(
-            "rnsb_over",
-            "str",
-            "sets",
-            "RNSB's distribution over the target sets (the paper) or their words (WEFE).",
-            "--rnsb-over",
-            choices=("sets", "words"),
-        ),
-        Option(
-            "rnsb_holdout",
-            "float",
-            0.0,
-            "Share of the attribute words RNSB's classifier holds out (WEFE: 0.2).",
-            "--rnsb-holdout",
-        ),
-        Option(
-            "rnsb_bootstrap",
-            "int",
-            1000,
-            "RNSB's bootstrap resamples at most (each trains a classifier).",
-            "--rnsb-bootstrap",
-        ),
-        Option(
-            "ripa_relation",
-            "str",
-            "pca",
-            "RIPA's relation: first principal component of the pairs (the paper) or the mean "
-            "of their unit differences (WEFE).",
-            "--ripa-relation",
-            choices=("pca", "mean"),
         ),
     ),
 )

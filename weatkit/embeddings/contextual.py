@@ -34,6 +34,10 @@ size; all requested layers come from one forward pass.
 
 With ``lower=True`` the item is lower-cased before it is encoded and its vector is returned under
 the item as written, so list items are found as they are spelt.
+
+The options (:class:`~weatkit.embeddings.contextual_options.ContextualOptions`, the pooling
+modes and spans) are in :mod:`weatkit.embeddings.contextual_options`; ``ContextualOptions`` is
+imported from here too.
 """
 
 from __future__ import annotations
@@ -46,114 +50,18 @@ from typing import Any
 import numpy as np
 import torch
 
+from weatkit.embeddings.contextual_options import ContextualOptions
 from weatkit.embeddings.vectors import WordVectors
-from weatkit.errors import ConfigError, WeatkitError
-from weatkit.models.batching import auto_batch_sizes, check_batch_size, run_batches
+from weatkit.errors import WeatkitError
+from weatkit.models.batching import auto_batch_sizes, run_batches
 from weatkit.models.cache import VectorCache, model_inputs
 from weatkit.models.handle import ModelHandle
 from weatkit.models.hub import lowercases, max_length
-from weatkit.models.options import LoadOptions
 from weatkit.models.pool import get_model
-from weatkit.scoring.options import OpenAIOptions
 
-SUBWORD_POOLING = ("sum", "mean", "first", "last")
-#: Which positions are pooled: the item's own sub-word tokens, or the whole encoded sequence.
-SPANS = ("item", "sequence")
 #: Bump when the vectors of decoder-only models change (in their cache keys only). 2: the start
 #: token a tokenizer puts in front itself (XGLM's ``</s>``) is no longer preceded by the BOS.
 DECODER_VECTORS_VERSION = 2
-
-
-@dataclass(frozen=True)
-class ContextualOptions:
-    """How word vectors are taken from a transformer model.
-
-    Attributes:
-        subwords: pooling of the item's sub-word vectors: ``sum`` (CA-WEAT), ``mean``, ``first``
-            or ``last``.
-        special_tokens: encode with the model's special tokens (``[CLS] w [SEP]``, ``<s> w </s>``,
-            a decoder-only model's start token); False encodes only the item's tokens.
-        span: the positions ``subwords`` pools: ``item`` (the item's own sub-word tokens) or
-            ``sequence`` (every position of the encoded sequence, special tokens and template
-            included: one vector for a whole sentence).
-        template: a sentence with one ``{}`` where the item goes (e.g. ``"This is {}."``); only
-            the item's tokens are pooled. None encodes the item alone.
-        lower: lower-case items before encoding (the vectors answer for the items as written).
-        dtype: model weights' dtype: ``float32``, ``float16`` or ``bfloat16`` (vectors are pooled
-            and returned in float32).
-        batch_size: items per forward pass, or ``auto``: the largest that fits, halved on each
-            out-of-memory (:func:`weatkit.models.batching.run_batches`).
-        device: ``auto`` (CUDA when available), ``cpu``, ``cuda[:N]`` or ``mps``.
-        revision: hub revision (branch, tag or commit) of a hub model.
-        trust_remote_code: allow models whose code lives in their repository (runs that code).
-        allow_pickle: allow ``pytorch_model.bin`` weights (a pickle); safetensors otherwise.
-        cache: read and write the on-disk cache.
-        device_map, max_memory, quantization, tensor_parallel: how a large model is placed
-            and quantized (:class:`weatkit.models.options.LoadOptions`; ``tensor_parallel`` is
-            for ``vllm:`` models).
-        timeout, max_retries, concurrency: how an ``openai:`` model's server is asked
-            (:class:`weatkit.scoring.options.OpenAIOptions`: seconds per request, retries of a
-            failed request, requests in flight).
-    """
-
-    subwords: str = "sum"
-    special_tokens: bool = True
-    span: str = "item"
-    template: str | None = None
-    lower: bool = False
-    dtype: str = "float32"
-    batch_size: int | str = 64
-    device: str = "auto"
-    revision: str | None = None
-    trust_remote_code: bool = False
-    allow_pickle: bool = False
-    cache: bool = True
-    device_map: str | None = None
-    max_memory: str | None = None
-    quantization: str | None = None
-    tensor_parallel: int = 1
-    timeout: float = OpenAIOptions.timeout
-    max_retries: int = OpenAIOptions.max_retries
-    concurrency: int = OpenAIOptions.concurrency
-
-    def validate(self) -> None:
-        """:class:`ConfigError` naming the field of an unknown pooling, a bad batch size or
-        template, loading options that cannot be (:meth:`LoadOptions.validate`) or server
-        options that cannot be (:meth:`OpenAIOptions.validate`)."""
-        if self.subwords not in SUBWORD_POOLING:
-            raise ConfigError(
-                f"unknown pooling {self.subwords!r}: choose {', '.join(SUBWORD_POOLING)}",
-                field="subwords",
-            )
-        if self.span not in SPANS:
-            raise ConfigError(
-                f"unknown span {self.span!r}: choose {', '.join(SPANS)}", field="span"
-            )
-        check_batch_size(self.batch_size)
-        LoadOptions.of(self).validate()
-        OpenAIOptions.of(self).validate()
-        if self.template is not None and (
-            self.template.count("{}") != 1 or set("{}") & set(self.template.replace("{}", ""))
-        ):
-            raise ConfigError(
-                f"{self.template!r} must contain exactly one '{{}}' for the item and no other "
-                "braces",
-                field="template",
-            )
-
-    def cache_inputs(self) -> dict[str, object]:
-        """The pooling options that change a vector (part of the cache key, beside
-        :func:`weatkit.models.cache.model_inputs`: the model and its loading options).
-
-        The batch size is not: a padded batch runs different matrix kernels, so a vector can
-        differ in its last bits (docs/guides/caching.md) between batch sizes, no more.
-        """
-        return {
-            "subwords": self.subwords,
-            "special_tokens": self.special_tokens,
-            "template": self.template,
-            **({"span": self.span} if self.span != "item" else {}),
-        }
 
 
 @dataclass

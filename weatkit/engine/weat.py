@@ -6,7 +6,8 @@ distributions are matrix products of resample weight/membership matrices with th
 matrix (:mod:`weatkit.engine.association`), on the GPU when there is one.
 
 Batches: tests are ordered by shape and each batch pads every set to the batch's largest size
-with members of weight 0, so one batch holds tests of every shape. The bootstrap goes through it
+with members of weight 0, so one batch holds tests of every shape (how tests are cut into
+batches and blocks is :mod:`weatkit.engine.batch_layout`). The bootstrap goes through a batch
 in blocks of tests × resamples (:func:`_bootstrap`): a shape with enough tests gets blocks of
 its own, where each resample's weights serve all its tests (one matrix product); smaller shapes
 share blocks, each test with its own weights (a batched product). On a CPU a block is sized to
@@ -38,6 +39,13 @@ from weatkit.engine.association import (
     weighted_statistics,
     weighted_sums,
 )
+from weatkit.engine.batch_layout import (
+    batches,
+    cells,
+    padded_widths,
+    resample_blocks,
+    shape_segments,
+)
 from weatkit.engine.device import (
     cpu_threads,
     cpu_workers,
@@ -62,10 +70,6 @@ from weatkit.stats.resampling import (
     pvalue_from_counts,
     pvalue_from_normal,
 )
-
-#: float64 elements of a batch's padded similarities and bootstrap distributions (128 MiB).
-_BATCH_BUDGET = 2**24
-
 
 
 def weat(
@@ -126,13 +130,13 @@ def _run_all(
     options = run.options
     for i, t in enumerate(tests):
         _check_input(t, i, options.ddof)
-    order = sorted(range(len(tests)), key=lambda i: (_cells(tests[i].sizes), tests[i].sizes))
+    order = sorted(range(len(tests)), key=lambda i: (cells(tests[i].sizes), tests[i].sizes))
     results: list[WeatResult | None] = [None] * len(tests)
     plans: dict[Sizes, _Plan] = {}
-    for batch in _batches([tests[i].sizes for i in order], options):
+    for batch in batches([tests[i].sizes for i in order], options):
         idx = order[batch]
         shapes = list(dict.fromkeys(tests[i].sizes for i in idx))
-        widths = _widths(shapes)
+        widths = padded_widths(shapes)
         new = [s for s in shapes if s not in plans or plans[s].widths != widths]
         built = in_threads(lambda s, w=widths: _Plan.build(s, w, run), new, run.workers)
         plans = {s: plans[s] for s in shapes if s in plans} | dict(zip(new, built, strict=True))
@@ -142,38 +146,6 @@ def _run_all(
         if progress is not None:
             progress(len(idx))
     return [r for r in results if r is not None]
-
-
-def _widths(sizes: Sequence[Sizes]) -> Sizes:
-    """The padded width of each set in a batch of tests of these shapes: its largest size."""
-    return tuple(max(s[k] for s in sizes) for k in range(4))  # type: ignore[return-value]
-
-
-def _cells(sizes: Sizes) -> int:
-    """Similarities of a test: (n_x + n_y)(n_a + n_b)."""
-    return (sizes[0] + sizes[1]) * (sizes[2] + sizes[3])
-
-
-def _batches(sizes: Sequence[Sizes], options: EngineOptions) -> list[slice]:
-    """Consecutive runs of tests (ordered by :func:`_cells`) whose padded similarities and
-    bootstrap distributions fit ``_BATCH_BUDGET`` elements, and where padding at most doubles
-    a test's similarities."""
-    out: list[slice] = []
-    start, widths = 0, sizes[0] if sizes else (0, 0, 0, 0)
-    per_resample = 2 * max(options.n_bootstrap, 1)
-    for i, shape in enumerate(sizes):
-        grown = tuple(max(a, b) for a, b in zip(widths, shape, strict=True))
-        n = i - start + 1
-        if i > start and (
-            n * (_cells(grown) + per_resample) > _BATCH_BUDGET
-            or 2 * _cells(sizes[start]) < _cells(grown)  # type: ignore[arg-type]
-        ):
-            out.append(slice(start, i))
-            start, grown = i, shape
-        widths = grown
-    if sizes:
-        out.append(slice(start, len(sizes)))
-    return out
 
 
 def _check_input(t: WeatInput, i: int, ddof: int) -> None:
@@ -229,17 +201,6 @@ class _Plan:
         return cls(sizes, widths, boot, perm)
 
 
-def _segments(sizes: Sequence[Sizes]) -> list[tuple[int, int, Sizes]]:
-    """``(start, stop, shape)`` of each run of consecutive tests of one shape."""
-    out: list[tuple[int, int, Sizes]] = []
-    for i, shape in enumerate(sizes):
-        if out and out[-1][2] == shape:
-            out[-1] = (out[-1][0], i + 1, shape)
-        else:
-            out.append((i, i + 1, shape))
-    return out
-
-
 def _padded_similarity(tests: Sequence[WeatInput], widths: Sizes, run: _Run) -> torch.Tensor:
     """``(T, N_X + N_Y, N_A + N_B)``: each test's similarities at its items' padded positions
     (:func:`padded_positions`), 0 at the padding. Computed per chunk of a run of one shape and
@@ -250,7 +211,7 @@ def _padded_similarity(tests: Sequence[WeatInput], widths: Sizes, run: _Run) -> 
     )
     keys = [(t.sizes, t.X.shape[1]) for t in tests]
     chunks: list[tuple[int, int, Sizes]] = []
-    for start, stop, (sizes, dim) in _segments(keys):  # type: ignore[arg-type]
+    for start, stop, (sizes, dim) in shape_segments(keys):  # type: ignore[arg-type]
         step = max(1, _vector_budget(run.device) // (sum(sizes) * dim))
         chunks.extend((c0, min(c0 + step, stop), sizes) for c0 in range(start, stop, step))
 
@@ -263,9 +224,7 @@ def _padded_similarity(tests: Sequence[WeatInput], widths: Sizes, run: _Run) -> 
             rows = [np.concatenate([getattr(t, k) for k in keys]) for t in tests[c0:c1]]
             return torch.as_tensor(np.stack(rows), dtype=run.dtype, device=run.device)
 
-        block = similarity_matrix(
-            stack("XY"), stack("AB"), run.options.metric, run.options.csls_k
-        )
+        block = similarity_matrix(stack("XY"), stack("AB"), run.options.metric, run.options.csls_k)
         sim[c0:c1, rows[:, None], cols] = block
 
     in_threads(fill, chunks, run.workers)
@@ -278,12 +237,12 @@ def _run_batch(
     """The tests of one padded batch: every set padded to the batch's largest size with members
     of weight 0 (:mod:`weatkit.engine.association`); tests of one shape are consecutive. The
     intervals and p-values are computed in the run's threads, a few dozen tests of one shape at
-a time (row by row, so the pieces do not change them)."""
+    a time (row by row, so the pieces do not change them)."""
     options, device, dtype = run.options, run.device, run.dtype
     sizes_of = [t.sizes for t in tests]
-    widths = _widths(sizes_of)
+    widths = padded_widths(sizes_of)
     sim = _padded_similarity(tests, widths, run)
-    segments = _segments(sizes_of)
+    segments = shape_segments(sizes_of)
     stat_t = torch.empty(len(tests), dtype=dtype, device=device)
     eff_t = torch.empty_like(stat_t)
     for a, b, sizes in segments:
@@ -395,29 +354,6 @@ def _bootstrap_se(distribution: np.ndarray) -> np.ndarray:
         return np.where(n >= 2, np.sqrt(sq / (n - 1)), np.nan)
 
 
-def _blocks(segments: Sequence[tuple[int, int, Sizes]], n_tests: int) -> list[tuple[int, int]]:
-    """Runs of at most ``n_tests`` consecutive tests of a padded batch: a shape with at least
-    half as many tests gets blocks of its own (its tests share each resample's weights: one
-    matrix product); smaller shapes share blocks (each test's weights gathered)."""
-    out: list[tuple[int, int]] = []
-    pending: int | None = None  # start of a block of small shapes
-    for a, b, _ in segments:
-        if b - a >= max(n_tests // 2, 1):
-            if pending is not None:
-                out.append((pending, a))
-                pending = None
-            out.extend((t0, min(t0 + n_tests, b)) for t0 in range(a, b, n_tests))
-            continue
-        if pending is not None and b - pending > n_tests:
-            out.append((pending, a))
-            pending = None
-        if pending is None:
-            pending = a
-    if pending is not None:
-        out.append((pending, segments[-1][1]))
-    return out
-
-
 def _bootstrap(
     sim: torch.Tensor,
     widths: Sizes,
@@ -469,7 +405,7 @@ def _bootstrap(
         same[t0:t1] = (torch.sign(out_d[t0:t1]) == observed[t0:t1]).sum(dim=1)
         defined[t0:t1] = (~torch.isnan(out_d[t0:t1])).sum(dim=1)
 
-    blocks = _blocks(segments, max(1, budget // (n_t * min(n_boot, 256))))
+    blocks = resample_blocks(segments, max(1, budget // (n_t * min(n_boot, 256))))
     in_threads(block, blocks, run.workers)
     n_same, n_defined = same.cpu().numpy(), defined.cpu().numpy()
     stability = n_same / np.maximum(n_defined, 1)

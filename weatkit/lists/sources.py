@@ -364,6 +364,19 @@ def available_languages(spec: str) -> list[str]:
     return sorted({test.lang for test in _load(spec)[0]})
 
 
+def lists_identity(
+    specs: Sequence[str], lang: str, tests: Sequence[str] | None = None
+) -> list[str] | dict[str, str]:
+    """What a job's key holds of its word lists in ``lang``: each source's SHA-256 (its path
+    without one), or ``{"error": ...}`` when the selection fails (the job reports it when it
+    runs, so that planning never fails on a list)."""
+    try:
+        selection = select_lists(list(specs), (lang,), tests=tests)
+    except WeatkitError as err:
+        return {"error": str(err)}
+    return [s.get("sha256", s.get("path")) for s in selection.sources]
+
+
 def select_lists(
     specs: Sequence[str],
     langs: Sequence[str] | None = None,

@@ -13,19 +13,15 @@ from rich.console import Console
 from rich.table import Table
 
 from weatkit.cli.errors import err_console, friendly, note
-from weatkit.cli.options import (
+from weatkit.cli.options import format_option, language_model_options, out_option
+from weatkit.cli.sentence_options import (
     check_log_items,
     compat_option,
     compat_values,
-    format_option,
-    item_log_file,
-    language_model_options,
     log_items_option,
-    manifest_file,
-    model_record,
-    out_option,
     resampling_options,
 )
+from weatkit.cli.sentence_outputs import item_log_file, manifest_file, model_record
 from weatkit.cli.tables import ci_header, fmt_p, with_ci
 from weatkit.config.schema import CONTEXTUAL, LISTS, click_options, options_from_cli
 from weatkit.errors import WeatkitError

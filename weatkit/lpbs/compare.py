@@ -57,14 +57,9 @@ def read_section(
 
 def job_inputs(section: LpbsSection, lang: str) -> object:
     """The SHA-256 of the lists in ``lang`` (the job's key)."""
-    from weatkit.errors import WeatkitError
-    from weatkit.lists.sources import select_lists
+    from weatkit.lists.sources import lists_identity
 
-    try:
-        selection = select_lists(list(section.lists), (lang,), tests=section.tests)
-    except WeatkitError as err:
-        return {"error": str(err)}  # the job reports it when it runs
-    return [s.get("sha256", s.get("path")) for s in selection.sources]
+    return lists_identity(section.lists, lang, section.tests)
 
 
 def lpbs_rows(entry: Any, kind: str, lang: str, section: LpbsSection, ctx: Any) -> list[dict]:

@@ -108,4 +108,6 @@ PLUGIN = Plugin(
         rows="weatkit.lpbs.compare:lpbs_rows",
         inputs="weatkit.lpbs.compare:job_inputs",
     ),
+    report="weatkit.lpbs.report:sections",
+    plots={"forest": "weatkit.lpbs.plots:forest"},
 )

@@ -14,15 +14,17 @@ field               what it declares                             read by
 ``section``         its options (a :class:`~weatkit.config.      the command line and config
                     declare.Section`)                            files; the schema's tests
 ``presets``         its ``--compat`` presets: name → values      :mod:`weatkit.measures.compat`
-``docs``            its page under ``docs/``                     ``tests/test_plugins.py``
+``docs``            its page under ``docs/``                     ``tests/test_plugins.py``; the
+                                                                 report's links
 ``measures``        its registry entries (:class:`~weatkit.      :mod:`weatkit.measures.
                     measures.measure.Measure`)                   registry`, ``compare``, MTMM
 ``compare``         its ``compare`` section: reader, rows and    ``weatkit compare``
                     job inputs, ``module:attribute`` each
                     (:class:`Compare`)
-``report``          the report sections of its ``--out``         ``weatkit report``
-                    directory, ``module:attribute``
-``plots``           its figures: kind → ``module:attribute``     ``weatkit plot``
+``report``          the report sections of its ``--out``         ``weatkit report`` (on a
+                    directory, ``module:attribute``              directory whose manifest's
+                                                                 ``command`` is ``weatkit NAME``)
+``plots``           its figures: kind → ``module:attribute``     ``weatkit plot --kind`` (same)
 ==================  ===========================================  ==============================
 
 Adding a measure is its package (compute, result, per-item rows, command, ``compare`` section,
@@ -109,8 +111,11 @@ class Plugin:
         measures: its entries of :data:`weatkit.measures.registry.MEASURES`.
         compare: its ``weatkit compare`` section, or None (not in comparison files).
         report: ``module:attribute`` of ``sections(source) -> list[Section]``: the HTML report
-            of its command's ``--out`` directory (:mod:`weatkit.report.html`), or None.
-        plots: ``weatkit plot --kind`` → ``module:attribute`` of the function drawing it.
+            of its command's ``--out`` directory (:mod:`weatkit.report.html`; ``source`` as
+            :func:`weatkit.report.html.source.read_source` reads it), or None.
+        plots: ``weatkit plot --kind`` → ``module:attribute`` of ``draw(source, *, tests,
+            list_sets, langs) -> Figure``, the figure of that directory
+            (:func:`weatkit.report.plots.plugin_figure`).
     """
 
     name: str

@@ -17,9 +17,15 @@ the pooled d and its tips at the ends of its CI, labelled ``pooled (random effec
 x%)``. The ``lists`` level (one pooled d per language, beside the median) is not drawn: the
 language rows already show the median and every list. The row is left out when ``langs``
 filters the languages, since the estimate pools all the run's languages.
+
+:func:`estimate_forest` draws any table of estimates with their intervals in the same look, one
+panel: the figures of the measure plugins (:mod:`weatkit.measures.plugins`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
 import matplotlib as mpl
 import numpy as np
@@ -33,10 +39,15 @@ from weatkit.errors import WeatkitError
 from weatkit.measures.registry import get_measure
 from weatkit.report.figures import STYLE, new_figure
 from weatkit.report.plot_style import (
+    CI_LW,
     D_LABEL,
     LISTS_LABEL,
+    MARKERS,
+    SPACE_COLOURS,
     Filter,
+    IntervalStyle,
     RunStyle,
+    SpaceStyle,
     list_set_handles,
     run_style,
     set_panel_title,
@@ -47,6 +58,7 @@ from weatkit.report.run_dir import RunTables, filter_rows, lang_order
 
 #: Colour of individual lists in forest plots.
 LIST_GREY = "0.6"
+_Slot = TypeVar("_Slot", bound=Hashable)
 
 
 def forest_plot(
@@ -69,8 +81,7 @@ def forest_plot(
     models = style.order(summary["embeddings"])
     list_sets = list(summary["list_set"].unique())
     slots = [(m, s) for m in models for s in list_sets]
-    band = min(0.8, 0.2 * len(slots))
-    offsets = {slot: (i - (len(slots) - 1) / 2) * band / len(slots) for i, slot in enumerate(slots)}
+    band, offsets = _offsets(slots)
     # The rows of every panel, top to bottom: the languages, then the pooled estimate over
     # them (with pooled.csv), drawn in the panel loop below.
     rows = lang_order(summary, langs)
@@ -233,6 +244,77 @@ def _forest_panel(
             label=row.embeddings,
             zorder=3,
         )
-    ax.axvline(get_measure("weat").neutral, color="0.25", lw=0.8, ls="--", zorder=0)
-    ax.set_xlabel(D_LABEL)
+    _neutral_axis(ax, get_measure("weat").neutral, D_LABEL)
+
+
+def _neutral_axis(ax: Axes, neutral: float, xlabel: str) -> None:
+    """A panel's dashed line at the neutral value, its x label and grid."""
+    ax.axvline(neutral, color="0.25", lw=0.8, ls="--", zorder=0)
+    ax.set_xlabel(xlabel)
     ax.grid(axis="x", color="0.92", lw=0.6)
+
+
+def _offsets(slots: Sequence[_Slot]) -> tuple[float, dict[_Slot, float]]:
+    """The band of a row and each slot's offset in it (``slots`` in their order)."""
+    band = min(0.8, 0.2 * len(slots))
+    return band, {s: (i - (len(slots) - 1) / 2) * band / len(slots) for i, s in enumerate(slots)}
+
+
+def estimate_forest(
+    frame: pd.DataFrame,
+    *,
+    row: str,
+    slot: str,
+    estimate: str,
+    low: str,
+    high: str,
+    interval: str,
+    neutral: float,
+    xlabel: str,
+    title: str,
+) -> Figure:
+    """One panel of estimates with their intervals, in :func:`forest_plot`'s look.
+
+    Each row r of ``frame`` is a marker at ``r[estimate]`` and a line from ``r[low]`` to
+    ``r[high]`` (the legend's ``interval``) on the y row labelled ``r[row]`` (top to bottom in
+    ``frame``'s order), offset within the row's band by ``r[slot]``: slot i (in ``frame``'s
+    order) gets colour ``SPACE_COLOURS[i mod 7]`` and marker ``MARKERS[i mod 8]``, as the spaces
+    of a run; a dashed line marks ``neutral``. A row without an estimate is left out, one without
+    an interval drawn without its line.
+
+    Raises:
+        WeatkitError: no row has an estimate.
+    """
+    shown = frame.dropna(subset=[estimate])
+    if shown.empty:
+        raise WeatkitError(f"no {estimate} to draw for these filters")
+    rows = list(dict.fromkeys(shown[row].astype(str)))
+    slots = list(dict.fromkeys(shown[slot].astype(str)))
+    style = RunStyle(
+        spaces={
+            s: SpaceStyle(SPACE_COLOURS[i % len(SPACE_COLOURS)], MARKERS[i % len(MARKERS)])
+            for i, s in enumerate(slots)
+        },
+        intervals={interval: IntervalStyle(interval, CI_LW)},
+    )
+    _, offsets = _offsets(slots)
+    height = 1.4 + len(rows) * float(np.clip(0.15 * len(slots), 0.45, 1.8))
+    with mpl.rc_context(STYLE):
+        fig = new_figure(8.0, height)
+        ax = fig.subplots()
+        for r in shown.to_dict("records"):
+            y = rows.index(str(r[row])) + offsets[str(r[slot])]
+            look = style.spaces[str(r[slot])]
+            if not (pd.isna(r[low]) or pd.isna(r[high])):
+                ax.hlines(y, r[low], r[high], color=look.colour, lw=CI_LW, label=interval,
+                          zorder=2)  # fmt: skip
+            ax.plot([r[estimate]], [y], marker=look.marker, ms=5.5, color=look.colour,
+                    ls="none", label=str(r[slot]), zorder=3)  # fmt: skip
+        _neutral_axis(ax, neutral, xlabel)
+        set_panel_title(ax, title, 5.0)
+        ax.set_yticks(range(len(rows)), rows)
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        handles = space_handles(style, slots)
+        handles.append(Line2D([], [], color="0.3", lw=CI_LW, label=interval))
+        fig.legend(handles=handles, loc="outside right upper")
+    return fig

@@ -24,13 +24,20 @@ the languages), and returns a :class:`matplotlib.figure.Figure` that is not regi
 pyplot: nothing is shown, and it is garbage-collected like any object.
 :func:`weatkit.report.figures.save_figure` writes it atomically in the format given by the
 file's suffix.
+
+The directory of a measure plugin's command (``weatkit NAME --out DIR``;
+:mod:`weatkit.measures.plugins`) has the figures its plugin declares (``plots``), drawn by
+:func:`plugin_figure`.
 """
 
 from __future__ import annotations
 
+import os
+
 from matplotlib.figure import Figure
 
 from weatkit.errors import WeatkitError
+from weatkit.measures.plugins import Plugin, load
 from weatkit.report.association_plot import ASSOCIATION_PLOTS, association_plot
 from weatkit.report.forest_plot import forest_plot
 from weatkit.report.heatmap_plot import heatmap_plot
@@ -70,3 +77,36 @@ def plot(
     if kind in ASSOCIATION_PLOTS:
         return association_plot(tables, kind, **filters)
     return forest_plot(tables, **filters) if kind == "forest" else heatmap_plot(tables, **filters)
+
+
+def plugin_figure(
+    plugin: Plugin,
+    path: str | os.PathLike,
+    kind: str,
+    *,
+    x: str | None = None,
+    tests: Filter = None,
+    list_sets: Filter = None,
+    embeddings: Filter = None,
+    langs: Filter = None,
+) -> Figure:
+    """The figure ``kind`` of the directory ``path`` that ``plugin``'s command wrote: its
+    ``plots[kind]`` function of the directory (:func:`weatkit.report.html.source.read_source`)
+    and the filters ``tests``, ``list_sets``, ``langs``.
+
+    Raises:
+        WeatkitError: a kind the plugin does not draw (naming those it does), ``x`` or
+            ``embeddings`` (a run directory's), or the errors of the directory or the figure.
+    """
+    from weatkit.report.html.source import read_source
+
+    if kind not in plugin.plots:
+        raise WeatkitError(
+            f"unknown plot kind {kind!r} for a weatkit {plugin.name} directory: choose one of "
+            f"{', '.join(plugin.plots) or 'none (it has no figures)'}"
+        )
+    for flag, value in (("--x", x), ("--embeddings", embeddings)):
+        if value:
+            raise WeatkitError(f"{flag} is for run directories, not a weatkit {plugin.name} one")
+    draw = load(plugin.plots[kind])
+    return draw(read_source(path), tests=tests, list_sets=list_sets, langs=langs)

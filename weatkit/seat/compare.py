@@ -61,14 +61,9 @@ def read_section(
 
 def job_inputs(section: SeatSection, lang: str) -> object:
     """The SHA-256 of the test files in ``lang`` (the job's key)."""
-    from weatkit.errors import WeatkitError
-    from weatkit.lists.sources import select_lists
+    from weatkit.lists.sources import lists_identity
 
-    try:
-        selection = select_lists(list(section.run.lists), (lang,), tests=section.run.tests)
-    except WeatkitError as err:
-        return {"error": str(err)}  # the job reports it when it runs
-    return [s.get("sha256", s.get("path")) for s in selection.sources]
+    return lists_identity(section.run.lists, lang, section.run.tests)
 
 
 def seat_rows(entry: Any, kind: str, lang: str, section: SeatSection, ctx: Any) -> list[dict]:

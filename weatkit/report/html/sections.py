@@ -5,7 +5,10 @@ it shows (:data:`DOCS_PAGES`; :func:`docs_link`), its tables (:mod:`weatkit.repo
 figures (:mod:`weatkit.report.html.svg`) and notes. :func:`run_sections` makes those of a run or
 grid directory, :func:`compare_sections` those of a compare directory; both end with the per-item
 log (when the directory has one), the skip report and the manifest. :func:`sentence_sections`
-makes those of a sentence command's directory: one per table, the per-item log, the manifest.
+makes those of a sentence command's directory: one per table, the per-item log, the manifest. A
+measure plugin makes those of its command's directory (its ``report``,
+:mod:`weatkit.measures.plugins`), ending with :func:`manifest_section`; their docs key is
+``weatkit NAME``, its page.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from weatkit.measures.plugins import plugins
 from weatkit.report.html.source import ReportSource
 from weatkit.report.html.svg import SvgFigure, compare_figures, run_figures
 from weatkit.report.html.table import HtmlTable, html_table
@@ -43,6 +47,7 @@ DOCS_PAGES = {
     "weatkit crows": "sentence/crows-pairs.md",
     "weatkit stereoset": "sentence/stereoset.md",
     "weatkit mbe": "sentence/mbe.md",
+    **{f"weatkit {p.name}": p.docs for p in plugins() if p.docs},
 }
 
 #: The intervals of a reliability table (:mod:`weatkit.validity`), after their level.

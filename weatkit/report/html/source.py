@@ -1,7 +1,12 @@
-"""What a report is made of: a run, grid, compare or sentence directory, read and checked.
+"""What a report is made of: a run, grid, compare, sentence or measure plugin's directory, read
+and checked.
 
-:func:`read_source` tells the four kinds apart by their files and ``manifest.json``:
+:func:`read_source` tells the kinds apart by their files and ``manifest.json``:
 
+* a measure plugin's (:mod:`weatkit.measures.plugins`): a manifest whose ``command`` is
+  ``weatkit NAME`` of a plugin (:func:`measure_plugin`); the kind is the plugin's name, and the
+  plugin's own report and figure functions read its tables (they know its files) with
+  :func:`plugin_table` and :func:`read_items`;
 * ``sentence``: a manifest whose ``command`` is a sentence command (:data:`SENTENCE_COMMANDS`:
   ``weatkit gest|crows|stereoset|mbe --out DIR``), whatever its tables;
 * ``compare``: ``scores.csv`` and a manifest whose ``command`` is ``weatkit compare``
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +42,7 @@ import pandas as pd
 import weatkit
 from weatkit._io.atomic import check_complete
 from weatkit.errors import WeatkitError
+from weatkit.measures.plugins import Plugin, find
 from weatkit.report.run_dir import (
     TABLE_NAMES,
     RunTables,
@@ -44,10 +51,10 @@ from weatkit.report.run_dir import (
     read_table,
 )
 
-#: The kinds of directory a report is made of.
+#: The kinds of directory a report is made of (besides those of the measure plugins, by name).
 KINDS = ("run", "grid", "compare", "sentence")
 #: The ``command`` of the manifest a sentence command writes with ``--out``
-#: (:func:`weatkit.cli.options.manifest_file`).
+#: (:func:`weatkit.cli.sentence_outputs.manifest_file`).
 SENTENCE_COMMANDS = ("weatkit gest", "weatkit crows", "weatkit stereoset", "weatkit mbe")
 
 #: The tables of a compare directory and the columns each must have (absent optional tables
@@ -70,7 +77,7 @@ class ReportSource:
     """A directory to report on.
 
     Attributes:
-        kind: ``run``, ``grid``, ``compare`` or ``sentence``.
+        kind: ``run``, ``grid``, ``compare``, ``sentence`` or a measure plugin's name.
         path: the directory.
         manifest: its ``manifest.json``.
         version: the weatkit version that wrote it.
@@ -78,6 +85,7 @@ class ReportSource:
         run: a run or grid directory's tables as the figures read them (None for the others).
         items: the per-item log (None when absent).
         items_file: the file it was read from (``items.parquet`` or ``items.csv``).
+        plugin: the measure plugin whose command wrote it (None for the other kinds).
     """
 
     kind: str
@@ -88,13 +96,15 @@ class ReportSource:
     run: RunTables | None = None
     items: pd.DataFrame | None = None
     items_file: str | None = None
+    plugin: Plugin | None = None
 
 
 def read_source(path: str | os.PathLike) -> ReportSource:
-    """The run, grid, compare or sentence directory at ``path``, every table checked.
+    """The run, grid, compare, sentence or measure plugin's directory at ``path``, every table
+    checked (a plugin's: only its manifest, module docstring).
 
     Raises:
-        WeatkitError: the directory does not exist, is none of the four kinds, was written by
+        WeatkitError: the directory does not exist, is none of the kinds, was written by
             another major or minor weatkit version (or records none), or a file is malformed.
     """
     root = Path(path)
@@ -102,7 +112,11 @@ def read_source(path: str | os.PathLike) -> ReportSource:
         raise WeatkitError(f"{root} does not exist or is not a directory")
     check_complete(root)  # not half one run, half another (a write killed mid-way)
     manifest_path = root / "manifest.json"
-    peek = _json_object(manifest_path) if manifest_path.is_file() else {}
+    peek = peek_manifest(root)
+    plugin = measure_plugin(peek)
+    if plugin is not None:
+        version = _version(manifest_path, peek)
+        return ReportSource(plugin.name, root, peek, version, plugin=plugin)
     if peek.get("command") in SENTENCE_COMMANDS:
         source = ReportSource("sentence", root, peek, _version(manifest_path, peek))
         for table in sorted(root.glob("*.csv")):
@@ -133,6 +147,41 @@ def read_source(path: str | os.PathLike) -> ReportSource:
         )
     source.items, source.items_file = read_items(root, source.manifest)
     return source
+
+
+def measure_plugin(manifest: dict) -> Plugin | None:
+    """The measure plugin whose command wrote a directory with ``manifest`` (its ``command``
+    ``weatkit NAME``, :func:`weatkit.cli.sentence_outputs.manifest_file`) when it declares a
+    report of its own (:attr:`~weatkit.measures.plugins.Plugin.report`), or None (a plugin
+    without one writes a sentence directory)."""
+    command = manifest.get("command")
+    if not isinstance(command, str) or not command.startswith("weatkit "):
+        return None
+    plugin = find(command.removeprefix("weatkit "))
+    return plugin if plugin is not None and plugin.report is not None else None
+
+
+def peek_manifest(path: str | os.PathLike) -> dict:
+    """The ``manifest.json`` of directory ``path`` as a JSON object; ``{}`` without one."""
+    manifest_path = Path(path) / "manifest.json"
+    return _json_object(manifest_path) if manifest_path.is_file() else {}
+
+
+def plugin_table(source: ReportSource, name: str, required: Sequence[str] = ()) -> pd.DataFrame:
+    """Table ``NAME.csv`` of a measure plugin's directory, checked
+    (:func:`~weatkit.report.run_dir.read_table`, with its ``required`` columns), read once and
+    then kept in ``source.tables``.
+
+    Raises:
+        WeatkitError: the file is missing (naming it and the command that writes it) or
+            malformed.
+    """
+    if name not in source.tables:
+        path = source.path / f"{name}.csv"
+        if not path.is_file():
+            raise WeatkitError(f"{path}: missing; {source.manifest['command']} --out writes it")
+        source.tables[name] = read_table(path, required)
+    return source.tables[name]
 
 
 def _compare_manifest(path: Path) -> dict:
@@ -184,25 +233,28 @@ def _major_minor(version: str) -> tuple[str, ...]:
     return tuple(version.split(".")[:2])
 
 
-def read_items(root: Path, manifest: dict) -> tuple[pd.DataFrame | None, str | None]:
+def read_items(
+    root: Path, manifest: dict, stem: str = "items"
+) -> tuple[pd.DataFrame | None, str | None]:
     """The per-item log of ``root`` and its file name; ``(None, None)`` when there is none.
 
-    A manifest with a ``log_items`` key (``weatkit compare``, a sentence command) names the
-    file: ``items.parquet`` or ``items.csv`` by its format, none when it is off, so that the log
+    A manifest with a ``log_items`` key (``weatkit compare``, a sentence command, a measure
+    plugin's) names the file: ``STEM.parquet`` or ``STEM.csv`` by its format (``stem``:
+    ``items``, or the name of a plugin's own log), none when it is off, so that the log
     of an earlier run left in the directory is not shown as this run's. Otherwise
-    ``items.parquet``, else ``items.csv``, if present.
+    ``STEM.parquet``, else ``STEM.csv``, if present.
 
     Raises:
         WeatkitError: the file the manifest names is missing, or cannot be read as a table
             (naming it).
     """
-    names = ITEMS_FILES
+    names = (f"{stem}.parquet", f"{stem}.csv")
     if "log_items" in manifest:
         fmt = manifest["log_items"]
         if not fmt:
             return None, None
-        names = (f"items.{fmt}",)
-        if names[0] not in ITEMS_FILES or not (root / names[0]).is_file():
+        names = (f"{stem}.{fmt}",)
+        if fmt not in ("parquet", "csv") or not (root / names[0]).is_file():
             raise WeatkitError(
                 f"{root}: manifest.json has log_items {fmt!r}, but there is no {names[0]}"
             )
