@@ -90,7 +90,7 @@ PLUGIN = Plugin(
             "sum_dtype": "float32",
         },
     },
-    docs="measures/crows-pairs.md",
+    docs="sentence/crows-pairs.md",
     measures=MEASURES,
     compare=Compare(
         section="weatkit.crows.compare:read_section",

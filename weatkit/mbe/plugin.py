@@ -58,7 +58,7 @@ PLUGIN = Plugin(
     summary="MBE gender-bias score of a masked LM from a parallel corpus (Kaneko et al., NAACL "
     "2022).",
     presets={"mbe": {"weight": "dot"}},
-    docs="measures/mbe.md",
+    docs="sentence/mbe.md",
     measures=MEASURES,
     compare=Compare(
         section="weatkit.mbe.compare:read_section",

@@ -65,7 +65,7 @@ PLUGIN = Plugin(
     summary="StereoSet stereotype scores (LMS, SS, ICAT) of a language model or a predictions "
     "file.",
     presets={"stereoset": {"blanks": "all", "bos_pass": "separate", "leading_space": False}},
-    docs="measures/stereoset.md",
+    docs="sentence/stereoset.md",
     measures=MEASURES,
     compare=Compare(
         section="weatkit.stereoset.compare:read_section",
