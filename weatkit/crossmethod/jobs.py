@@ -7,7 +7,7 @@ languages. A unit whose kind cannot be read is not expanded: every method of it 
 ``failed`` in every language (``lang`` ``*``), as before any job runs.
 
 A job's key is the SHA-256 (:func:`weatkit.grid.jobs.job_key`) of everything its rows depend
-on: the weatkit version (which pins the data sets it downloads, such as GEST's, by their SHA-256,
+on: the weatkit version (which pins the data sets it downloads by their SHA-256,
 :mod:`weatkit.data.registry`), the method, language, unit name and model kind, the model's
 identity (a local directory's content hash, a hub id with its revision, the word-vector file's
 fingerprint; :func:`weatkit.grid.jobs.source_identity`), the loading options but the device and

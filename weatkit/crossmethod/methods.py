@@ -2,12 +2,11 @@
 method shares, and the rows of the built-in ``weat`` section (:func:`weat_rows`).
 
 Every method's rows function (:func:`weat_rows`; a measure package's
-:attr:`~weatkit.measures.plugins.Compare.rows`, such as :func:`weatkit.gest.compare.gest_rows`)
-computes its method's native result for one model in one language, converts it with the
-measure's own conversion to :class:`~weatkit.measures.result.MeasureResult`
-(:mod:`weatkit.measures`) and returns rows ``{model, lang, method, measure, value, ci_low,
-ci_high, n, ci_level, neutral, ci_excludes_neutral, p_value_neutral}`` (see
-:data:`SCORE_COLUMNS`; ``measure`` is the result's
+:attr:`~weatkit.measures.plugins.Compare.rows`) computes its method's native result for one model
+in one language, converts it with the measure's own conversion to
+:class:`~weatkit.measures.result.MeasureResult` (:mod:`weatkit.measures`) and returns rows
+``{model, lang, method, measure, value, ci_low, ci_high, n, ci_level, neutral,
+ci_excludes_neutral, p_value_neutral}`` (see :data:`SCORE_COLUMNS`; ``measure`` is the result's
 :attr:`~weatkit.measures.result.MeasureResult.column`). It raises :class:`NotApplicable` when
 the method has nothing to measure for that model or language: the registry
 (:mod:`weatkit.measures.registry`) decides from the model kind and the language, the method's

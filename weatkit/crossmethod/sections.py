@@ -14,7 +14,7 @@ from weatkit.stats.sampling import SampleOptions
 
 def read_limit(values: dict[str, Any], source: Source) -> int | None:
     """The section's ``limit`` (removed from ``values``), read by the schema's declaration of
-    ``--limit`` (:data:`~weatkit.config.schema.SAMPLE`): ``cmp.yaml: crows.limit: ...``."""
+    ``--limit`` (:data:`~weatkit.config.schema.SAMPLE`): ``cmp.yaml: SECTION.limit: ...``."""
     given = {"limit": values.pop("limit")} if "limit" in values else {}
     return options_from_file(SampleOptions, SAMPLE, given, source).limit
 
