@@ -1,7 +1,7 @@
 """The options every ``weatkit`` sentence command shares, each declared once, and their checks.
 
-The commands that score sentences with a language model (``gest``, ``stereoset``, ``crows``,
-``mbe``, and the measure packages' ``ceat`` and ``lpbs``) take:
+The commands that score sentences with a language model (the sentence measures' and the other
+measure packages' commands, :mod:`weatkit.measures.plugins`) take:
 
 * :func:`resampling_options` (``--bootstrap``, ``--seed``, ``--confidence``: a percentile
   bootstrap, :mod:`weatkit.stats.resampling`) and :func:`seed_option` (``--seed``, also of
