@@ -16,14 +16,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import weatkit
+from tests.test_sentence_masked_lm import base_rows
 from tests.tiny_models import make_char_mlm, make_word_glm
 from weatkit.cli import main
 from weatkit.config import schema
+from weatkit.embeddings.contextual import ContextualOptions
 from weatkit.errors import WeatkitError
 from weatkit.lpbs.measure import lpbs
 from weatkit.lpbs.options import LpbsOptions
+from weatkit.lpbs.score import score_words
 from weatkit.lpbs.stats import lpbs_statistics
 from weatkit.lpbs.templates import parse_template
+from weatkit.sentence import MaskedLM
 
 MALE, FEMALE = ["he", "man"], ["she", "woman"]
 CAREER, FAMILY = ["doctor", "job", "tall"], ["home", "kid", "nurse"]  # tall: t ##a ##l ##l
@@ -139,6 +143,48 @@ def test_reference_convention_sentence_units_and_first_wordpiece(mlm: Path, refe
     assert res.statistic == pytest.approx(rows_a.mean() - rows_b.mean(), abs=1e-4)
     assert res.effect_size == pytest.approx(effect, abs=1e-3)
     assert (res.n_a, res.n_b, res.pvalue) == (6, 6, None)
+
+
+def _score_words_counting_rows(mlm: Path, groups: dict, subtokens: str):
+    """score_words's rows over TEMPLATES and CAREER + FAMILY, and the rows the network ran
+    (batches of 7, so the passes span several batches)."""
+    lm = MaskedLM(str(mlm), ContextualOptions(batch_size=7, device="cpu", cache=False))
+    lm.masked_log_probs(lm.tokenize(["he likes it."]), [[1]])  # the head split's first check
+    templates = [parse_template(t) for t in TEMPLATES]
+    with base_rows(lm) as seen:
+        words = score_words(lm, templates, groups, CAREER + FAMILY, subtokens=subtokens,
+                            show_progress=False)  # fmt: skip
+    return words, seen
+
+
+def test_one_forward_pass_per_masked_input(mlm: Path, reference) -> None:
+    """The masked input of (template, attribute) is the same for every target word, and the
+    prior's (both slots masked) for every attribute too: 2 templates × (6 attributes + 1) = 14
+    rows run, in two batches, not 2 × 4 words × 6 × 2 = 96; each word's values are the plain
+    loop's."""
+    words, seen = _score_words_counting_rows(mlm, {"X": MALE, "Y": FEMALE}, "refuse")
+    assert seen == [7, 7] and len(words) == 48
+    for row in words.itertuples():
+        assert row.log_p_target == pytest.approx(
+            reference(row.template, row.target, row.attribute), abs=2e-5
+        )
+        assert row.log_p_prior == pytest.approx(reference(row.template, row.target, None), abs=2e-5)
+
+
+def test_first_subtoken_is_read_at_the_shared_mask(mlm: Path, reference) -> None:
+    """subtokens='first': 'tall' (t ##a ##l ##l) reads 't' at the same mask as the other words
+    (still 14 rows): its values are exactly those of the word 't' and the plain loop's."""
+    groups = {"X": ["he", "tall"], "Y": ["t", *FEMALE]}
+    words, seen = _score_words_counting_rows(mlm, groups, "first")
+    assert sum(seen) == 14 and len(words) == 2 * 5 * 6
+    columns = ["log_p_target", "log_p_prior"]
+    tall = words[words["target"] == "tall"][columns].to_numpy()
+    np.testing.assert_array_equal(tall, words[words["target"] == "t"][columns].to_numpy())
+    for row in words[words["target"] == "tall"].itertuples():
+        assert row.log_p_target == pytest.approx(
+            reference(row.template, "t", row.attribute), abs=2e-5
+        )
+        assert row.log_p_prior == pytest.approx(reference(row.template, "t", None), abs=2e-5)
 
 
 def test_swap_masks_the_attribute_sets_and_keeps_the_sign(mlm: Path, reference) -> None:

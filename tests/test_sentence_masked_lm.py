@@ -8,6 +8,8 @@ weights averaged over layers, heads and query positions, the first and last toke
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -91,6 +93,58 @@ def test_masked_log_probs_equal_one_mask_at_a_time(model_dir: str) -> None:
             with torch.no_grad():
                 logits = model(torch.tensor([ids])).logits[0, p]
             assert value == pytest.approx(torch.log_softmax(logits, -1)[s.ids[p]].item(), rel=1e-5)
+
+
+@contextmanager
+def base_rows(lm: MaskedLM) -> Iterator[list[int]]:
+    """The rows of every input the network's base runs inside the block (the head-only path runs
+    the base; its split's first check adds one row the first time, so run something before)."""
+    seen: list[int] = []
+    hook = lm.handle.network("mlm").base_model.register_forward_pre_hook(
+        lambda _m, args, kwargs: seen.append(kwargs.get("input_ids", *args[:1]).shape[0]),
+        with_kwargs=True,
+    )
+    try:
+        yield seen
+    finally:
+        hook.remove()
+
+
+def test_masked_candidates_read_several_tokens_in_one_pass(model_dir: str) -> None:
+    """log P(c | T with p and the others masked) for each candidate c, equal to one plain pass
+    per (input, candidate); one row per masked input; cached per candidate, so a later read of
+    other candidates at the same mask computes those only, and masked_log_probs of the token
+    the sentence has at p is the same cached read."""
+    lm = MaskedLM(model_dir, ContextualOptions(batch_size=1, device="cpu"))
+    sentences = lm.tokenize(SENTENCES[:2])
+    lm.masked_log_probs(lm.tokenize(["I am happy."]), [[1]])  # the head split's first check
+    positions, candidates, others = [2, 1], [[5, 9, 11], [7]], [[3], []]
+    with base_rows(lm) as seen:
+        got = lm.masked_candidates(sentences, positions, candidates, also_masked=others)
+    assert seen == [1, 1] and [v.dtype for v in got] == [np.float64] * 2
+    model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
+    for s, p, cs, more, values in zip(sentences, positions, candidates, others, got, strict=True):
+        ids = list(s.ids)
+        for q in (p, *more):
+            ids[q] = lm.mask_id
+        with torch.no_grad():
+            logp = torch.log_softmax(model(torch.tensor([ids])).logits[0, p], -1)
+        np.testing.assert_allclose(values, logp[cs].numpy(), rtol=1e-5)
+    n_computed = lm.n_computed
+    with base_rows(lm) as seen:
+        again = lm.masked_candidates(sentences[:1], [2], [[9, 13]], also_masked=[[3]])
+    assert again[0][0] == got[0][1] and seen == [1]
+    assert (lm.n_computed - n_computed, lm.n_cached) == (1, 1)
+    own = sentences[0].ids[2]
+    read = lm.masked_log_probs(sentences[:1], [[2]], also_masked=[[[3]]])[0][0]
+    assert read == lm.masked_candidates(sentences[:1], [2], [[own]], also_masked=[[3]])[0][0]
+    assert lm.n_cached == 2
+    vocabulary = lm.handle.config.vocab_size
+    with pytest.raises(WeatkitError, match=f"candidate {vocabulary} is not a token id of .*"
+                       f"\\(0 to {vocabulary - 1}\\)"):  # fmt: skip
+        lm.masked_candidates(sentences[:1], [2], [[5, vocabulary]])
+    with pytest.raises(WeatkitError, match="one position and one list of candidates"):
+        lm.masked_candidates(sentences, [2], [[5], [5]])
 
 
 def test_cache_serves_a_second_model_object_without_loading(model_dir: str) -> None:

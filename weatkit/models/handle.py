@@ -334,6 +334,8 @@ class ModelHandle:
         """``log P(targets[i]) = log softmax(z)[targets[i]]`` with ``z = logits[rows[i],
         cols[i]]`` (float32, natural log, on :attr:`device`: the numbers of :meth:`log_probs`),
         and the network's output (:meth:`picked_logits`; ``kwargs`` go to the network).
+        ``targets`` of shape n × k reads k tokens at each position: ``values[i, j] = log
+        softmax(z)[targets[i, j]]``, one head and one softmax per position.
 
         The logits are made and reduced a chunk of positions at a time
         (:data:`~weatkit.models.lm_head.CHUNK_LOGITS` values), upcast to float32 chunk by
@@ -346,11 +348,12 @@ class ModelHandle:
         device = self.device
         with torch.inference_mode():
             wanted = torch.as_tensor(targets, device=device)
-            values = torch.empty(len(picked), dtype=torch.float32, device=device)
+            columns = wanted if wanted.dim() == 2 else wanted[:, None]
+            values = torch.empty(columns.shape, dtype=torch.float32, device=device)
             for where, logits in picked.chunks(getattr(self.config, "vocab_size", None)):
                 logp = torch.log_softmax(logits.float().to(device), dim=-1)
-                values[where] = logp.gather(1, wanted[where, None])[:, 0]
-            return values, out
+                values[where] = logp.gather(1, columns[where])
+            return (values if wanted.dim() == 2 else values[:, 0]), out
 
     @contextmanager
     def eager_attention(self, head: str) -> Iterator[None]:

@@ -22,9 +22,14 @@ hidden states over ``C``.
 
 **Masked-token log-probabilities** (CrowS-Pairs pseudo-log-likelihood, Nangia et al. EMNLP 2020,
 §3): for each requested position ``p`` the sentence is fed with ``w_p`` replaced by the mask token
-and ``log P(w_p | T_{\\p})`` is read at ``p``; every (sentence, position) is one row of a batch.
-A row may mask further positions too (PLL-word-l2r, Kauf & Ivanova 2023: the later sub-tokens of
-``w_p``'s word; :meth:`MaskedLM.word_ids`).
+and ``log P(w_p | T_{\\p})`` is read at ``p``. A read may mask further positions too
+(PLL-word-l2r, Kauf & Ivanova 2023: the later sub-tokens of ``w_p``'s word;
+:meth:`MaskedLM.word_ids`). :meth:`MaskedLM.masked_candidates` reads several tokens ``c`` at one
+mask, ``log P(c | T_{\\p})`` (LPBS: every target word at its slot). Each distinct masked input
+(the ids with every masked position replaced, and ``p``) is one row of a batch, however many
+reads share it: one log-softmax over the vocabulary at ``p``, gathered at each token read. A read
+is cached under the sentence with its token at ``p`` (the token is in the key, so a value is
+never served for another token).
 
 Logarithms are natural. Batches are sorted by length and padded on the right with an attention
 mask; padded positions are neither keys (the mask) nor queries (left out of α) nor targets, so a
@@ -235,17 +240,70 @@ class MaskedLM:
         if also_masked is None:
             also_masked = [[()] * len(wanted) for wanted in positions]
         self.check_lengths(sentences)
-        rows: dict[str, tuple[TokenizedSentence, int, tuple[int, ...]]] = {}
+        reads = [
+            [
+                (s, int(p), tuple(int(q) for q in more))
+                for p, more in zip(wanted, extra, strict=True)
+            ]
+            for s, wanted, extra in zip(sentences, positions, also_masked, strict=True)
+        ]
+        return self._masked_reads(reads, show_progress)
+
+    def masked_candidates(
+        self,
+        sentences: Sequence[TokenizedSentence],
+        positions: Sequence[int],
+        candidates: Sequence[Sequence[int]],
+        *,
+        also_masked: Sequence[Sequence[int]] | None = None,
+        show_progress: bool | None = None,
+    ) -> list[np.ndarray]:
+        """Per sentence ``i``, ``log P(c | T_i with positions[i] masked)`` for each token id ``c``
+        of ``candidates[i]`` (float64; whatever token ``T_i`` has at ``positions[i]``), from one
+        forward pass per masked input; ``also_masked[i]``: positions masked besides it.
+
+        Raises:
+            WeatkitError: lists of other lengths; a position that is not a token of its
+                sentence; a candidate that is not a token id of the model.
+        """
+        n = len(sentences)
+        if len(positions) != n or len(candidates) != n:
+            raise WeatkitError("give one position and one list of candidates per sentence")
+        more = [()] * n if also_masked is None else also_masked
+        if len(more) != n:
+            raise WeatkitError("give one list of further masked positions per sentence")
+        self.check_lengths(sentences)
+        vocabulary = int(self._config.vocab_size)
+        reads = []
+        for s, p, ids, others in zip(sentences, positions, candidates, more, strict=True):
+            p, others = int(p), tuple(int(q) for q in others)
+            row = []
+            for c in ids:
+                if not 0 <= int(c) < vocabulary:
+                    raise WeatkitError(
+                        f"candidate {c} is not a token id of {self.model_name} "
+                        f"(0 to {vocabulary - 1})"
+                    )
+                read = TokenizedSentence((*s.ids[:p], int(c), *s.ids[p + 1 :]), s.special)
+                row.append((read, p, others))
+            reads.append(row)
+        return self._masked_reads(reads, show_progress)
+
+    def _masked_reads(
+        self, reads: list[list[_Read]], show_progress: bool | None
+    ) -> list[np.ndarray]:
+        """``log P(w_p | T with p and the others masked)`` of each (sentence, p, others) read,
+        one array per list; the reads that share a masked input share its forward pass."""
+        rows: dict[str, _Read] = {}
         keys: list[list[str]] = []
-        for s, wanted, extra in zip(sentences, positions, also_masked, strict=True):
+        for row in reads:
             row_keys = []
-            for p, more in zip(wanted, extra, strict=True):
-                for q in (p, *more):
+            for s, p, others in row:
+                for q in (p, *others):
                     if not 0 <= q < len(s.ids) or s.special[q]:
                         raise WeatkitError(f"position {q} is not a token of {list(s.ids)}")
-                others = tuple(int(q) for q in more)
-                key = json.dumps([s.ids, int(p), *([list(others)] if others else [])])
-                rows[key] = (s, int(p), others)
+                key = json.dumps([s.ids, p, *([list(others)] if others else [])])
+                rows[key] = (s, p, others)
                 row_keys.append(key)
             keys.append(row_keys)
         mask = self.mask_id if rows else 0
@@ -255,6 +313,7 @@ class MaskedLM:
             lambda batch: _masked_batch(self.handle, batch, self.handle.pad_id, mask),
             show_progress,
             "masked tokens",
+            merge=_one_pass_per_input,
         )
         return [np.array([float(values[k][0]) for k in ks], dtype=np.float64) for ks in keys]
 
@@ -265,8 +324,11 @@ class MaskedLM:
         compute: Callable[[list[Any]], np.ndarray],
         show_progress: bool | None,
         label: str,
+        merge: Callable[[list[Any]], tuple[list[Any], Any]] | None = None,
     ) -> dict[str, np.ndarray]:
-        """Values of ``items`` (key → input) from the cache, the rest computed in batches."""
+        """Values of ``items`` (key → input) from the cache, the rest computed in batches;
+        ``merge`` makes the missing inputs fewer forward passes and says where each one's
+        value is in theirs."""
         if not items:
             return {}
         cache = None
@@ -283,8 +345,9 @@ class MaskedLM:
             _, device = self._load()
             rows = [items[k] for k in missing]
             n_sentences = len({_sentence(row).key() for row in rows})
+            passes, where = merge(rows) if merge is not None else (rows, slice(None))
             values, _ = run_batches(
-                rows,
+                passes,
                 compute,
                 length=_length,
                 batch_size=self.options.batch_size,
@@ -297,19 +360,25 @@ class MaskedLM:
                 inputs=f"for {n_sentences} sentences",
             )
             self.n_computed += len(missing)
-            return values
+            return values[where]
 
         found, n_cached = cached_rows(cache, list(items), run)
         self.n_cached += n_cached
         return found
 
 
-#: An unmasked row, or a masked one: (sentence, position read, further positions masked).
-_Row = TokenizedSentence | tuple[TokenizedSentence, int, tuple[int, ...]]
+#: A masked read: (sentence, position read, further positions masked); it reads the sentence's
+#: own token at the position.
+_Read = tuple[TokenizedSentence, int, tuple[int, ...]]
+#: One masked forward pass: (a sentence, position read, further positions masked, the tokens
+#: read there).
+_Pass = tuple[TokenizedSentence, int, tuple[int, ...], tuple[int, ...]]
+#: An unmasked row, a masked read or a masked pass.
+_Row = TokenizedSentence | _Read | _Pass
 
 
 def _sentence(item: _Row) -> TokenizedSentence:
-    """The sentence of an unmasked or a masked row."""
+    """The sentence of an unmasked row, a masked read or a masked pass."""
     return item[0] if isinstance(item, tuple) else item
 
 
@@ -355,22 +424,45 @@ def _unmasked_batch(
         return torch.cat([aul[:, None], aula[:, None], embedding], dim=1).cpu().numpy()
 
 
+def _one_pass_per_input(reads: list[_Read]) -> tuple[list[_Pass], tuple[np.ndarray, np.ndarray]]:
+    """The reads whose masked inputs are equal (they differ at masked positions only) as one
+    pass that reads each one's token, every pass padded to the same number of tokens (with its
+    first); and each read's (pass, column) in the passes' values."""
+    index: dict[str, int] = {}
+    first: list[_Read] = []
+    tokens: list[list[int]] = []
+    where = []
+    for s, p, others in reads:
+        masked = list(s.ids)
+        for q in (p, *others):
+            masked[q] = -1
+        i = index.setdefault(json.dumps([masked, p]), len(index))
+        if i == len(first):
+            first.append((s, p, others))
+            tokens.append([])
+        where.append((i, len(tokens[i])))
+        tokens[i].append(s.ids[p])
+    width = max(len(t) for t in tokens)
+    passes = [
+        (*read, (*t, *t[:1] * (width - len(t)))) for read, t in zip(first, tokens, strict=True)
+    ]
+    rows, columns = zip(*where, strict=True)
+    return passes, (np.array(rows), np.array(columns))
+
+
 def _masked_batch(
-    handle: ModelHandle,
-    batch: Sequence[tuple[TokenizedSentence, int, tuple[int, ...]]],
-    pad: int,
-    mask_id: int,
+    handle: ModelHandle, batch: Sequence[_Pass], pad: int, mask_id: int
 ) -> np.ndarray:
-    """``log P(w_p | T with p and the row's other positions masked)`` of each (sentence,
-    position, other positions) row, as an (n, 1) array."""
-    ids, mask = padded([s.ids for s, _, _ in batch], pad)
+    """``log P(c | T with p and the row's other positions masked)`` of each token ``c`` read by
+    each (sentence, position, other positions, tokens) pass, as an (n, k) array."""
+    ids, mask = padded([s.ids for s, *_ in batch], pad)
     rows = torch.arange(len(batch))
-    cols = torch.tensor([p for _, p, _ in batch])
-    targets = ids[rows, cols].clone()
+    cols = torch.tensor([p for _, p, _, _ in batch])
+    targets = torch.tensor([tokens for *_, tokens in batch])
     ids[rows, cols] = mask_id
-    for r, (_, _, others) in enumerate(batch):
+    for r, (_, _, others, _) in enumerate(batch):
         ids[r, list(others)] = mask_id
     logp, _ = handle.token_log_probs(
         "mlm", input_ids=ids, attention_mask=mask, rows=rows, cols=cols, targets=targets
     )
-    return logp[:, None].cpu().numpy()
+    return logp.cpu().numpy()
