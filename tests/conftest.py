@@ -118,3 +118,17 @@ def ray_cluster() -> Iterator[str]:
     )
     yield context.address_info["address"]
     ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread() -> Iterator[None]:
+    """torch on one thread for a module of tiny models (hidden sizes of 24 to 64), given back
+    after it: their kernels are too small to share out, and on cores busy with the suite's other
+    workers torch's OpenMP threads spin-wait on each other (the comparison of
+    tests/test_log_items.py: 6 s on one thread, 19 s on two, 2 cores at load average 7)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -29,6 +29,11 @@ MEAN_POOLING = 1
 KV_OVERRIDES = {"llama.pooling_type": MEAN_POOLING, "tokenizer.ggml.add_bos_token": True}
 #: The context both the server and the in-process references are made with.
 N_CTX = 512
+#: llama.cpp threads of the server and of the in-process references (generation and prompt
+#: batches). One: the suite's other workers keep the cores busy, and llama.cpp's threads
+#: spin-wait on each other; on 2 busy cores a 17-token prompt took 0.35 s with 1 thread and
+#: 1.2-12 s with llama.cpp's default of 2 for prompt batches.
+N_THREADS = 1
 _START_S = 60.0
 
 
@@ -42,6 +47,18 @@ def smollm2_gguf() -> Path | None:
         return None
     found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
     return found[0] if found else None
+
+
+def in_process(**kwargs: object):
+    """SmolLM2 in process through llama.cpp's Python binding (``llama_cpp.Llama``), made as the
+    server is: :data:`N_CTX`, :data:`KV_OVERRIDES`, :data:`N_THREADS`; ``kwargs``: further
+    ``Llama`` arguments (``logits_all``, ``embedding``, ``pooling_type``)."""
+    import llama_cpp
+
+    return llama_cpp.Llama(
+        model_path=str(smollm2_gguf()), n_ctx=N_CTX, kv_overrides=KV_OVERRIDES,
+        n_threads=N_THREADS, n_threads_batch=N_THREADS, verbose=False, **kwargs,
+    )  # fmt: skip
 
 
 def _free_port() -> int:
@@ -98,6 +115,7 @@ def server(
         "--model", str(gguf), "--model_alias", ALIAS,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", str(N_CTX), "--logits_all", str(logits_all), "--embedding", "True",
+        "--n_threads", str(N_THREADS), "--n_threads_batch", str(N_THREADS),
         "--kv_overrides", *(
             f"{key}={type(value).__name__}:{str(value).lower()}"
             for key, value in overrides.items()

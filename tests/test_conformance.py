@@ -118,12 +118,11 @@ def _hf_path(name: str, directory: Path) -> Path_:
 
 
 def _server_path(url: str) -> Path_:
-    llama_cpp = pytest.importorskip("llama_cpp")
-    from tests.llama_server import ALIAS, KV_OVERRIDES, N_CTX, smollm2_gguf
+    pytest.importorskip("llama_cpp")
+    from tests.llama_server import ALIAS, in_process
     from weatkit.scoring.openai import OpenAIOptions
 
-    llm = llama_cpp.Llama(model_path=str(smollm2_gguf()), n_ctx=N_CTX, logits_all=True,
-                          kv_overrides=KV_OVERRIDES, verbose=False)  # fmt: skip
+    llm = in_process(logits_all=True)
     bos = llm.token_bos()
 
     def reference(text: str, begin: str = "bos-or-eos") -> tuple[list[str], np.ndarray]:

@@ -65,7 +65,7 @@ correlation: {n_bootstrap: 300, seed: 3}
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def setup(tmp_path_factory: pytest.TempPathFactory, one_torch_thread: None) -> Path:
     root = tmp_path_factory.mktemp("compare")
     for i in (1, 2, 3):
         make_char_mlm(root / f"m{i}", seed=i)

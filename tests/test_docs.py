@@ -10,7 +10,9 @@
   (``docs/contributing.md`` describes the convention). Each block runs alone in an empty
   temporary directory holding a copy of ``examples/``, with ``weatkit`` on ``PATH`` (this
   checkout's ``python -m weatkit``) and ``python`` the tests' interpreter, ``$WEATKIT_DATA``
-  set, a private ``$WEATKIT_CACHE`` and the Hugging Face hub offline.
+  set, a private ``$WEATKIT_CACHE``, the Hugging Face hub offline and one OpenMP thread (torch
+  on cores the suite's other workers keep busy: docs/tutorials/grid.md's grid took 44 s, not
+  71-153 s).
 """
 
 from __future__ import annotations
@@ -180,6 +182,7 @@ def test_runnable_snippet(snippet: Snippet, tmp_path: Path, data_dir: Path) -> N
     env["PATH"] = f"{_shim_dir(tmp_path)}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     env.update(MPLBACKEND="Agg", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env["OMP_NUM_THREADS"] = "1"  # see tests/conftest.py's one_torch_thread
     env["HF_HOME"] = str(tmp_path / "hf")
     script = work / ("snippet.sh" if snippet.lang == "bash" else "snippet.py")
     script.write_text(snippet.code, encoding="utf-8")

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 pytest.importorskip("openai", reason="the openai backend needs the openai extra")
 
 from tests import naive_weat
-from tests.llama_server import ALIAS, KV_OVERRIDES, N_CTX, smollm2_gguf
+from tests.llama_server import ALIAS, in_process
 from weatkit.cli import main
 from weatkit.data import cache_dir
 from weatkit.embeddings.spec import parse_embeddings_specs
@@ -55,11 +55,8 @@ def _run(tmp_path: Path, url: str, out: str) -> dict:
 def in_process_d() -> float:
     """The WEAT effect size of :data:`LISTS` on the vectors the same model computes in process
     (llama.cpp's Python binding)."""
-    llama_cpp = pytest.importorskip("llama_cpp")
-    llm = llama_cpp.Llama(
-        model_path=str(smollm2_gguf()), n_ctx=N_CTX, embedding=True,
-        kv_overrides=KV_OVERRIDES, verbose=False,
-    )  # fmt: skip
+    pytest.importorskip("llama_cpp")
+    llm = in_process(embedding=True)
     try:
         sets = [
             np.array([llm.embed(w) for w in LISTS["tests"][0][s]]) for s in ("X", "Y", "A", "B")

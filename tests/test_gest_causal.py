@@ -169,13 +169,10 @@ def test_too_long_texts_and_kinds(causal: Path) -> None:
 def llama_logprobs():
     """``ids -> log P(ids_j | ids_<j)`` for j ≥ 1 from SmolLM2 run in process through llama.cpp's
     Python binding (the model the server serves, with its BOS), and its tokenizer."""
-    llama_cpp = pytest.importorskip("llama_cpp", reason="the llama extra is not installed")
-    from tests.llama_server import KV_OVERRIDES, N_CTX, smollm2_gguf
+    pytest.importorskip("llama_cpp", reason="the llama extra is not installed")
+    from tests.llama_server import in_process
 
-    llm = llama_cpp.Llama(
-        model_path=str(smollm2_gguf()), n_ctx=N_CTX, logits_all=True,
-        kv_overrides=KV_OVERRIDES, verbose=False,
-    )  # fmt: skip
+    llm = in_process(logits_all=True)
 
     def tokenize(text: str) -> list[int]:
         return llm.tokenize(text.encode(), add_bos=True, special=True)

@@ -18,6 +18,7 @@ from weatkit.crows.score import crows_metric
 from weatkit.items.log import ITEM_COLUMNS
 
 LEADING = ITEM_COLUMNS[:6]
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tiny models
 
 
 @pytest.fixture(scope="module")
@@ -393,17 +394,39 @@ def compare_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+#: CrowS pairs and StereoSet examples of the comparison: the first ones of the slices of
+#: tests/test_compare_uncertainty.py, fewer (the comparison runs twice and model A's CrowS once
+#: more; every property below holds for any number of items).
+N_CROWS, N_STEREOSET = 20, 40
+
+
+def _crows_slice(lang: str = "en") -> pd.DataFrame:
+    from tests import test_compare_uncertainty as slices
+
+    return slices._crows_slice(lang).iloc[:N_CROWS]
+
+
+def _stereoset_slice(lang: str = "en"):
+    import dataclasses
+
+    from tests import test_compare_uncertainty as slices
+
+    data = slices._stereoset_slice(lang)
+    return dataclasses.replace(data, intrasentence=data.intrasentence[:N_STEREOSET])
+
+
 @pytest.fixture
 def sliced(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The data slices of tests/test_compare_uncertainty.py."""
+    """GEST: the slice of tests/test_compare_uncertainty.py; CrowS and StereoSet: the first
+    items of its slices."""
     from tests import test_compare_uncertainty as slices
     from weatkit.crows import compare as crows_compare
     from weatkit.gest import compare as gest_compare
     from weatkit.stereoset import compare as stereoset_compare
 
-    monkeypatch.setattr(crows_compare, "load_crows", slices._crows_slice)
+    monkeypatch.setattr(crows_compare, "load_crows", _crows_slice)
     monkeypatch.setattr(gest_compare, "load_gest", slices._gest_slice)
-    monkeypatch.setattr(stereoset_compare, "load_stereoset", slices._stereoset_slice)
+    monkeypatch.setattr(stereoset_compare, "load_stereoset", _stereoset_slice)
 
 
 def test_compare_items_of_every_job_and_after_a_resume(compare_dir: Path, sliced) -> None:
@@ -423,9 +446,9 @@ def test_compare_items_of_every_job_and_after_a_resume(compare_dir: Path, sliced
     counts = items.groupby(["measure", "model", "language"]).size().to_dict()
     n_gest = 2 * len(slices._gest_slice())
     assert counts == {
-        **{("crows", m, "en"): 60 for m in "AB"},
+        **{("crows", m, "en"): N_CROWS for m in "AB"},
         **{("gest", m, "en"): n_gest for m in "AB"},
-        **{("stereoset", m, lang): 150 for m in "AB" for lang in ("en", "de")},
+        **{("stereoset", m, lang): N_STEREOSET for m in "AB" for lang in ("en", "de")},
         **{("mbe", m, "de"): 6 for m in "AB"},
     }
     # the rows are the builders' on the jobs' own per-item tables: CrowS of model A
@@ -433,7 +456,7 @@ def test_compare_items_of_every_job_and_after_a_resume(compare_dir: Path, sliced
     from weatkit.embeddings.contextual import ContextualOptions
 
     lm = MaskedLM(str(compare_dir / "m1"), ContextualOptions(**options))
-    pairs = score_crows(lm, slices._crows_slice(), method="pll")
+    pairs = score_crows(lm, _crows_slice(), method="pll")
     crows = items[(items.measure == "crows") & (items.model == "A")].reset_index(drop=True)
     assert crows.item_id.tolist() == [str(i) for i in pairs.pair_id]
     assert np.allclose(crows.score_more, pairs.score_more)

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("openai", reason="the openai backend needs the openai extra")
 
-from tests.llama_server import ALIAS, KV_OVERRIDES, N_CTX, serve, server, smollm2_gguf
+from tests.llama_server import ALIAS, in_process, serve, server, smollm2_gguf
 from weatkit.errors import ModelError
 from weatkit.models.cache import counting
 from weatkit.scoring import Scorer, get_scorer
@@ -49,10 +49,7 @@ def _log_softmax(logits: np.ndarray) -> np.ndarray:
 def plain_causal(llama_cpp):
     """``text -> log P(w_i | w_<i)`` per token from the in-process model's logits, BOS left
     out, NaN for the first token (the OpenAI API gives none for it)."""
-    llm = llama_cpp.Llama(
-        model_path=str(smollm2_gguf()), n_ctx=N_CTX, logits_all=True,
-        kv_overrides=KV_OVERRIDES, verbose=False,
-    )  # fmt: skip
+    llm = in_process(logits_all=True)
     bos = llm.token_bos() if llm._model.add_bos_token() else None
 
     def score(text: str) -> np.ndarray:
@@ -100,10 +97,7 @@ def test_embeddings_equal_the_mean_of_the_in_process_token_vectors(
 ) -> None:
     got = scorer.embed(TEXTS)
     assert got.dtype == np.float32 and got.shape[0] == len(TEXTS)
-    per_token = llama_cpp.Llama(
-        model_path=str(smollm2_gguf()), n_ctx=N_CTX, embedding=True, kv_overrides=KV_OVERRIDES,
-        pooling_type=0, verbose=False,  # LLAMA_POOLING_TYPE_NONE: one vector per token
-    )  # fmt: skip
+    per_token = in_process(embedding=True, pooling_type=0)  # LLAMA_POOLING_TYPE_NONE: per token
     try:
         expected = np.array([np.mean(per_token.embed(text), axis=0) for text in TEXTS])
     finally:
