@@ -18,8 +18,7 @@ imports neither torch nor the data.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from weatkit._lazy import lazy_exports
 
 #: Public name -> the module it is imported from on first use.
 _LAZY = {
@@ -46,14 +45,4 @@ _LAZY = {
 
 __all__ = sorted(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
