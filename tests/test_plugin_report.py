@@ -196,7 +196,7 @@ def test_ceat_forest_draws_each_ces_with_its_interval(ceat_dir: Path, tmp_path: 
 
     results = pd.read_csv(ceat_dir / "results.csv")
     expected = {
-        (f"gest {r.test}, en", f"layer {r.layer}"): (r.ces, r.ci_low, r.ci_high)
+        (f"gest/{r.test}, en", f"layer {r.layer}"): (r.ces, r.ci_low, r.ci_high)
         for r in results.itertuples()
     }
     points = _forest_points(forest(read_source(ceat_dir)))
@@ -204,14 +204,14 @@ def test_ceat_forest_draws_each_ces_with_its_interval(ceat_dir: Path, tmp_path: 
     for key, values in expected.items():
         np.testing.assert_allclose(points[key], values, rtol=1e-12)
     kin = _forest_points(forest(read_source(ceat_dir), tests=["kin"]))
-    assert set(kin) == {("gest kin, en", "layer -1"), ("gest kin, en", "layer 1")}
+    assert set(kin) == {("gest/kin, en", "layer -1"), ("gest/kin, en", "layer 1")}
     # the histograms: numpy's counts of each test and layer's draws, CES marked
     log = pd.read_parquet(ceat_dir / "draws.parquet")
     fig = draws(read_source(ceat_dir))
     panels = [ax for ax in fig.axes if ax.get_visible()]
     assert len(panels) == 4
     for ax, row in zip(panels, results.itertuples(), strict=True):
-        assert ax.get_title().startswith(f"gest {row.test}, en, layer {row.layer}\n")
+        assert ax.get_title().startswith(f"gest/{row.test}, en, layer {row.layer}\n")
         values = log[(log["test"] == row.test) & (log["layer"] == row.layer)]["effect_size"]
         counts, edges = np.histogram(values.to_numpy(), bins=30)
         assert [p.get_height() for p in ax.patches] == counts.tolist()

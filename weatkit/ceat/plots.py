@@ -26,7 +26,7 @@ from weatkit.ceat.plugin import MEASURE
 from weatkit.ceat.run import RESULT_COLUMNS
 from weatkit.errors import WeatkitError
 from weatkit.report.figures import STYLE, new_figure
-from weatkit.report.forest_plot import estimate_forest
+from weatkit.report.forest_plot import estimate_forest, label_of_test
 from weatkit.report.html.source import ReportSource, plugin_table, read_items
 from weatkit.report.null_plot import BINS
 from weatkit.report.plot_style import MAX_PANELS, PALETTE, Filter
@@ -58,11 +58,6 @@ def draws_log(source: ReportSource) -> pd.DataFrame | None:
     return source.items
 
 
-def test_label(row: pd.Series | dict) -> str:
-    """A test's label in the figures: ``gest home, en`` (list, test, language)."""
-    return f"{row['list_id']} {row['test']}, {row['lang']}"
-
-
 def ces_interval(level: float) -> str:
     """The legend of CES's interval: ``95% normal CI (CES ± z·SE)``."""
     return f"{100 * level:g}% normal CI (CES ± z·SE)"
@@ -84,7 +79,7 @@ def forest(
         langs=langs,
     )
     frame = rows.assign(
-        label=[test_label(r) for r in rows.to_dict("records")],
+        label=[label_of_test(r) for r in rows.to_dict("records")],
         slot=[f"layer {layer}" for layer in rows["layer"]],
     )
     return estimate_forest(
@@ -145,7 +140,7 @@ def draws(
             key = tuple(row[k] for k in keys)
             if key not in groups:
                 raise WeatkitError(
-                    f"{source.items_file} has no draws of {test_label(row)}, layer "
+                    f"{source.items_file} has no draws of {label_of_test(row)}, layer "
                     f"{row['layer']}: it is not this run's log"
                 )
             _panel(ax, groups[key], row)
@@ -167,6 +162,6 @@ def _panel(ax: mpl.axes.Axes, effect_sizes: np.ndarray, row: dict) -> None:
     ax.set_xlabel("effect size ES_i")
     ax.set_ylabel("draws")
     ax.set_title(
-        f"{test_label(row)}, layer {row['layer']}\nCES = {row['ces']:.2f}, N = {len(values)}",
+        f"{label_of_test(row)}, layer {row['layer']}\nCES = {row['ces']:.2f}, N = {len(values)}",
         fontsize=9,
     )

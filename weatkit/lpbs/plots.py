@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from weatkit.lpbs.plugin import MEASURE
 from weatkit.lpbs.run import SUMMARY_COLUMNS
-from weatkit.report.forest_plot import estimate_forest
+from weatkit.report.forest_plot import estimate_forest, label_of_test
 from weatkit.report.html.source import ReportSource, plugin_table
 from weatkit.report.plot_style import D_LABEL, Filter, interval_label
 from weatkit.report.run_dir import filter_rows
@@ -27,12 +27,6 @@ def bootstrap_interval(table: pd.DataFrame) -> str:
     return interval_label("bootstrap-percentile", level, level)
 
 
-def test_label(row: dict) -> str:
-    """A test's label in the figure: ``gender/career, en`` (list, test, language)."""
-    name = row["test"] if row["list_id"] == row["list_set"] else f"{row['list_id']}/{row['test']}"
-    return f"{name}, {row['lang']}"
-
-
 def forest(
     source: ReportSource,
     *,
@@ -46,7 +40,7 @@ def forest(
         summary(source), table="summary.csv", tests=tests, list_sets=list_sets, langs=langs
     )
     return estimate_forest(
-        rows.assign(label=[test_label(r) for r in rows.to_dict("records")]),
+        rows.assign(label=[label_of_test(r) for r in rows.to_dict("records")]),
         row="label",
         slot="model",
         estimate="effect_size",

@@ -24,7 +24,7 @@ panel: the figures of the measure plugins (:mod:`weatkit.measures.plugins`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
 import matplotlib as mpl
@@ -258,6 +258,13 @@ def _offsets(slots: Sequence[_Slot]) -> tuple[float, dict[_Slot, float]]:
     """The band of a row and each slot's offset in it (``slots`` in their order)."""
     band = min(0.8, 0.2 * len(slots))
     return band, {s: (i - (len(slots) - 1) / 2) * band / len(slots) for i, s in enumerate(slots)}
+
+
+def label_of_test(row: Mapping[str, object]) -> str:
+    """A test's label in a measure's figures, ``list/test, lang`` (``gender/career, en``), the
+    list left out when it is the list set's own name (``weat6, en`` of ``caliskan``)."""
+    test = row["test"] if row["list_id"] == row["list_set"] else f"{row['list_id']}/{row['test']}"
+    return f"{test}, {row['lang']}"
 
 
 def estimate_forest(
