@@ -79,13 +79,17 @@ def job_inputs(section: CeatSection, lang: str) -> object:
 def ceat_rows(entry: Any, kind: str, lang: str, section: CeatSection, ctx: Any) -> list[dict]:
     """CES of every test of ``section`` in ``lang`` at each layer, as compare's score rows."""
     from weatkit.ceat.run import NoContexts, ceat
-    from weatkit.crossmethod.methods import NotApplicable, check_applicable, score_rows
-    from weatkit.lists.sources import available_languages
+    from weatkit.crossmethod.methods import (
+        NotApplicable,
+        check_applicable,
+        check_lists,
+        list_test_keys,
+        score_rows,
+    )
     from weatkit.measures.result import MeasureResult
 
     check_applicable("ceat", entry, kind, lang)
-    if not any(lang in available_languages(spec) for spec in section.lists):
-        raise NotApplicable(f"no lists for {lang} in {', '.join(section.lists)}")
+    check_lists(section.lists, lang)
     try:
         run = ceat(
             entry.model,
@@ -104,11 +108,11 @@ def ceat_rows(entry: Any, kind: str, lang: str, section: CeatSection, ctx: Any) 
         )
     except NoContexts as err:
         raise NotApplicable(str(err)) from err
-    several = run.results.groupby(["list_set", "test"])["list_id"].nunique().max() > 1
     results, p_values = [], {}
-    for r in run.results.itertuples(index=False):
-        where = f"{r.list_set}:{r.list_id}" if several else str(r.list_set)
-        test = f"ceat:{where}:{r.test}@{r.layer}"
+    for r, key in zip(
+        run.results.itertuples(index=False), list_test_keys(run.results), strict=True
+    ):
+        test = f"ceat:{key}@{r.layer}"
         results.append(
             MeasureResult(
                 "ceat", entry.name, lang, float(r.ces), float(r.ci_low), float(r.ci_high),

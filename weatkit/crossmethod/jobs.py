@@ -42,7 +42,7 @@ from weatkit.grid.jobs import (
     source_identity,
     without_runtime,
 )
-from weatkit.lists.sources import available_languages, select_lists
+from weatkit.lists.sources import has_language, lists_identity
 from weatkit.measures.plugins import load
 
 
@@ -189,12 +189,11 @@ def _data_inputs(config: CompareConfig, method: str, lang: str) -> object:
         section = config.weat
         assert section is not None
         try:
-            if not any(lang in available_languages(spec) for spec in section.lists):
+            if not has_language(section.lists, lang):
                 return None  # not applicable
-            selection = select_lists(section.lists, (lang,), tests=section.tests)
         except WeatkitError as err:
             return {"error": str(err)}  # the job reports it when it runs
-        return [s.get("sha256", s.get("path")) for s in selection.sources]
+        return lists_identity(section.lists, lang, section.tests)
     return None
 
 

@@ -37,7 +37,7 @@ import pandas as pd
 from weatkit.crossmethod.config import ModelEntry, ScoreOptions, WeatSection
 from weatkit.embeddings.contextual import ContextualOptions, ExtractorPool
 from weatkit.embeddings.spec import parse_embeddings_specs
-from weatkit.lists.sources import available_languages
+from weatkit.lists.sources import has_language
 from weatkit.measures import MeasureResult, association_measures, get_measure, weat_measures
 from weatkit.measures.result import on_sample
 from weatkit.pipeline import run
@@ -124,6 +124,22 @@ def check_applicable(measure: str, entry: ModelEntry, kind: str, lang: str) -> N
         raise NotApplicable(reason)
 
 
+def check_lists(specs: tuple[str, ...], lang: str) -> None:
+    """Raise :class:`NotApplicable` when no list set or file of ``specs`` has ``lang``."""
+    if not has_language(specs, lang):
+        raise NotApplicable(f"no lists for {lang} in {', '.join(specs)}")
+
+
+def list_test_keys(table: pd.DataFrame) -> list[str]:
+    """Each row's test in a measure's column name: ``SET:TEST``, or ``SET:LIST:TEST`` when a
+    list set holds a test in several lists (CA-WEAT's per-language lists)."""
+    several = table.groupby(["list_set", "test"])["list_id"].nunique().max() > 1
+    return [
+        f"{s}:{i}:{t}" if several else f"{s}:{t}"
+        for s, i, t in zip(table["list_set"], table["list_id"], table["test"], strict=True)
+    ]
+
+
 def score_rows(
     results: list[MeasureResult], p_values: dict[str, float] | None = None
 ) -> list[dict[str, Any]]:
@@ -182,8 +198,7 @@ def weat_rows(
     word vectors) in one language, and the association metrics the section's ``metrics`` name
     (:func:`~weatkit.measures.association_measures`)."""
     check_applicable("weat", entry, kind, lang)
-    if not any(lang in available_languages(spec) for spec in section.lists):
-        raise NotApplicable(f"no lists for {lang} in {', '.join(section.lists)}")
+    check_lists(section.lists, lang)
     name = entry.name
     layers = ",".join(str(x) for x in section.layers)
     location = entry.vectors or f"hf:{entry.model}@{layers}"  # word vectors, or the layers

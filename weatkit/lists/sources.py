@@ -364,6 +364,11 @@ def available_languages(spec: str) -> list[str]:
     return sorted({test.lang for test in _load(spec)[0]})
 
 
+def has_language(specs: Sequence[str], lang: str) -> bool:
+    """Whether a list set or file of ``specs`` has a test in ``lang``."""
+    return any(lang in available_languages(spec) for spec in specs)
+
+
 def lists_identity(
     specs: Sequence[str], lang: str, tests: Sequence[str] | None = None
 ) -> list[str] | dict[str, str]:

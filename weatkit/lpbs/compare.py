@@ -64,15 +64,18 @@ def job_inputs(section: LpbsSection, lang: str) -> object:
 
 def lpbs_rows(entry: Any, kind: str, lang: str, section: LpbsSection, ctx: Any) -> list[dict]:
     """d of every test of ``section`` in ``lang``, as compare's score rows."""
-    from weatkit.crossmethod.methods import NotApplicable, check_applicable, score_rows
-    from weatkit.lists.sources import available_languages
+    from weatkit.crossmethod.methods import (
+        check_applicable,
+        check_lists,
+        list_test_keys,
+        score_rows,
+    )
     from weatkit.lpbs.items import lpbs_items
     from weatkit.lpbs.run import run_lpbs
     from weatkit.measures.result import MeasureResult
 
     check_applicable("lpbs", entry, kind, lang)
-    if not any(lang in available_languages(spec) for spec in section.lists):
-        raise NotApplicable(f"no lists for {lang} in {', '.join(section.lists)}")
+    check_lists(section.lists, lang)
     run = run_lpbs(
         entry.model,
         section.lists,
@@ -87,12 +90,9 @@ def lpbs_rows(entry: Any, kind: str, lang: str, section: LpbsSection, ctx: Any) 
     )
     ctx.log(lambda: lpbs_items(run, model=entry.name))
     summary = run.summary
-    several = summary.groupby(["list_set", "test"])["list_id"].nunique().max() > 1
     results, p_values = [], {}
-    for r in summary.itertuples(index=False):
-        test = (
-            f"lpbs:{r.list_set}:{r.list_id}:{r.test}" if several else f"lpbs:{r.list_set}:{r.test}"
-        )
+    for r, key in zip(summary.itertuples(index=False), list_test_keys(summary), strict=True):
+        test = f"lpbs:{key}"
         results.append(
             MeasureResult(
                 "lpbs", entry.name, lang, float(r.effect_size), float(r.effect_size_low),

@@ -68,15 +68,13 @@ def job_inputs(section: SeatSection, lang: str) -> object:
 
 def seat_rows(entry: Any, kind: str, lang: str, section: SeatSection, ctx: Any) -> list[dict]:
     """d of every SEAT test of ``section`` on the model's pooled sentence vectors."""
-    from weatkit.crossmethod.methods import NotApplicable, check_applicable, score_rows
+    from weatkit.crossmethod.methods import check_applicable, check_lists, score_rows
     from weatkit.embeddings.spec import parse_embeddings_specs
-    from weatkit.lists.sources import available_languages
     from weatkit.measures import weat_measures
     from weatkit.pipeline import run
 
     check_applicable("seat", entry, kind, lang)
-    if not any(lang in available_languages(spec) for spec in section.run.lists):
-        raise NotApplicable(f"no tests for {lang} in {', '.join(section.run.lists)}")
+    check_lists(section.run.lists, lang)
     options = replace(ctx.options, span="sequence", subwords=section.pooling)
     (spec,) = parse_embeddings_specs(f"{entry.name}=hf:{entry.model}@{section.layer}", options)
     config = replace(section.run, langs=(lang,), embeddings=(spec,), contextual=options)
